@@ -1,0 +1,5 @@
+"""Allow `python -m bridge` as an alias of the `adjutant` console script."""
+
+from bridge.cli import main
+
+raise SystemExit(main())

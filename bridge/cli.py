@@ -1,0 +1,67 @@
+"""The `adjutant` command line.
+
+Each subcommand lives in its own module under `bridge.commands` and exposes
+`register(subparsers)`; this file only wires them together and turns bad input into one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from vassal_parser.errors import InputError
+
+# Order here is the order `adjutant --help` lists them.
+SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "demo",
+    "inspect",
+    "pieces",
+    "verify",
+    "plan",
+    "check",
+    "pack",
+    "watch",
+)
+
+EXIT_BAD_INPUT = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="adjutant",
+        description=(
+            "Keep the conditional-event bookkeeping of Axis Empires and A World at War games on VASSAL "
+            "honest: read VASSAL modules, saves and logs, and say which events are due, with the rule cited."
+        ),
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"bridge.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"bridge.commands.{name}":
+                continue  # subcommand not built yet in this checkout
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    try:
+        return int(args.handler(args) or 0)
+    except InputError as exc:
+        print(f"adjutant: {exc.one_line()}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

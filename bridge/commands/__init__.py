@@ -1,0 +1,1 @@
+"""One module per `adjutant` subcommand; each exposes `register(subparsers)`."""

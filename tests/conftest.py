@@ -1,0 +1,33 @@
+"""Shared test fixtures: where the real VASSAL corpus and the rules text live.
+
+The corpus is read in place from `../shared/` (never copied into the project); tests that need it
+skip with a message saying where they looked.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DIR = Path(os.environ.get("ADJUTANT_SHARED", PROJECT_ROOT.parent / "shared")).resolve()
+CORPUS_DIR = SHARED_DIR / "corpus"
+RULES_TEXT_DIR = SHARED_DIR / "rules-text"
+
+
+def _require(path: Path, what: str) -> Path:
+    if not path.exists():
+        pytest.skip(f"{what} not found at {path} (set ADJUTANT_SHARED to the shared/ folder)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    return _require(CORPUS_DIR, "VASSAL corpus")
+
+
+@pytest.fixture(scope="session")
+def rules_text_dir() -> Path:
+    return _require(RULES_TEXT_DIR, "rules text")
