@@ -1,0 +1,205 @@
+"""Save-to-overlay latency of `adjutant watch`, on a 5,000-piece save, with the real pipeline.
+
+What is timed: from the moment the last byte of a save has been written (file closed, written in
+place the way VASSAL 3.5+ does, spec §8.3) to the moment a WebSocket client receives the overlay
+message carrying that save's plan. Included: the debounce, the stable-file check, reading and
+replaying the save, mapping, the rules engine, and the protocol. The daemon runs as the real
+command (`python -m bridge watch`) in its own process; this process only writes and listens.
+
+The two saves are demo saves (module_patches/demo) padded to 5,000 pieces with extra counters the
+pack does not map; rewrites alternate between them so every write changes the plan.
+
+    .venv/bin/python benchmarks/latency.py [--saves 100] [--budget 120] [--gap 0.25]
+
+Targets (docs/protocol.md): p50 < 150 ms, p99 < 400 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(PROJECT))
+
+from module_patches.demo_pieces import basic_state, type_and_state  # noqa: E402
+from module_patches.demo_world import MAIN_MAP  # noqa: E402
+from vassal_parser import commands  # noqa: E402
+from vassal_parser.writer import write_game_file  # noqa: E402
+
+DEMO = PROJECT / "module_patches" / "demo"
+MODULE = DEMO / "adjutant-demo.vmod"
+PACK = DEMO / "pack"
+SOURCES = (DEMO / "saves" / "02-poland-falls.vsav", DEMO / "saves" / "05-case-yellow.vsav")
+TARGET_PIECES = 5000
+FIRST_PADDING_ID = 1_800_000_000_000
+
+
+def _deobfuscate(data: bytes) -> str:
+    if not data.startswith(b"!VCSK"):
+        return data.decode("utf-8")
+    raw = bytes.fromhex(data[5:].decode("ascii"))
+    return bytes(b ^ raw[0] for b in raw[1:]).decode("utf-8")
+
+
+def padded_save(source: Path, folder: Path) -> tuple[bytes, str, int]:
+    """The source save with extra unmapped counters up to TARGET_PIECES; returns bytes, turn, pieces."""
+    with zipfile.ZipFile(source) as archive:
+        tree = commands.decode_stream(_deobfuscate(archive.read("savedGame")))
+        moduledata = archive.read("moduledata")
+    group = next(child for child in tree.children if isinstance(child, commands.CommandGroup))
+    existing = sum(
+        1 for child in group.children if isinstance(child, commands.Command) and child.kind == "add_piece"
+    )
+    padding = []
+    for n in range(TARGET_PIECES - existing):
+        type_string, state_string = type_and_state(
+            [("mark;Class", "Spare")],
+            f"piece;;;spare.svg;Spare marker {n % 50}",
+            basic_state(MAIN_MAP, 40 + (n % 80) * 9, 40 + (n // 80) * 9, ""),
+        )
+        padding.append(commands.add_piece_command(str(FIRST_PADDING_ID + n), type_string, state_string))
+    group.children[1:1] = padding
+    path = write_game_file(
+        folder / source.name, tree, module_metadata=moduledata, ensure=False, comment=f"bench {source.stem}"
+    )
+    return path.read_bytes(), source.stem, existing + len(padding)
+
+
+async def measure(
+    port: int, target: Path, saves: list[tuple[bytes, str]], count: int, budget: float, gap: float
+) -> list[float]:
+    from websockets.asyncio.client import connect
+
+    latencies: list[float] = []
+    deadline = time.monotonic() + budget
+    async with connect(f"ws://127.0.0.1:{port}/ws?view=stream", max_size=None) as ws:
+        await ws.recv()  # snapshot
+        for n in range(count):
+            if time.monotonic() > deadline:
+                break
+            data, turn = saves[n % len(saves)]
+            with open(target, "wb") as handle:  # in place, like VASSAL 3.5+
+                handle.write(data)
+            written = time.perf_counter()
+            while True:
+                message = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                plan = (message.get("set") or {}).get("plan")
+                if plan and plan.get("turn") == turn:
+                    break
+            latencies.append(time.perf_counter() - written)
+            await asyncio.sleep(gap)
+    return latencies
+
+
+def container_planner(path: Path, answers: object) -> dict:
+    """The daemon's overhead alone: read and decode the save with the real container reader, no rules."""
+    from vassal_parser.container import open_container
+
+    container = open_container(path)
+    text = container.command_text()
+    comment = container.metadata_entries.get("savedata", {}).get("description", "")
+    return {"turn": comment, "events": [], "characters": len(text)}
+
+
+def serve_container(folder: Path) -> None:
+    """`--serve-container`: the daemon with `container_planner`, in this (child) process."""
+    from bridge.commands.watch import serve_until_signal
+    from bridge.watch import WatchDaemon
+
+    daemon = WatchDaemon(
+        folder, container_planner, port=0, log_line=lambda line: print(f"adjutant watch: {line}")
+    )
+    asyncio.run(serve_until_signal(daemon))
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--saves", type=int, default=100, help="number of saves to time (default 100)")
+    parser.add_argument("--budget", type=float, default=120.0, help="stop after this many seconds")
+    parser.add_argument("--gap", type=float, default=0.25, help="seconds between saves")
+    parser.add_argument(
+        "--planner",
+        choices=("pipeline", "container"),
+        default="pipeline",
+        help="pipeline: the real CheckPipeline (default); container: read+decode only (daemon overhead)",
+    )
+    parser.add_argument("--serve-container", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_container:
+        serve_container(args.serve_container)
+        return 0
+    if not MODULE.exists():
+        print(f"demo module missing at {MODULE}", file=sys.stderr)
+        return 2
+
+    with tempfile.TemporaryDirectory(prefix="adjutant-latency-") as scratch:
+        staging, watched = Path(scratch, "staging"), Path(scratch, "watched")
+        staging.mkdir()
+        watched.mkdir()
+        built = [padded_save(source, staging) for source in SOURCES]
+        from bridge.pipeline import CheckPipeline  # the planner alone, for context
+
+        pipeline = CheckPipeline(MODULE, str(PACK))
+        turns = []
+        plan_ms = []
+        for source in SOURCES:
+            started = time.perf_counter()
+            turns.append(pipeline.plan_file(staging / source.name).plan["turn"])
+            plan_ms.append((time.perf_counter() - started) * 1000)
+        if args.planner == "container":
+            turns = [f"bench {source.stem}" for source in SOURCES]
+            command = [sys.executable, str(Path(__file__).resolve()), "--serve-container", str(watched)]
+        else:
+            command = [sys.executable, "-m", "bridge", "watch", str(watched), "--module", str(MODULE)]
+            command += ["--pack", str(PACK), "--port", "0"]
+        saves = [(data, turn) for (data, _, _), turn in zip(built, turns, strict=True)]
+
+        daemon = subprocess.Popen(
+            command,
+            cwd=PROJECT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        try:
+            banner = daemon.stdout.readline()
+            port = int(banner.rsplit(":", 1)[1].strip().rstrip("/"))
+            latencies = asyncio.run(
+                measure(port, watched / "game.vsav", saves, args.saves, args.budget, args.gap)
+            )
+        finally:
+            daemon.terminate()
+            daemon.wait(timeout=15)
+            daemon.stdout.close()
+
+    ms = [value * 1000 for value in latencies]
+    sizes = [len(data) for data, _, _ in built]
+    pieces = [count for _, _, count in built]
+    print(f"planner: {args.planner}; pieces per save: {pieces}; sizes: {sizes} bytes")
+    print(f"pipeline alone (in-process, first call): {', '.join(f'{v:.0f}' for v in plan_ms)} ms")
+    print(f"saves timed: {len(ms)}")
+    print(
+        f"latency ms: p50 {percentile(ms, 0.5):.0f}, p90 {percentile(ms, 0.9):.0f}, "
+        f"p99 {percentile(ms, 0.99):.0f}, mean {statistics.fmean(ms):.0f}, max {max(ms):.0f}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

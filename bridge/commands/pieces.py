@@ -1,0 +1,110 @@
+"""`adjutant pieces SAVE_OR_LOG --module MODULE`: every piece, where it is, and its properties.
+
+Why: before any rule is applied the user must be able to see that Adjutant reads their game the
+way VASSAL does — the same map, board, zone and location name VASSAL would report.
+Player ids hidden in mask/invisible owners are passwords (spec §9.11): only a yes/no is shown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from vassal_parser.game import Game, PlacedPiece, check_same_module, load_game
+from vassal_parser.module import load_module
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "pieces",
+        help="list every piece of a save or log with its map, board, zone and location name",
+        description=(
+            "Replay a VASSAL save (.vsav) or log (.vlog) against its module and list every piece: id, "
+            "name, map, x, y, board, zone, location name (as VASSAL computes it) and properties."
+        ),
+    )
+    parser.add_argument("game", type=Path, metavar="SAVE_OR_LOG", help="a .vsav or .vlog file")
+    parser.add_argument("--module", required=True, type=Path, help="the VASSAL module (.vmod or buildFile)")
+    parser.add_argument(
+        "--extension", action="append", default=[], type=Path, help="a module extension (.vmdx); repeatable"
+    )
+    parser.add_argument(
+        "--step",
+        type=int,
+        default=0,
+        help="for a log: the position after this many replay steps (default 0 = as opened; -1 = the end)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.set_defaults(handler=run_pieces)
+
+
+def load_checked(game_path: Path, module_path: Path, extensions: list[Path]) -> Game:
+    """Module (with extensions) and game, refusing a save made by another module."""
+    module = load_module(module_path, extensions)
+    game = load_game(game_path, module)
+    check_same_module(game, module)
+    return game
+
+
+def piece_json(piece: PlacedPiece) -> dict[str, Any]:
+    return {
+        "id": piece.id,
+        "basic_name": piece.basic_name,
+        "piece_name": piece.piece_name,
+        "map": piece.map,
+        "x": piece.x,
+        "y": piece.y,
+        "board": piece.board,
+        "zone": piece.zone,
+        "location": piece.location,
+        "stack_id": piece.stack_id,
+        "stack_index": piece.stack_index,
+        "deck": piece.deck,
+        "hidden": piece.hidden_by is not None,
+        "masked": piece.masked_by is not None,
+        "properties": piece.properties,
+    }
+
+
+def _text_line(piece: PlacedPiece) -> str:
+    where = f"{piece.map or '-'} ({piece.x},{piece.y})"
+    place = " / ".join(part for part in (piece.board, piece.zone) if part) or "-"
+    holder = ""
+    if piece.deck is not None:
+        holder = f"  deck {piece.deck!r} #{piece.stack_index}"
+    elif piece.stack_id is not None:
+        holder = f"  stack {piece.stack_id} #{piece.stack_index}"
+    flags = "".join(flag for flag, on in ((" hidden", piece.hidden_by), (" masked", piece.masked_by)) if on)
+    return f"{piece.id}\t{piece.piece_name}\t{where}\t{place}\t{piece.location}{holder}{flags}"
+
+
+def run_pieces(args: argparse.Namespace) -> int:
+    game = load_checked(args.game, args.module, args.extension)
+    position = game.position_at(args.step) if args.step else game.position()
+    if args.json:
+        document = {
+            "file": str(args.game),
+            "module": game.module.name if game.module else None,
+            "kind": game.kind,
+            "step": args.step,
+            "steps": len(game.steps),
+            "pieces": [piece_json(piece) for piece in position],
+            "problems": game.problems(),
+        }
+        print(json.dumps(document, indent=1, ensure_ascii=False))
+        return 0
+    print(
+        f"{args.game}: {len(position)} pieces ({game.kind}, {len(game.steps)} replay steps; step {args.step})"
+    )
+    print("id\tname\tmap (x,y)\tboard / zone\tlocation")
+    for piece in position:
+        print(_text_line(piece))
+        if piece.properties:
+            pairs = ", ".join(f"{key}={value}" for key, value in sorted(piece.properties.items()))
+            print(f"\t{pairs}")
+    for problem in game.problems():
+        print(f"adjutant: warning: {problem}", file=sys.stderr)
+    return 0

@@ -1,0 +1,118 @@
+"""`adjutant watch FOLDER --module MODULE --pack PACK`: the live overlay daemon.
+
+Why the check pipeline is imported lazily: `watch` only needs it once a file must be planned, and
+keeping the import out of module load lets `adjutant --help` work in any checkout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from bridge.server import DEFAULT_HOST, DEFAULT_PORT
+from bridge.watch import DEFAULT_DEBOUNCE_S, PlanFunction, ReplayFunction, WatchDaemon
+from vassal_parser.errors import InputError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "watch",
+        help="watch a save folder and serve the live overlay (player, stream and control views)",
+        description=(
+            "Watch FOLDER for new or changed .vsav saves (re-plan) and .vlog logs (replay step by step), "
+            "and serve the overlay page and its WebSocket protocol on one port. Never writes to FOLDER."
+        ),
+    )
+    parser.add_argument("folder", type=Path, help="the folder VASSAL saves into")
+    parser.add_argument("--module", required=True, type=Path, help="the VASSAL module (.vmod)")
+    parser.add_argument("--pack", required=True, help="rules pack name or folder (e.g. tk)")
+    parser.add_argument(
+        "--extension", action="append", default=[], type=Path, help="a module extension (.vmdx); repeatable"
+    )
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    parser.add_argument(
+        "--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST}; loopback only)"
+    )
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="also accept pages from this origin (e.g. http://192.168.1.5:8765); repeatable",
+    )
+    parser.add_argument(
+        "--debounce", type=float, default=DEFAULT_DEBOUNCE_S, help="seconds of quiet before a file is read"
+    )
+    parser.set_defaults(handler=run_watch)
+
+
+def pipeline_planner(
+    module: Path, pack: str, extensions: tuple[Path, ...] = ()
+) -> tuple[PlanFunction, ReplayFunction | None]:
+    """Adapt engineer F's `bridge.pipeline.CheckPipeline` to the daemon's planner protocol."""
+    try:
+        from bridge.pipeline import CheckPipeline
+    except ModuleNotFoundError as exc:
+        if exc.name != "bridge.pipeline":
+            raise
+        missing = "bridge/pipeline.py is missing from this checkout; watch cannot plan"
+        raise InputError(None, missing) from None
+    pipeline = CheckPipeline(module, pack, extensions=extensions)
+
+    def plan_file(path: Path, answers: Mapping[str, Any]) -> dict:
+        return pipeline.plan_file(path, answers=dict(answers) or None).plan
+
+    def replay_file(path: Path, answers: Mapping[str, Any]) -> Iterator[tuple[int, dict]]:
+        """Plan the position after every replay step of a log (spec §3.5): step 0 .. last."""
+        first = pipeline.plan_file(path, step=0, answers=dict(answers) or None).plan
+        yield 0, first
+        steps = int((first.get("vassal") or {}).get("steps") or 0)
+        for step in range(1, steps + 1):
+            yield step, pipeline.plan_file(path, step=step, answers=dict(answers) or None).plan
+
+    return plan_file, replay_file
+
+
+async def serve_until_signal(daemon: WatchDaemon) -> None:
+    """Run until Ctrl-C or SIGTERM, then shut down cleanly (observer joined, sockets closed)."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        # Windows has no add_signal_handler: there Ctrl-C still raises KeyboardInterrupt.
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, stop.set)
+    await daemon.run_until(stop)
+
+
+def _log_line(text: str) -> None:
+    print(f"adjutant watch: {text}", flush=True)
+
+
+def run_watch(args: argparse.Namespace) -> int:
+    folder: Path = args.folder
+    if not folder.is_dir():
+        raise InputError(folder, "not a folder (give the folder VASSAL saves into)")
+    if not args.module.is_file():
+        raise InputError(args.module, "module file not found")
+    if not 0 <= args.port <= 65535:
+        raise InputError(None, f"--port {args.port} is not a TCP port")
+    plan_function, replay_function = pipeline_planner(args.module, args.pack, tuple(args.extension))
+    daemon = WatchDaemon(
+        folder,
+        plan_function,
+        replay_function=replay_function,
+        host=args.host,
+        port=args.port,
+        allowed_origins=tuple(args.allow_origin),
+        debounce=args.debounce,
+        log_line=_log_line,
+    )
+    asyncio.run(serve_until_signal(daemon))
+    print("adjutant watch: stopped", file=sys.stderr, flush=True)
+    return 0

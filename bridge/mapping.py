@@ -1,0 +1,574 @@
+"""From VASSAL pieces to the rules engine's position, driven by a pack's `[vassal]` table.
+
+Why declarative: every module marks its counters differently (Marker properties, piece names,
+prototypes, Layer levels), and a user completing a pack for a real module must be able to do it in
+TOML, without Python.  Why report instead of guess: a piece or place the mapping does not know is
+listed with counts (`MappingResult.unmapped_pieces` / `unmapped_places`), so the user sees exactly
+what is missing and the rules never reason from an invented position.  The format is described in
+docs/vassal-mapping.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter as Tally
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+from vassal_parser.errors import InputError
+
+# Counter fields a rule may set, and how their text is turned into the position's JSON types.
+INT_FIELDS = frozenset({"steps"})
+BOOL_FIELDS = frozenset({"delay_stripe", "exp", "partnership", "multinational", "flipped"})
+LIST_FIELDS = frozenset({"tags"})
+OPTIONAL_TEXT_FIELDS = frozenset({"reinforcement", "colonial_of", "area", "faction", "nationality"})
+COUNTER_FIELDS = (frozenset({"id", "name", "kind"}) | INT_FIELDS | BOOL_FIELDS | LIST_FIELDS
+                  | OPTIONAL_TEXT_FIELDS)
+TRUE_WORDS = frozenset({"true", "yes", "1", "y"})
+PLACE_KEYS = frozenset({"@location", "@map", "@zone", "@board"})
+SPECIAL_KEYS = {"@name": "BasicName", "@location": "location", "@map": "map", "@zone": "zone",
+                "@board": "board"}
+_TEMPLATE = re.compile(r"\{([^{}]+)\}")
+
+
+class PieceLike(Protocol):
+    """What the mapping reads from a `vassal_parser.game.PlacedPiece` (architecture.md contract)."""
+
+    id: str
+    basic_name: str
+    piece_name: str
+    map: str | None
+    board: str | None
+    zone: str | None
+    location: str
+    properties: dict[str, str]
+    hidden_by: str | None
+    masked_by: str | None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """`match` conditions -> `set` values; `kind` is which list it came from (counters / state / ignore)."""
+
+    kind: str
+    index: int
+    match: dict[str, str]
+    values: dict[str, Any]
+    steps_delta: int = 0
+
+    def __post_init__(self) -> None:
+        # Pre-split conditions once: `test` runs for every piece x rule (5,000-piece saves).
+        conditions = []
+        for key, expected in self.match.items():
+            name = SPECIAL_KEYS.get(key, key)
+            pattern = _compiled(expected[3:]) if expected.startswith("re:") else None
+            conditions.append((key, name, pattern, expected))
+        object.__setattr__(self, "_conditions", tuple(conditions))
+        # The first plain property equality, checked inline before `test` (most rules fail there).
+        gate = next(((n, e) for k, n, p, e in conditions if p is None and k not in PLACE_KEYS
+                     and k != "@prototype"), (None, None))
+        object.__setattr__(self, "gate", gate)
+
+    def test(self, piece: PieceLike, variables: dict[str, str], placed: bool = True) -> dict[str, str] | None:
+        """The variables (properties + regex groups) when every condition holds, else None.
+
+        `placed=False` (a PieceSlot, on no map yet) skips the conditions on where the piece is."""
+        found = variables  # copied only when a regex adds groups
+        for key, name, pattern, expected in self._conditions:  # type: ignore[attr-defined]
+            if not placed and key in PLACE_KEYS:
+                continue
+            if key == "@prototype":
+                if not _matches_any(expected, found.get("prototypes", "").split("\n")):
+                    return None
+                continue
+            actual = found.get(name)
+            if actual is None:
+                actual = _lookup(piece, key, found)
+                if actual is None:
+                    return None
+            if pattern is None:
+                if actual != expected:
+                    return None
+                continue
+            hit = pattern.fullmatch(actual)
+            if not hit:
+                return None
+            groups = {k: v for k, v in hit.groupdict().items() if v is not None}
+            if groups:
+                found = {**found, **groups}
+        return found
+
+
+@lru_cache(maxsize=512)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _matches_any(expected: str, candidates: list[str]) -> bool:
+    if expected.startswith("re:"):
+        return any(re.fullmatch(expected[3:], c) for c in candidates if c)
+    return expected in candidates
+
+
+def _lookup(piece: PieceLike, key: str, variables: Mapping[str, str]) -> str | None:
+    if key.startswith("@"):
+        attribute = key[1:]
+        if attribute == "name":
+            return piece.basic_name
+        if attribute in variables:
+            return variables[attribute]
+        value = getattr(piece, attribute, None)
+        return None if value is None else str(value)
+    return variables.get(key, piece.properties.get(key))
+
+
+def fill(template: Any, variables: Mapping[str, str], where: str) -> Any:
+    """`{Name}` -> the piece property / match group `Name`; a missing one makes the value unusable."""
+    if not isinstance(template, str):
+        return template
+
+    def replace(hit: re.Match[str]) -> str:
+        name = hit.group(1)
+        if name not in variables:
+            raise KeyError(name)
+        return variables[name]
+
+    try:
+        return _TEMPLATE.sub(replace, template)
+    except KeyError as missing:
+        raise _MissingValue(f"{where}: no property {missing.args[0]!r}") from None
+
+
+class _MissingValue(Exception):
+    pass
+
+
+def _typed(field_name: str, text: Any) -> Any:
+    if field_name in INT_FIELDS:
+        try:
+            return int(str(text).strip() or 0)
+        except ValueError:
+            raise _MissingValue(f"{field_name} must be a whole number, not {text!r}") from None
+    if field_name in BOOL_FIELDS:
+        return text if isinstance(text, bool) else str(text).strip().lower() in TRUE_WORDS
+    if field_name in LIST_FIELDS:
+        if isinstance(text, list):
+            return [str(t) for t in text if str(t)]
+        return [part.strip() for part in str(text).split(",") if part.strip()]
+    if field_name in OPTIONAL_TEXT_FIELDS:
+        return str(text) if str(text) else None
+    return str(text)
+
+
+@dataclass
+class MappingResult:
+    """The position for the engine, plus everything the mapping could not place (never guessed)."""
+
+    position: dict[str, Any]
+    piece_counters: dict[str, str]  # VASSAL piece id -> counter id
+    concealed: dict[str, str]  # counter id -> "hidden" | "masked": never show these in a stream view
+    unmapped_pieces: dict[str, int]  # piece name -> how many pieces no rule recognised
+    unmapped_places: dict[str, int]  # "map: location" -> how many mapped counters stand there
+    warnings: list[str] = field(default_factory=list)
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "unmapped_pieces": dict(sorted(self.unmapped_pieces.items())),
+            "unmapped_places": dict(sorted(self.unmapped_places.items())),
+            "concealed": dict(sorted(self.concealed.items())),
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass
+class VassalMapping:
+    """A pack's `[vassal]` table, validated once and applied to every position."""
+
+    source: str
+    module_name: str | None
+    min_version: str | None
+    max_version: str | None
+    extensions: tuple[str, ...]
+    hex_maps: list[tuple[str, re.Pattern[str], str]]  # (map, location pattern, hex id template)
+    boxes: dict[str, str]  # VASSAL location -> box id
+    box_patterns: list[tuple[re.Pattern[str], str]]
+    counters: list[Rule]
+    state: list[Rule]
+    ignore: list[Rule]
+    countries: dict[str, dict[str, Any]]
+    turn: dict[str, Any]
+    not_boxes: list[re.Pattern[str]] = field(default_factory=list)  # zones whose markers only give state
+
+    # ---- loading --------------------------------------------------------------------------------
+    @classmethod
+    def from_pack(cls, pack: Any) -> VassalMapping:
+        table = getattr(pack, "extra", {}).get("vassal")
+        source = str(Path(getattr(pack, "path", "<pack>")) / "vassal.toml")
+        if not isinstance(table, dict):
+            raise InputError(getattr(pack, "path", "<pack>"),
+                             "this pack has no [vassal] table: it cannot read VASSAL files "
+                             "(write one, starting from `adjutant pack scaffold MODULE.vmod`)")
+        return cls.from_table(table, source)
+
+    @classmethod
+    def from_table(cls, table: dict[str, Any], source: str) -> VassalMapping:
+        module = _as_table(table.get("module", {}), source, "[vassal.module]")
+        places = _as_table(table.get("places", {}), source, "[vassal.places]")
+        hex_maps = []
+        for index, entry in enumerate(_as_list(places.get("hexes", []), source, "[[vassal.places.hexes]]")):
+            if "map" not in entry:
+                raise InputError(source, f"[[vassal.places.hexes]] #{index + 1} has no 'map'")
+            hex_maps.append((str(entry["map"]), _regex(entry.get("pattern", ".*"), source),
+                             str(entry.get("hex", "{location}"))))
+        boxes = {str(k): str(v) for k, v in _as_table(places.get("boxes", {}), source,
+                                                      "[vassal.places.boxes]").items()}
+        pattern_table = _as_table(places.get("box_patterns", {}), source, "[vassal.places.box_patterns]")
+        box_patterns = [(_regex(k, source), str(v)) for k, v in pattern_table.items()]
+        return cls(
+            source=source,
+            module_name=module.get("name"),
+            min_version=module.get("min_version"),
+            max_version=module.get("max_version"),
+            extensions=tuple(module.get("extensions", ())),
+            hex_maps=hex_maps,
+            boxes=boxes,
+            box_patterns=box_patterns,
+            counters=_rules(table.get("counters", []), "counters", source),
+            state=_rules(table.get("state", []), "state", source),
+            ignore=_rules(table.get("ignore", []), "ignore", source),
+            countries=_as_table(table.get("countries", {}), source, "[vassal.countries]"),
+            turn=_as_table(table.get("turn", {}), source, "[vassal.turn]"),
+            not_boxes=[_regex(n[3:] if str(n).startswith("re:") else re.escape(str(n)), source)
+                       for n in places.get("not_boxes", [])],
+        )
+
+    # ---- module check -----------------------------------------------------------------------------
+    def module_warnings(self, name: str, version: str, extensions: Iterable[str]) -> list[str]:
+        """Why this module/version/extension set may not be what the pack was written for."""
+        warnings = []
+        if self.module_name and name != self.module_name:
+            warnings.append(f"the pack maps module {self.module_name!r}, this file is from {name!r}")
+        if self.min_version and _version_key(version) < _version_key(self.min_version):
+            warnings.append(f"module version {version} is older than the pack's minimum {self.min_version}")
+        if self.max_version and _version_key(version) > _version_key(self.max_version):
+            warnings.append(f"module version {version} is newer than the pack's maximum {self.max_version}")
+        present = set(extensions)
+        for missing in sorted(set(self.extensions) - present):
+            warnings.append(f"the pack expects extension {missing!r}, which this file does not use")
+        for extra in sorted(present - set(self.extensions)):
+            warnings.append(f"extension {extra!r} is in use but the pack does not map it")
+        return warnings
+
+    def accepts_module(self, name: str) -> bool:
+        return not self.module_name or name == self.module_name
+
+    # ---- places -----------------------------------------------------------------------------------
+    def place_of(self, piece: PieceLike, known_hexes: Mapping[str, Any] | None) -> str | None:
+        """The position's location id for a piece (a hex id or a box id), None when unknown."""
+        location = piece.location or ""
+        names = [n for n in (location, piece.zone) if n]
+        for name in names:
+            if name in self.boxes:
+                return self.boxes[name]
+            for pattern, template in self.box_patterns:
+                hit = pattern.fullmatch(name)
+                if hit:
+                    return template.format(*hit.groups(), **hit.groupdict())
+        for map_name, pattern, template in self.hex_maps:
+            if piece.map != map_name:
+                continue
+            hit = pattern.fullmatch(location)
+            if hit:
+                hex_id = template.replace("{location}", location)
+                if known_hexes is None or hex_id in known_hexes:
+                    return hex_id
+        return None
+
+    # ---- the whole position -------------------------------------------------------------------------
+    def map_pieces(self, pieces: Iterable[PieceLike], pack: Any = None,
+                   prototypes: Mapping[str, tuple[str, ...]] | None = None) -> MappingResult:
+        """Map every piece.  `prototypes` (gpid -> prototype names, from `slot_prototypes(module)`,
+        computed once per module) lets `@prototype` rules match pieces in a save."""
+        known_hexes = getattr(pack, "hexes", None)
+        self._prototypes = prototypes or {}
+        counters: dict[str, dict[str, Any]] = {}
+        piece_counters: dict[str, str] = {}
+        concealed: dict[str, str] = {}
+        unmapped_pieces: Tally[str] = Tally()
+        unmapped_places: Tally[str] = Tally()
+        warnings: list[str] = []
+        position: dict[str, Any] = {
+            "pack": getattr(pack, "name", None),
+            "turn": {k: v for k, v in self.turn.items()},
+            "countries": {name: dict(fields) for name, fields in self.countries.items()},
+            "counters": [],
+        }
+        for piece in pieces:
+            variables = self._variables(piece)
+            if any(rule.test(piece, variables) is not None for rule in self.ignore
+                   if rule.gate[0] is None or variables.get(rule.gate[0]) == rule.gate[1]):
+                if getattr(piece, "hidden_by", None) or getattr(piece, "masked_by", None):
+                    how = "hidden" if getattr(piece, "hidden_by", None) else "masked"
+                    concealed[f"piece:{piece.id}"] = how
+                continue
+            used_by_state = self._apply_state(piece, variables, position, warnings)
+            counter = self._counter_fields(piece, variables, warnings)
+            if counter is None:
+                if not used_by_state:
+                    unmapped_pieces[piece.basic_name or piece.piece_name or "?"] += 1
+                continue
+            place = self.place_of(piece, known_hexes)
+            if place is None:
+                unmapped_places[f"{piece.map or 'no map'}: {piece.location or 'offboard'}"] += 1
+                continue
+            counter["location"] = place
+            if counter["id"] in counters:
+                warnings.append(f"counter id {counter['id']!r} is on two pieces ({piece.basic_name!r}); "
+                                "the second one was left out")
+                continue
+            counters[counter["id"]] = counter
+            piece_counters[piece.id] = counter["id"]
+            if getattr(piece, "hidden_by", None):
+                concealed[counter["id"]] = "hidden"
+            elif getattr(piece, "masked_by", None):
+                concealed[counter["id"]] = "masked"
+        position["counters"] = list(counters.values())
+        return MappingResult(position=position, piece_counters=piece_counters, concealed=concealed,
+                             unmapped_pieces=dict(unmapped_pieces), unmapped_places=dict(unmapped_places),
+                             warnings=warnings)
+
+    def _variables(self, piece: PieceLike) -> dict[str, str]:
+        variables = dict(piece.properties)
+        variables.update({"BasicName": piece.basic_name, "PieceName": piece.piece_name,
+                          "location": piece.location or "", "map": piece.map or "",
+                          "zone": piece.zone or "", "board": piece.board or "", "piece_id": piece.id})
+        prototypes = getattr(piece, "prototypes", None)
+        if prototypes is None and not self._uses_prototypes:
+            return variables
+        if prototypes is None:
+            prototypes = getattr(self, "_prototypes", {}).get(_gpid(piece), ())
+        variables["prototypes"] = "\n".join(prototypes)
+        return variables
+
+    @cached_property
+    def _uses_prototypes(self) -> bool:
+        return any("@prototype" in rule.match for rule in (*self.ignore, *self.state, *self.counters))
+
+    def recognises(self, piece: PieceLike) -> bool:
+        """True when some rule (ignore, state or counter) takes this piece: `pack check` on PieceSlots."""
+        variables = self._variables(piece)
+        rules = [*self.ignore, *self.state, *self.counters]
+        return any(rule.test(piece, variables, placed=False) is not None for rule in rules)
+
+    def maps_box_name(self, name: str) -> bool:
+        """A zone is accounted for when it is a box, or listed as read by state rules (`not_boxes`)."""
+        if name in self.boxes or any(p.fullmatch(name) for p, _t in self.box_patterns):
+            return True
+        return any(p.fullmatch(name) for p in self.not_boxes)
+
+    def _counter_fields(self, piece: PieceLike, variables: dict[str, str],
+                        warnings: list[str]) -> dict[str, Any] | None:
+        fields: dict[str, Any] = {}
+        delta = 0
+        for rule in self.counters:
+            name, expected = rule.gate
+            if name is not None and variables.get(name) != expected:
+                continue
+            found = rule.test(piece, variables)
+            if found is None:
+                continue
+            where = f"{self.source} [[vassal.counters]] #{rule.index + 1}"
+            try:
+                for name, template in rule.values.items():
+                    fields[name] = _typed(name, fill(template, found, where))
+            except _MissingValue as problem:
+                warnings.append(f"piece {piece.basic_name!r}: {problem}")
+                return None
+            delta += rule.steps_delta
+        if "id" not in fields or "kind" not in fields:
+            return None
+        fields.setdefault("name", piece.basic_name)
+        if delta:
+            fields["steps"] = max(0, int(fields.get("steps", 0)) + delta)
+        return fields
+
+    def _apply_state(self, piece: PieceLike, variables: dict[str, str], position: dict[str, Any],
+                     warnings: list[str]) -> bool:
+        used = False
+        for rule in self.state:
+            name, expected = rule.gate
+            if name is not None and variables.get(name) != expected:
+                continue
+            found = rule.test(piece, variables)
+            if found is None:
+                continue
+            used = True
+            where = f"{self.source} [[vassal.state]] #{rule.index + 1}"
+            for dotted, template in rule.values.items():
+                try:
+                    path = fill(dotted, found, where)
+                    value = fill(template, found, where)
+                except _MissingValue as problem:
+                    warnings.append(f"piece {piece.basic_name!r}: {problem}")
+                    continue
+                _assign(position, path, value)
+        return used
+
+
+def _assign(position: dict[str, Any], dotted: str, value: Any) -> None:
+    """`turn.war_state` / `countries.Russia.posture` / `turn.fired+` (append) into the position."""
+    append = dotted.endswith("+")
+    keys = dotted.rstrip("+").split(".")
+    node = position
+    for key in keys[:-1]:
+        node = node.setdefault(key, {})
+    if append:
+        bucket = node.setdefault(keys[-1], [])
+        if value not in bucket:
+            bucket.append(value)
+    else:
+        node[keys[-1]] = value
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version or "")) or (0,)
+
+
+def _regex(text: Any, source: str) -> re.Pattern[str]:
+    try:
+        return re.compile(str(text))
+    except re.error as exc:
+        raise InputError(source, f"bad pattern {text!r}: {exc}") from None
+
+
+def _as_table(value: Any, source: str, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise InputError(source, f"{what} must be a table")
+    return value
+
+
+def _as_list(value: Any, source: str, what: str) -> list[dict[str, Any]]:
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise InputError(source, f"{what} must be an array of tables")
+    return value
+
+
+def _rules(entries: Any, kind: str, source: str) -> list[Rule]:
+    rules = []
+    for index, entry in enumerate(_as_list(entries, source, f"[[vassal.{kind}]]")):
+        where = f"[[vassal.{kind}]] #{index + 1}"
+        unknown = set(entry) - {"match", "set", "steps_delta", "note"}
+        if unknown:
+            raise InputError(source, f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+        match = _as_table(entry.get("match", {}), source, f"{where} match")
+        if not match:
+            raise InputError(source, f"{where} has an empty 'match' (it would take every piece)")
+        values = _as_table(entry.get("set", {}), source, f"{where} set")
+        if kind == "counters":
+            bad = set(values) - COUNTER_FIELDS
+            if bad:
+                raise InputError(source, f"{where}: unknown counter field(s) {', '.join(sorted(bad))}")
+        for pattern in match.values():
+            if str(pattern).startswith("re:"):
+                _regex(str(pattern)[3:], source)
+        rules.append(Rule(kind=kind, index=index, match={str(k): str(v) for k, v in match.items()},
+                          values=dict(values), steps_delta=int(entry.get("steps_delta", 0))))
+    return rules
+
+
+def _gpid(piece: Any) -> str:
+    traits = getattr(piece, "traits", None) or []
+    if traits:
+        return str(traits[-1].fields.get("gpid", "") if hasattr(traits[-1], "fields") else "")
+    return ""
+
+
+@dataclass
+class SlotPiece:
+    """A module PieceSlot seen as a piece that is on no map yet (what `pack check` tests rules on)."""
+
+    id: str
+    basic_name: str
+    piece_name: str
+    properties: dict[str, str]
+    prototypes: tuple[str, ...] = ()
+    map: str | None = None
+    board: str | None = None
+    zone: str | None = None
+    location: str = ""
+    hidden_by: str | None = None
+    masked_by: str | None = None
+
+
+def _expand(traits: list[Any], module: Any, depth: int = 0) -> tuple[list[Any], list[str]]:
+    """Replace `prototype;` traits by the prototype's traits, as VASSAL does when a piece is placed."""
+    from vassal_parser.commands import leaf_command
+    from vassal_parser.pieces import Piece, piece_from_command
+    from vassal_parser.traits import Prototype
+
+    expanded: list[Any] = []
+    names: list[str] = []
+    for trait in traits:
+        if not isinstance(trait, Prototype) or depth > 20:
+            expanded.append(trait)
+            continue
+        name = trait.fields.get("name", "")
+        names.append(name)
+        text = module.prototypes.get(name)
+        if not text:
+            continue
+        try:
+            proto = piece_from_command(leaf_command(text.strip()))
+        except (ValueError, KeyError, IndexError):
+            continue
+        if isinstance(proto, Piece) and proto.traits:
+            inner, inner_names = _expand(proto.traits[:-1], module, depth + 1)
+            expanded.extend(inner)
+            names.extend(inner_names)
+    return expanded, names
+
+
+def _slot_piece_objects(module: Any) -> list[tuple[Any, Any]]:
+    from vassal_parser.commands import leaf_command
+    from vassal_parser.pieces import Piece, piece_from_command
+
+    result = []
+    slots = list(getattr(module, "piece_slots", []))
+    for map_def in getattr(module, "maps", []):
+        for stack in getattr(map_def, "setup_stacks", []):
+            slots.extend(stack.pieces)
+    for slot in slots:
+        try:
+            piece = piece_from_command(leaf_command(slot.text.strip()))
+        except (ValueError, KeyError, IndexError):
+            continue
+        if isinstance(piece, Piece):
+            result.append((slot, piece))
+    return result
+
+
+def slot_prototypes(module: Any) -> dict[str, tuple[str, ...]]:
+    """gpid -> names of the prototypes its PieceSlot uses (saves keep the gpid, not the prototypes)."""
+    result: dict[str, tuple[str, ...]] = {}
+    for slot, piece in _slot_piece_objects(module):
+        _traits, names = _expand(piece.traits, module)
+        result[str(slot.gpid)] = tuple(names)
+    return result
+
+
+def slot_pieces(module: Any) -> list[SlotPiece]:
+    """Every PieceSlot (palette and at-start stacks) with prototypes expanded, as a piece."""
+    from vassal_parser.pieces import Piece
+
+    pieces = []
+    for index, (slot, piece) in enumerate(_slot_piece_objects(module)):
+        traits, names = _expand(piece.traits, module)
+        expanded = Piece.from_traits(None, traits)
+        properties = {str(k): str(v) for k, v in expanded.properties().items()}
+        pieces.append(SlotPiece(id=f"slot:{slot.gpid or index}", basic_name=expanded.basic_name,
+                                piece_name=expanded.piece_name, properties=properties,
+                                prototypes=tuple(names)))
+    return pieces

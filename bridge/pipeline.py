@@ -1,0 +1,164 @@
+"""One position of a VASSAL file -> the conditional-events plan: reader, mapping and engine joined.
+
+Why a class: the daemon (`adjutant watch`) plans every save the players write, so the module and the
+pack — the slow parts — are loaded once in `CheckPipeline.__init__`, and `plan_file` only reads the
+save, maps it and runs the engine.  Everything a user can get wrong (a save from another module, a
+step past the end of a log, a pack without a `[vassal]` table) is an `InputError`, one line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bridge.mapping import MappingResult, VassalMapping, slot_prototypes
+from rules.engine import plan as run_plan
+from rules.packs import Pack, load_pack
+from rules.state import GameState
+from vassal_parser.errors import InputError
+from vassal_parser.game import load_game
+from vassal_parser.module import Module, load_module
+
+EXIT_NOTHING_DUE = 0
+EXIT_DUE = 1
+
+
+@dataclass
+class PlanResult:
+    """What `adjutant check` prints and the daemon sends: the plan plus where it came from."""
+
+    plan: dict[str, Any]  # JSON-able: the engine's plan + "vassal" (file, module, warnings, unmapped)
+    exit_status: int
+    text: str  # the plan as a player reads it
+    mapping: MappingResult = field(repr=False, default=None)  # type: ignore[assignment]
+
+    @property
+    def due(self) -> bool:
+        return self.exit_status == EXIT_DUE
+
+
+def load_answers(path: str | Path | None) -> dict[str, Any]:
+    """The answers file of `--answers`: a JSON object of choice id -> value."""
+    if path is None:
+        return {}
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(path, "no such answers file") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(path, f"not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise InputError(path, "answers must be a JSON object of choice id -> value")
+    return data
+
+
+class CheckPipeline:
+    """Module + pack loaded once; `plan_file` for each save or log."""
+
+    def __init__(self, module_path: str | Path, pack: str | Path | Pack,
+                 extensions: Iterable[str | Path] = ()) -> None:
+        self.module_path = Path(module_path)
+        self.module: Module = load_module(self.module_path, list(extensions))
+        self.pack: Pack = pack if isinstance(pack, Pack) else load_pack(pack)
+        self.mapping = VassalMapping.from_pack(self.pack)
+        self.prototypes = slot_prototypes(self.module)
+
+    # ---- reading --------------------------------------------------------------------------------
+    def load(self, path: str | Path) -> tuple[Any, dict[str, Any]]:
+        """Read a save or log once: (the replayable game, file info); refuses another module's file."""
+        path = Path(path)
+        game = load_game(path, self.module)
+        if game.module_name and game.module_name != self.module.name:
+            raise InputError(path, f"was saved with module {game.module_name!r}, not {self.module.name!r} "
+                                   f"({self.module_path.name}); pass that module with --module")
+        info: dict[str, Any] = {
+            "file": str(path), "kind": game.kind, "module_name": game.module_name or self.module.name,
+            "module_version": game.module_version, "vassal_version": game.vassal_version,
+            "extensions": [name for name, _version in game.extensions], "steps": len(game.steps),
+            "step": None,
+        }
+        return game, info
+
+    def pieces_of(self, path: str | Path, step: int | None = None) -> tuple[list[Any], dict[str, Any]]:
+        """The pieces of the position (a save's, or a log's after `step` replay steps) and file info."""
+        game, info = self.load(path)
+        steps = info["steps"]
+        if step is not None:
+            if game.kind != "log":
+                raise InputError(path, "--step applies to logs (.vlog); this file is a save")
+            if not 0 <= step <= steps:
+                raise InputError(path, f"--step {step} is out of range: this log has {steps} replay steps")
+            info["step"] = step
+            return game.position_at(step), info
+        if game.kind == "log":
+            info["step"] = steps
+            return game.position_at(steps), info
+        return game.position(), info
+
+    # ---- planning -------------------------------------------------------------------------------
+    def plan_file(self, path: str | Path, step: int | None = None,
+                  answers: Mapping[str, Any] | None = None, answers_source: str = "<answers>") -> PlanResult:
+        """The plan for a save, or for a log after `step` replay steps (default: all of them)."""
+        pieces, info = self.pieces_of(path, step)
+        return self.plan_pieces(pieces, info, answers, answers_source)
+
+    def plan_steps(self, path: str | Path, answers: Mapping[str, Any] | None = None,
+                   answers_source: str = "<answers>") -> Iterator[tuple[int, PlanResult]]:
+        """(step, plan) for every position of a log, 0 .. last, reading the file only once."""
+        game, info = self.load(path)
+        if game.kind != "log":
+            raise InputError(path, "is a save, not a log: it has no replay steps")
+        for step in range(info["steps"] + 1):
+            pieces = game.position_at(step)
+            yield step, self.plan_pieces(pieces, {**info, "step": step}, answers, answers_source)
+
+    def plan_pieces(self, pieces: Iterable[Any], info: Mapping[str, Any],
+                    answers: Mapping[str, Any] | None = None,
+                    answers_source: str = "<answers>") -> PlanResult:
+        """Map pieces (with `info` from `load`) and run the engine: the part shared by every entry point."""
+        mapped = self.mapping.map_pieces(pieces, self.pack, self.prototypes)
+        version = info["module_version"] or self.module.version
+        warnings = self.mapping.module_warnings(info["module_name"], version, info["extensions"])
+        warnings += mapped.warnings
+        source = f"{info['file']} (as mapped by {self.mapping.source})"
+        state = GameState.from_json(mapped.position, source=source)
+        plan = run_plan(state, self.pack, answers=dict(answers or {}), answers_source=answers_source)
+        data = plan.to_json()
+        data["vassal"] = {
+            "file": info["file"],
+            "kind": info["kind"],
+            "module": {"name": info["module_name"], "version": info["module_version"],
+                       "vassal_version": info["vassal_version"]},
+            "extensions": list(info["extensions"]),
+            "step": info.get("step"),
+            "steps": info["steps"],
+            **mapped.report(),
+            "warnings": warnings,  # module/version/extension warnings + the mapping's own
+        }
+        text = render_text(plan.render_text(), data["vassal"])
+        return PlanResult(plan=data, exit_status=EXIT_DUE if plan.due else EXIT_NOTHING_DUE, text=text,
+                          mapping=mapped)
+
+
+def render_text(plan_text: str, vassal: Mapping[str, Any]) -> str:
+    """The plan with a header saying which file, module and extensions it was read from."""
+    module = vassal["module"]
+    extensions = ", ".join(vassal["extensions"])
+    lines = [f"{vassal['file']}: module {module['name']} {module['version']}".rstrip()
+             + (f", extensions: {extensions}" if extensions else ", no extensions")]
+    if vassal.get("step") is not None:
+        lines.append(f"log position after step {vassal['step']} of {vassal['steps']}")
+    lines.extend(f"warning: {w}" for w in vassal["warnings"])
+    if vassal["unmapped_pieces"]:
+        total = sum(vassal["unmapped_pieces"].values())
+        lines.append(f"unmapped pieces ({total}, not in the position): "
+                     + ", ".join(f"{name} x{count}" for name, count in vassal["unmapped_pieces"].items()))
+    if vassal["unmapped_places"]:
+        total = sum(vassal["unmapped_places"].values())
+        lines.append(f"unmapped places ({total} counters left out): "
+                     + ", ".join(f"{name} x{count}" for name, count in vassal["unmapped_places"].items()))
+    lines.append(plan_text)
+    return "\n".join(lines)

@@ -1,0 +1,153 @@
+"""Questions about the map that need both the pack (static) and the position (dynamic).
+
+Why here and not in the pack: which country a hex belongs to changes during play — a Ceded Land
+marker in the Ceded Lands Box moves its area to another country (16.1.1 Step 4), an Ostland region
+becomes a German Dependent (16.2.2 Step 3), a Reich Annex makes Poland part of Germany (16.7 example).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from rules.packs import AreaInfo, Pack
+from rules.state import CEDED_LANDS, Counter, GameState, is_box
+
+ENEMY_OF: dict[str, frozenset[str]] = {
+    "Axis": frozenset({"Western", "Soviet"}),
+    "Western": frozenset({"Axis"}),
+    "Soviet": frozenset({"Axis"}),
+}
+PRESENCE_KINDS = frozenset(
+    {"ground", "hq", "fortress", "port_a_fort", "air", "naval", "support", "detachment", "logistics"}
+)
+
+
+class Board:
+    """A read-only view joining a position and its pack; rebuilt cheaply whenever the position changes."""
+
+    def __init__(self, state: GameState, pack: Pack) -> None:
+        self.state = state
+        self.pack = pack
+
+    # ---- territory ---------------------------------------------------------------------------
+    def ceded_area_active(self, area: AreaInfo) -> bool:
+        """An area is ceded while a marker for it sits in the Ceded Lands Box."""
+        return any(
+            c.kind == "ceded_land" and c.area == area.id and c.location == CEDED_LANDS
+            for c in self.state.counters.values()
+        )
+
+    def political_country(self, hex_id: str) -> str:
+        """The country (or Dependent) the hex counts as part of right now."""
+        info = self.pack.hex(hex_id)
+        if info.area is not None:
+            area = self.pack.areas[info.area]
+            if area.ceded_to is not None and self.ceded_area_active(area):
+                return area.name if area.dependent else area.ceded_to
+        return info.country
+
+    def home_of(self, country: str) -> str:
+        """The home country a Dependent or annexed country belongs to (itself for a home country)."""
+        seen: set[str] = set()
+        while country not in seen:
+            seen.add(country)
+            dynamic = self.state.countries.get(country)
+            if dynamic is not None and dynamic.annexed_to:
+                country = dynamic.annexed_to
+                continue
+            if dynamic is not None and dynamic.dependent_of:
+                country = dynamic.dependent_of
+                continue
+            area = next((a for a in self.pack.areas.values() if a.dependent and a.name == country), None)
+            if area is not None and area.ceded_to:
+                country = area.ceded_to
+                continue
+            info = self.pack.countries.get(country)
+            if info is not None and info.dependent_of:
+                country = info.dependent_of
+                continue
+            break
+        return country
+
+    def in_country(self, hex_id: str, country: str, dependents: bool = False) -> bool:
+        """Is the hex in `country` (annexed lands included) — or, with `dependents`, one of its Dependents?"""
+        here = self.political_country(hex_id)
+        if here == country:
+            return True
+        dynamic = self.state.countries.get(here)
+        if dynamic is not None and dynamic.annexed_to == country:
+            return True
+        return dependents and self.home_of(here) == country
+
+    def country_hexes(self, country: str, dependents: bool = False) -> list[str]:
+        return [h for h in self.pack.hexes if self.in_country(h, country, dependents)]
+
+    def cities(self, country: str, dependents: bool = False) -> list[str]:
+        return [h for h in self.country_hexes(country, dependents) if self.pack.hex(h).city]
+
+    def area_hexes(self, area_id: str) -> list[str]:
+        return [h for h, info in self.pack.hexes.items() if info.area == area_id]
+
+    def capital(self, country: str) -> str | None:
+        info = self.pack.countries.get(country)
+        return info.capital if info else None
+
+    # ---- counters ----------------------------------------------------------------------------
+    def faction_of(self, counter: Counter) -> str | None:
+        if counter.faction is not None:
+            return counter.faction
+        if counter.nationality is None:
+            return None
+        faction = self.state.country(counter.nationality).faction
+        return None if faction == "Neutral" else faction
+
+    def hex_of(self, counter: Counter) -> str | None:
+        """The map hex a counter is in; units in a Holding Box are where their multi-national unit is."""
+        location = counter.location
+        for _ in range(4):
+            if location.startswith("holding:"):
+                holder = self.state.counters.get(location.split(":", 1)[1])
+                if holder is None:
+                    return None
+                location = holder.location
+            else:
+                break
+        return None if is_box(location) else location
+
+    def counters_in_hex(self, hex_id: str) -> list[Counter]:
+        return [c for c in self.state.counters.values() if c.location == hex_id]
+
+    def counters_in_country(self, country: str, dependents: bool = False) -> list[Counter]:
+        return [
+            c
+            for c in self.state.counters.values()
+            if not is_box(c.location)
+            and c.location in self.pack.hexes
+            and self.in_country(c.location, country, dependents)
+        ]
+
+    def ground_units(self, hex_id: str, pred: Callable[[Counter], bool] | None = None) -> list[Counter]:
+        return [c for c in self.counters_in_hex(hex_id) if c.is_ground and (pred is None or pred(c))]
+
+    def faction_ground_units(self, hex_id: str, faction: str) -> list[Counter]:
+        return self.ground_units(hex_id, lambda c: self.faction_of(c) == faction)
+
+    def enemy_presence(self, hex_id: str, friendly: str) -> list[Counter]:
+        """Enemy units, Detachments or Logistics markers in the hex (16.3.1, 16.1.1 France Step 2)."""
+        enemies = ENEMY_OF.get(friendly, frozenset())
+        return [
+            c
+            for c in self.counters_in_hex(hex_id)
+            if c.kind in PRESENCE_KINDS and self.faction_of(c) in enemies
+        ]
+
+    def nationals(self, country: str, locations: Iterable[str] | None = None) -> list[Counter]:
+        wanted = set(locations) if locations is not None else None
+        return [
+            c
+            for c in self.state.counters.values()
+            if c.nationality == country and (wanted is None or c.location in wanted)
+        ]
+
+    def ground_steps(self, hex_ids: Iterable[str], pred: Callable[[Counter], bool]) -> int:
+        return sum(c.steps for h in hex_ids for c in self.ground_units(h, pred))

@@ -1,0 +1,173 @@
+"""The combined Axis Empires game: plan the TK map, carry its cross-map effects over, then plan DS.
+
+Why a separate step and not one merged position: the two maps number their hexes independently (TK
+Minsk and DS Saipan are both e3906) and each edition checks its own events with its own rule numbers
+(16.2.1 is Case Yellow on TK and Army Program on DS). AE 6.2 ©: each faction performs all Conditional
+Event checks on the TK map before the DS map, and an event's effects apply only on its own map unless
+the rule says otherwise -- TK 16.2.1 Step 7 and 16.2.2 Step 11 do (rules/packs/ds/combined.toml).
+
+Position form (docs/ds-notes.md): ``{"maps": {"TK": <position>, "DS": <position>}}``; answers form:
+``{"TK": {<choice id>: ...}, "DS": {...}}``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from rules.engine import plan
+from rules.packs import Pack
+from rules.plan import FIRED, WAITING, Plan, Step
+from rules.state import REMOVED, SET_ASIDE, STRATEGIC_WARFARE, GameState
+
+MAPS = ("TK", "DS")
+COMBINED_FORMAT = "adjutant-combined-plan"
+
+
+def is_combined(data: Any) -> bool:
+    """Does this position JSON hold both maps (the form `plan_combined` takes)?"""
+    return isinstance(data, dict) and isinstance(data.get("maps"), dict)
+
+
+@dataclass
+class CombinedPlan:
+    """Both maps' plans in the order they are performed, with the cross-map steps between them."""
+
+    phasing: str
+    plans: dict[str, Plan]
+    bridge: list[Step] = field(default_factory=list)
+    order: tuple[str, ...] = MAPS
+
+    @property
+    def due(self) -> bool:
+        return bool(self.bridge) or any(p.due for p in self.plans.values())
+
+    @property
+    def pending_choices(self) -> list[str]:
+        return [f"{name}/{c.id}" for name in self.order for c in self.plans[name].pending_choices]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": COMBINED_FORMAT,
+            "version": 1,
+            "phasing": self.phasing,
+            "order": list(self.order),
+            "due": self.due,
+            "maps": {name: self.plans[name].to_json() for name in self.order},
+            "bridge": [s.to_json() for s in self.bridge],
+            "pending_choices": self.pending_choices,
+        }
+
+    def render_text(self) -> str:
+        lines = [f"Axis Empires combined game — {self.phasing} faction: TK map first, then DS (AE 6.2 ©)"]
+        for name in self.order:
+            lines.append(f"== {name} map ==")
+            lines.append(self.plans[name].render_text())
+            if name == "TK" and self.bridge:
+                lines.append("== carried over to the DS map ==")
+                lines.extend(f"    - ({s.rule} {s.step}) {s.text}" for s in self.bridge)
+        return "\n".join(lines)
+
+
+def _split(data: dict[str, Any], source: str) -> dict[str, GameState]:
+    from vassal_parser.errors import InputError
+
+    maps = data["maps"]
+    missing = [name for name in MAPS if not isinstance(maps.get(name), dict)]
+    if missing:
+        raise InputError(source, "a combined position needs maps.TK and maps.DS "
+                                 f"(missing {', '.join(missing)})")
+    unknown = sorted(set(maps) - set(MAPS))
+    if unknown:
+        raise InputError(source, f"unknown map(s) {', '.join(unknown)} (expected TK and DS)")
+    states = {name: GameState.from_json(maps[name], source=f"{source} maps.{name}") for name in MAPS}
+    phasing = {states[name].turn.phasing for name in MAPS}
+    if len(phasing) != 1:
+        raise InputError(source, "maps.TK and maps.DS disagree on the phasing faction")
+    for state in states.values():
+        state.turn.combined_game = True
+    return states
+
+
+def _answers_for(answers: dict[str, Any] | None, name: str, source: str) -> dict[str, Any]:
+    from vassal_parser.errors import InputError
+
+    if not answers:
+        return {}
+    part = answers.get(name, {})
+    if not isinstance(part, dict):
+        raise InputError(source, f"answers.{name} must be an object keyed by choice id")
+    return part
+
+
+def _performed(tk_plan: Plan, rule: str, step: str) -> bool:
+    return any(e.rule == rule and e.status == FIRED and any(s.step == step for s in e.steps)
+               for e in tk_plan.events)
+
+
+def carry_over(tk_plan: Plan, ds_state: GameState, ds_pack: Pack) -> list[Step]:
+    """Apply the TK events' DS-map effects (combined.toml) to the DS position; return the steps."""
+    steps: list[Step] = []
+    for link in ds_pack.extra.get("combined", {}).get("cross_map", []):
+        if not _performed(tk_plan, link["tk_rule"], link["tk_step"]):
+            continue
+        rule, step = f"TK {link['tk_rule']}", link["tk_step"]
+        tag = link["marker_tag"]
+        markers = [c for c in ds_state.counters.values() if tag in c.tags]
+        for marker in markers:
+            if marker.location != STRATEGIC_WARFARE:
+                text = f"place {marker.name} ({marker.id}) in the DS Strategic Warfare Box ({link['cites']})"
+                steps.append(Step(rule, step, "move", text, counter=marker.id, to=STRATEGIC_WARFARE,
+                                  from_=marker.location))
+                marker.location = STRATEGIC_WARFARE
+        if not markers:
+            steps.append(Step(rule, step, "note", f"place the {tag} marker in the DS Strategic Warfare Box "
+                              "(the DS position has no such counter)"))
+        code = link.get("remove_french_without_code")
+        if code is None:
+            continue
+        for counter in sorted(ds_state.counters.values(), key=lambda c: c.id):
+            if counter.nationality == "France" and counter.kind != "ceded_land" and \
+                    counter.reinforcement != code and counter.location not in (REMOVED, SET_ASIDE):
+                text = (f"remove {counter.name} ({counter.id}) from the game: a non-{code} French unit "
+                        "in play in DS")
+                steps.append(Step(rule, step, "remove_from_game", text, counter=counter.id, to=REMOVED,
+                                  from_=counter.location, subject="France"))
+                counter.location = REMOVED
+    return steps
+
+
+def ds_pack_for_combined(ds_pack: Pack, tk_state: GameState) -> Pack:
+    """The DS pack with the European war state (TK map) handed to the `*` events (16.3.6, 16.5.4)."""
+    events = dict(ds_pack.events)
+    for rule, spec in ds_pack.events.items():
+        if spec.impl == "ds_european_reserves":
+            events[rule] = replace(spec, params={**spec.params, "european_war": tk_state.turn.war_state})
+    return replace(ds_pack, events=events)
+
+
+def plan_combined(data: dict[str, Any], tk_pack: Pack, ds_pack: Pack, answers: dict[str, Any] | None = None,
+                  source: str = "<position>", answers_source: str = "<answers>") -> CombinedPlan:
+    """Plan the phasing faction's Conditional Events Segment on both maps, TK first (AE 6.2 ©)."""
+    states = _split(data, source)
+    tk_plan = plan(states["TK"], tk_pack, _answers_for(answers, "TK", answers_source), answers_source)
+    ds_state = states["DS"].clone()
+    bridge: list[Step] = []
+    tk_blocked = [c.id for c in tk_plan.pending_choices if c.affects_position]
+    if not tk_blocked:
+        bridge = carry_over(tk_plan, ds_state, ds_pack)
+    ds_plan = plan(ds_state, ds_pack_for_combined(ds_pack, states["TK"]),
+                   _answers_for(answers, "DS", answers_source), answers_source)
+    if tk_blocked:
+        for entry in ds_plan.events:
+            entry.status = WAITING
+            entry.waiting_for = [f"TK/{c}" for c in tk_blocked]
+            entry.steps, entry.choices = [], []
+            entry.why = ["the TK map's Conditional Events are performed first (AE 6.2 ©) and wait for "
+                         + ", ".join(tk_blocked)]
+        ds_plan.resulting_position = None
+    phasing = states["TK"].turn.phasing
+    return CombinedPlan(phasing=phasing, plans={"TK": tk_plan, "DS": ds_plan}, bridge=bridge)
+
+
+__all__ = ["CombinedPlan", "carry_over", "ds_pack_for_combined", "is_combined", "plan_combined"]

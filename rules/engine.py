@@ -1,0 +1,428 @@
+"""The Conditional Events Segment (6.2): check events in rule order against a working position.
+
+Why a registry of implementations named by the pack: the pack says WHICH events a faction checks and
+in what order (6.2 Step 1: its Permanent Conditional Events as listed; Step 2: its Current Card), and
+WHICH implementation runs each rule with which parameters. An event shared by two editions
+(conquest, liberation, reactivation, internment) is therefore written once, and the editions differ
+only in pack data. See docs/engine-api.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from typing import Any
+
+from rules.board import Board
+from rules.packs import EventSpec, Pack
+from rules.plan import FIRED, IGNORED, NOT_DUE, WAITING, Choice, EventEntry, Plan, Step
+from rules.state import (
+    BOX_KINDS,
+    DELAY,
+    FACTIONS,
+    REMOVED,
+    SET_ASIDE,
+    Counter,
+    GameState,
+    force_pool,
+    is_box,
+)
+from vassal_parser.errors import InputError
+
+EventFn = Callable[["EventContext"], None]
+REGISTRY: dict[str, EventFn] = {}
+
+
+def event_impl(name: str) -> Callable[[EventFn], EventFn]:
+    """Register an event implementation under the name packs use in `impl = "..."`."""
+
+    def decorate(fn: EventFn) -> EventFn:
+        if name in REGISTRY and REGISTRY[name] is not fn:
+            raise ValueError(f"event implementation {name!r} registered twice")
+        REGISTRY[name] = fn
+        return fn
+
+    return decorate
+
+
+def load_event_modules() -> None:
+    """Import every module under rules.events (including D's rules/events/ds/) so they register."""
+    import rules.events as package
+
+    for info in pkgutil.walk_packages(package.__path__, prefix="rules.events."):
+        importlib.import_module(info.name)
+
+
+class WaitingForAnswer(Exception):
+    """Raised by `EventContext.choose` when no answer is supplied; the engine marks the event waiting."""
+
+    def __init__(self, choice: Choice) -> None:
+        super().__init__(choice.id)
+        self.choice = choice
+
+
+class EventContext:
+    """What an event implementation sees and how it reports: state accessors, steps, choices, why."""
+
+    def __init__(
+        self,
+        state: GameState,
+        pack: Pack,
+        spec: EventSpec,
+        entry: EventEntry,
+        answers: dict[str, Any],
+        answers_source: str,
+    ) -> None:
+        self.state = state
+        self.pack = pack
+        self.spec = spec
+        self.entry = entry
+        self.answers = answers
+        self.answers_source = answers_source
+        self.rule = spec.rule
+        self.params = spec.params
+        self.phasing = state.turn.phasing
+        self._status: str | None = None
+
+    # ---- views -------------------------------------------------------------------------------
+    @property
+    def board(self) -> Board:
+        return Board(self.state, self.pack)
+
+    def param(self, name: str, default: Any = None) -> Any:
+        return self.params.get(name, default)
+
+    def name(self, counter_id: str) -> str:
+        counter = self.state.counters.get(counter_id)
+        return f"{counter.name} ({counter_id})" if counter and counter.name != counter_id else counter_id
+
+    # ---- outcome -----------------------------------------------------------------------------
+    def fire(self, why: str) -> None:
+        """The event's conditions hold: it must be implemented (6.2 Important)."""
+        self._status = FIRED
+        self.entry.why.append(why)
+
+    def not_due(self, why: str) -> None:
+        if self._status is None:
+            self._status = NOT_DUE
+        self.entry.why.append(why)
+
+    def ignore(self, why: str) -> None:
+        self._status = IGNORED
+        self.entry.why.append(why)
+
+    def why(self, text: str) -> None:
+        self.entry.why.append(text)
+
+    @property
+    def fired(self) -> bool:
+        return self._status == FIRED
+
+    # ---- steps (each also applied to the working position) ----------------------------------
+    def _step(
+        self,
+        step: str | None,
+        action: str,
+        text: str,
+        counter: Counter | None = None,
+        to: str | None = None,
+        subject: str | None = None,
+        rule: str | None = None,
+        **details: Any,
+    ) -> Step:
+        record = Step(
+            rule=rule or self.rule,
+            step=step,
+            action=action,
+            text=text,
+            counter=counter.id if counter else None,
+            to=to,
+            from_=counter.location if counter else None,
+            subject=subject,
+            details=details,
+        )
+        self.entry.steps.append(record)
+        return record
+
+    def move(
+        self,
+        counter: Counter,
+        to: str,
+        step: str | None,
+        subject: str | None = None,
+        why: str = "",
+        rule: str | None = None,
+    ) -> None:
+        self._check_location(to)
+        text = f"move {self.name(counter.id)} from {counter.location} to {to}" + (f" ({why})" if why else "")
+        self._step(step, "move", text, counter, to, subject, rule)
+        counter.location = to
+
+    def remove_from_game(
+        self, counter: Counter, step: str | None, subject: str | None = None, rule: str | None = None
+    ) -> None:
+        self._step(
+            step,
+            "remove_from_game",
+            f"remove {self.name(counter.id)} from the game (was {counter.location})",
+            counter,
+            REMOVED,
+            subject,
+            rule,
+        )
+        counter.location = REMOVED
+
+    def set_aside(
+        self, counter: Counter, step: str | None, subject: str | None = None, rule: str | None = None
+    ) -> None:
+        self._step(
+            step,
+            "set_aside",
+            f"set aside {self.name(counter.id)} (was {counter.location})",
+            counter,
+            SET_ASIDE,
+            subject,
+            rule,
+        )
+        counter.location = SET_ASIDE
+
+    def eliminate(
+        self, counter: Counter, step: str | None, subject: str | None = None, rule: str | None = None
+    ) -> None:
+        """Eliminated units go to the Delay Box with a Delay Stripe, else to their Force Pool."""
+        faction = self.board.faction_of(counter)
+        to = DELAY if counter.delay_stripe or faction is None else force_pool(faction)
+        self._step(
+            step,
+            "eliminate",
+            f"eliminate {self.name(counter.id)} in {counter.location}: place it in {to}",
+            counter,
+            to,
+            subject,
+            rule,
+        )
+        counter.location = to
+
+    def return_to_pool(
+        self,
+        counter: Counter,
+        faction: str,
+        step: str | None,
+        subject: str | None = None,
+        rule: str | None = None,
+    ) -> None:
+        """Units with a Delay Stripe go to the Delay Box; all others to the faction's Force Pool."""
+        to = DELAY if counter.delay_stripe else force_pool(faction)
+        why = "Delay Stripe" if counter.delay_stripe else "no Delay Stripe"
+        self.move(counter, to, step, subject, why, rule)
+
+    def flip(
+        self,
+        counter: Counter,
+        step: str | None,
+        text: str,
+        subject: str | None = None,
+        rule: str | None = None,
+    ) -> None:
+        self._step(
+            step, "flip", f"flip {self.name(counter.id)}: {text}", counter, counter.location, subject, rule
+        )
+        counter.flipped = not counter.flipped
+
+    def set_country(
+        self, country: str, step: str | None, text: str, rule: str | None = None, **fields: Any
+    ) -> None:
+        self._step(step, "set_country", f"{country}: {text}", None, None, country, rule, **fields)
+        dynamic = self.state.ensure_country(country)
+        for key, value in fields.items():
+            setattr(dynamic, key, value)
+
+    def note(
+        self, text: str, step: str | None = None, subject: str | None = None, rule: str | None = None
+    ) -> None:
+        self._step(step, "note", text, None, None, subject, rule)
+
+    def roll(
+        self, table: str, step: str | None, text: str, subject: str | None = None, rule: str | None = None
+    ) -> None:
+        self._step(step, "roll", text, None, None, subject, rule, table=table)
+
+    def record(
+        self,
+        step: str | None,
+        action: str,
+        text: str,
+        counter: Counter | None = None,
+        to: str | None = None,
+        subject: str | None = None,
+        rule: str | None = None,
+        **details: Any,
+    ) -> Step:
+        """Low-level: add a step of any action kind without touching the position."""
+        return self._step(step, action, text, counter, to, subject, rule, **details)
+
+    # ---- choices -----------------------------------------------------------------------------
+    def choose(
+        self,
+        key: str,
+        decider: str,
+        prompt: str,
+        options: list[Any],
+        labels: dict[Any, str] | None = None,
+        affects_position: bool = True,
+        multiple: bool = False,
+    ) -> Any:
+        """Ask `decider`; return the supplied answer, or raise WaitingForAnswer (engine marks waiting).
+
+        The choice id is ``"<rule>:<key>"`` — stable, so an answers file keeps working as play goes on.
+        Values are validated against the enumerated legal options; `multiple` answers are lists.
+        """
+        choice_id = f"{self.rule}:{key}"
+        labels = labels or {}
+        choice = Choice(
+            id=choice_id,
+            rule=self.rule,
+            decider=decider,
+            prompt=prompt,
+            options=[{"value": o, "label": labels.get(o, str(o))} for o in options],
+            affects_position=affects_position,
+        )
+        self.entry.choices.append(choice)
+        if choice_id not in self.answers:
+            if not affects_position:
+                # The position the engine models does not depend on it: keep going, list it as pending.
+                self.entry.waiting_for.append(choice_id)
+                return None
+            raise WaitingForAnswer(choice)
+        answer = self.answers[choice_id]
+        given = answer if multiple and isinstance(answer, list) else [answer]
+        if multiple and not isinstance(answer, list):
+            raise InputError(self.answers_source, f"answer to {choice_id} must be a list")
+        for value in given:
+            if value not in options:
+                legal = ", ".join(map(str, options)) or "none"
+                raise InputError(
+                    self.answers_source, f"answer {value!r} to {choice_id} is not a legal option ({legal})"
+                )
+        if multiple and len(set(map(str, given))) != len(given):
+            raise InputError(self.answers_source, f"answer to {choice_id} repeats an option")
+        choice.answer = answer
+        choice.answered = True
+        return answer
+
+    def _check_location(self, location: str) -> None:
+        if location in self.pack.hexes:
+            return
+        kind, _, qualifier = location.partition(":")
+        if kind not in BOX_KINDS:
+            raise ValueError(f"{self.rule}: unknown destination {location!r}")
+        if BOX_KINDS[kind] == "faction" and qualifier not in FACTIONS:
+            raise ValueError(f"{self.rule}: unknown destination {location!r}")
+
+
+def validate_position(state: GameState, pack: Pack) -> None:
+    """Every location, country and area the position names must exist in the pack (one-line errors)."""
+    src = state.source
+    for counter in state.counters.values():
+        location = counter.location
+        if not is_box(location):
+            if location not in pack.hexes:
+                raise InputError(src, f"counter {counter.id!r} is in unknown hex or box {location!r}")
+            continue
+        kind, _, qualifier = location.partition(":")
+        need = BOX_KINDS[kind]
+        if need is None and qualifier:
+            raise InputError(src, f"counter {counter.id!r}: box {kind!r} takes no qualifier ({location!r})")
+        if need == "faction" and qualifier not in FACTIONS:
+            raise InputError(
+                src, f"counter {counter.id!r}: unknown box {location!r} (expected {kind}:Axis|Western|Soviet)"
+            )
+        if need == "country" and qualifier not in pack.countries:
+            raise InputError(src, f"counter {counter.id!r}: posture box of unknown country {qualifier!r}")
+        if need == "counter" and qualifier not in state.counters:
+            raise InputError(src, f"counter {counter.id!r}: holding box of unknown counter {qualifier!r}")
+        if need == "any" and not qualifier:
+            raise InputError(src, f"counter {counter.id!r}: box {kind!r} needs a qualifier")
+    for counter in state.counters.values():
+        if counter.nationality is not None and counter.nationality not in pack.countries:
+            raise InputError(src, f"counter {counter.id!r}: unknown nationality {counter.nationality!r}")
+        if counter.area is not None and counter.area not in pack.areas:
+            raise InputError(src, f"counter {counter.id!r}: unknown area {counter.area!r}")
+    for name in state.countries:
+        if name not in pack.countries:
+            raise InputError(src, f"unknown country {name!r} (not in pack {pack.name})")
+    for faction, card in state.turn.current_cards.items():
+        if faction not in FACTIONS:
+            raise InputError(src, f"turn.current_cards: unknown faction {faction!r}")
+        if card not in pack.cards:
+            raise InputError(src, f"turn.current_cards: {faction} card {card!r} is not in pack {pack.name}")
+
+
+def _events_in_order(state: GameState, pack: Pack) -> list[tuple[str, str]]:
+    """6.2 Step 1 then Step 2: (rule, source) pairs for the phasing faction."""
+    phasing = state.turn.phasing
+    ordered = [(rule, "permanent") for rule in pack.order.get(phasing, ())]
+    card_id = state.turn.current_cards.get(phasing)
+    if card_id is not None:
+        ordered.extend((rule, f"card:{card_id}") for rule in pack.cards[card_id].events)
+    return ordered
+
+
+def plan(
+    state: GameState, pack: Pack, answers: dict[str, Any] | None = None, answers_source: str = "<answers>"
+) -> Plan:
+    """Check the phasing faction's events in 6.2 order, applying each fired event before the next."""
+    from rules.war_peace import validate_actions
+
+    load_event_modules()
+    validate_position(state, pack)
+    answers = dict(answers or {})
+    work = state.clone()
+    result = Plan(pack=pack.name, phasing=work.turn.phasing, turn=work.turn.date)
+    result.violations = validate_actions(work, pack)
+    blocked_by: list[str] = []
+    for rule, source in _events_in_order(work, pack):
+        spec = pack.event(rule)
+        entry = EventEntry(rule=rule, title=spec.title, source=source, status=NOT_DUE)
+        result.events.append(entry)
+        if blocked_by:
+            entry.status = WAITING
+            entry.waiting_for = list(blocked_by)
+            entry.why.append("checked after the position is settled by " + ", ".join(blocked_by))
+            continue
+        if spec.once and work.fired(rule):
+            entry.why.append("once per game, and it has already occurred")
+            continue
+        impl = REGISTRY.get(spec.impl)
+        if impl is None:
+            raise InputError(pack.path, f"event {rule}: no implementation named {spec.impl!r}")
+        ctx = EventContext(work, pack, spec, entry, answers, answers_source)
+        try:
+            impl(ctx)
+        except WaitingForAnswer as waiting:
+            entry.status = WAITING
+            entry.waiting_for = [waiting.choice.id]
+            entry.why.append(f"waiting for {waiting.choice.decider}'s answer to {waiting.choice.id}")
+            if waiting.choice.affects_position:
+                blocked_by.append(waiting.choice.id)
+            continue
+        entry.status = ctx._status or NOT_DUE
+        if not entry.why:
+            entry.why.append("no condition of this event holds")
+        if entry.status == FIRED and spec.once and rule not in work.turn.fired:
+            work.turn.fired.append(rule)
+    if not blocked_by:
+        result.resulting_position = work.to_json()
+    return result
+
+
+__all__ = [
+    "REGISTRY",
+    "EventContext",
+    "WaitingForAnswer",
+    "event_impl",
+    "load_event_modules",
+    "plan",
+    "validate_position",
+]

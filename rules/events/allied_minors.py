@@ -1,0 +1,279 @@
+"""The Allied factions' Minor Country events, written once for both factions (and both editions):
+
+16.3.1 / 16.5.1 Reactivation, 16.3.2 / 16.5.2 Liberation (with Vichy / France-Vichy), 16.4.1 French
+Liberation, 16.4.2 Operation Avalanche. The faction and the edition differences are pack parameters.
+"""
+
+from __future__ import annotations
+
+from rules.engine import EventContext, event_impl
+from rules.events.common import (
+    ceded_markers_to_box,
+    colonial_to_delay,
+    describe_hexes,
+    in_play,
+    occupies_all,
+    partisan_base_hexes,
+    remaining_to_pools,
+    remove_step1,
+)
+from rules.events.conquest import is_vichy
+from rules.state import (
+    ALLIED_FACTIONS,
+    CEDED_LANDS,
+    DELAY,
+    conquered_minors,
+    force_pool,
+    posture_box,
+)
+
+# ---------------------------------------------------------------------------------------------------
+# Reactivation (16.3.1 / 16.5.1)
+
+
+def _policy_markers(ctx: EventContext, country: str) -> list[str]:
+    markers = list(ctx.state.country(country).markers)
+    markers += [c.name for c in ctx.state.counters_at(posture_box(country))]
+    return markers
+
+
+@event_impl("reactivation")
+def reactivation(ctx: EventContext) -> None:
+    faction = ctx.param("faction", "Western")
+    found = False
+    for country, info in sorted(ctx.pack.countries.items()):
+        cstate = ctx.state.country(country)
+        if info.kind != "minor" or cstate.status != "conquered" or cstate.faction not in ALLIED_FACTIONS:
+            continue
+        places: list[str] = []
+        capital = ctx.board.capital(country)
+        if cstate.faction == faction and capital:
+            enemy = ctx.board.enemy_presence(capital, faction)
+            if enemy:
+                ctx.why(f"{country}: its Capital {capital} holds {', '.join(ctx.name(c.id) for c in enemy)}")
+            else:
+                places.append(capital)
+        for base in partisan_base_hexes(ctx, country):
+            ours = [
+                c
+                for c in ctx.board.counters_in_hex(base)
+                if c.kind == "partisan_base" and ctx.board.faction_of(c) == faction
+            ]
+            if ours and not ctx.board.enemy_presence(base, faction):
+                places.append(base)
+        if not places:
+            continue
+        policy = _policy_markers(ctx, country)
+        if policy:
+            ctx.why(
+                f"{country}: cannot be reactivated as a {faction} Minor — Policy marker "
+                f"{', '.join(policy)} in its Posture Box (Reactivation Restriction)"
+            )
+            continue
+        found = True
+        ctx.fire(
+            f"{country} may be reactivated: " + describe_hexes(ctx, places) + " free of enemy units, "
+            "Detachments and Logistics markers"
+        )
+        answer = ctx.choose(
+            f"reactivate:{country}",
+            faction,
+            f"Reactivate {country}? Choose where its 0-1-2 Res infantry unit goes, or decline.",
+            ["decline", *places],
+        )
+        if answer == "decline":
+            ctx.why(f"{country}: {faction} declined to reactivate it")
+            continue
+        _reactivate(ctx, country, faction, str(answer))
+    if not found and not ctx.fired:
+        ctx.not_due(f"no Conquered Country the {faction} faction can reactivate")
+
+
+def _reactivate(ctx: EventContext, country: str, faction: str, place: str) -> None:
+    owner = ctx.state.country(country).faction
+    if owner != faction:
+        ctx.set_country(country, None, f"the {faction} faction takes control of it", faction=faction)
+        for unit in in_play(ctx.board.nationals(country)):
+            if unit.location == conquered_minors(owner):
+                ctx.move(unit, conquered_minors(faction), None, subject=country, why="temporarily")
+    ctx.set_country(
+        country, None, f"reactivated as a {faction} Minor Country", status="active", faction=faction
+    )
+    res_tag = ctx.param("res_tag", "res_infantry")
+    res = [c for c in in_play(ctx.board.nationals(country)) if res_tag in c.tags]
+    if res:
+        ctx.move(res[0], place, "Step 1", subject=country, why="its 0-1-2 Res infantry unit")
+    else:
+        ctx.note(
+            f"place {country}'s 0-1-2 Res infantry unit in {place} (not listed in the position)", "Step 1"
+        )
+    for unit in in_play(ctx.board.nationals(country)):
+        if unit.location in (conquered_minors(faction), conquered_minors(owner)):
+            ctx.return_to_pool(unit, faction, "Step 2", subject=country)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Liberation (16.3.2 / 16.5.2)
+
+
+def vichy_steps(ctx: EventContext, france: str, faction: str, fleet_step: str = "Step 1") -> None:
+    """16.3.2 Vichy / 16.4.1 / 16.5.2 France-Vichy Steps 1-3 (Step 4 in 16.5.2 via colonial_to_delay)."""
+    fleet_tag = ctx.param("french_fleet_tag", "french_surface_fleet")
+    for counter in in_play(ctx.board.nationals(france)):
+        if fleet_tag in counter.tags or counter.kind == "convoy":
+            ctx.remove_from_game(counter, fleet_step, subject=france)
+    colonial_tag = ctx.param("colonial_infantry_tag", "french_colonial_012")
+    for counter in in_play(ctx.board.nationals(france)):
+        if colonial_tag in counter.tags and counter.reinforcement == "V":
+            ctx.move(counter, force_pool(faction), "Step 2", subject=france, why="French 0-1-2 V infantry")
+    ctx.set_country(
+        france, "Step 2", f"Vichy is now a {faction} Minor Country", faction=faction, status="active"
+    )
+    for counter in in_play(ctx.board.nationals(france)):
+        if counter.reinforcement == "V" and counter.location not in (DELAY, force_pool(faction)):
+            ctx.move(counter, DELAY, "Step 3", subject=france, why="remaining French V counter")
+
+
+@event_impl("liberation")
+def liberation(ctx: EventContext) -> None:
+    faction = ctx.param("faction", "Western")
+    victims = set(ctx.param("from_factions", ["Axis", "Soviet"]))
+    france = ctx.param("france")
+    checked = False
+    for country, info in sorted(ctx.pack.countries.items()):
+        cstate = ctx.state.country(country)
+        if info.kind != "minor" or cstate.status != "active" or cstate.faction not in victims:
+            continue
+        checked = True
+        special = country == france and (is_vichy(ctx, country) or ctx.param("france_always_special", False))
+        targets = (
+            ctx.board.cities(country)
+            if special
+            else sorted(set(ctx.board.cities(country)) | set(partisan_base_hexes(ctx, country)))
+        )
+        held, occupied, free = occupies_all(ctx, targets, faction)
+        label = f"{country} (Vichy)" if special and is_vichy(ctx, country) else country
+        if not held:
+            ctx.not_due(f"{label}: {faction} ground units do not occupy {describe_hexes(ctx, free)}")
+            continue
+        ctx.fire(
+            f"{label}: {faction} ground units occupy every {'City' if special else 'City and Partisan Base'}"
+            f" hex ({describe_hexes(ctx, occupied)}); it is liberated"
+        )
+        if special:
+            vichy_steps(ctx, country, faction)
+            if ctx.param("vichy_colonial_step"):
+                colonial_to_delay(ctx, country, "Step 4")
+            continue
+        remove_step1(ctx, country, "Step 1")
+        remaining_to_pools(ctx, country, faction, "Step 2")
+        ctx.set_country(
+            country,
+            "Step 2",
+            f"becomes a {faction} Minor Country",
+            faction=faction,
+            status="active",
+            flags=sorted({*ctx.state.country(country).flags, "liberated"}),
+        )
+        placed = ceded_markers_to_box(
+            ctx, country, faction, "Step 3", dependents=bool(ctx.param("ceded_dependents", False))
+        )
+        _baltic_special(ctx, placed)
+        colonial_to_delay(ctx, country, ctx.param("colonial_step_label", "Step 4"))
+    if not checked:
+        ctx.not_due("no active " + " or ".join(sorted(victims)) + " Minor Country")
+
+
+def _baltic_special(ctx: EventContext, placed: list) -> None:
+    """16.5.2 Step 3: the Baltic States Ceded Region marker removes Baltic units, may bring Memelland."""
+    special = ctx.param("baltic")
+    if not special:
+        return
+    if not any(m.area == special["area"] for m in placed):
+        return
+    for unit in in_play(ctx.board.nationals(special["country"])):
+        if unit.kind != "ceded_land":
+            ctx.remove_from_game(unit, "Step 3", subject=special["country"])
+    eastern_poland = ctx.pack.areas[special["eastern_poland_area"]]
+    if ctx.board.ceded_area_active(eastern_poland):
+        ctx.note("Eastern Poland is part of Russia: the Memelland marker is not placed", "Step 3")
+        return
+    memel = [
+        c
+        for c in in_play(ctx.state.counters.values())
+        if c.kind == "ceded_land" and c.area == special["memelland_area"] and c.location != CEDED_LANDS
+    ]
+    for marker in memel:
+        ctx.move(marker, CEDED_LANDS, "Step 3", why="Eastern Poland is not part of Russia")
+
+
+# ---------------------------------------------------------------------------------------------------
+# 16.4.1 French Liberation and 16.4.2 Operation Avalanche
+
+
+@event_impl("french_liberation")
+def french_liberation(ctx: EventContext) -> None:
+    france = ctx.param("france", "France")
+    cstate = ctx.state.country(france)
+    if not is_vichy(ctx, france):
+        ctx.not_due(f"{france} has not become Vichy")
+        return
+    if cstate.faction not in ("Axis", "Soviet") or cstate.status == "neutral":
+        ctx.not_due(f"Vichy is {cstate.faction}, not an Axis or Soviet Country")
+        return
+    ctx.fire(f"Vichy is an {cstate.faction} Country")
+    vichy_steps(ctx, france, "Western")
+
+
+@event_impl("operation_avalanche")
+def operation_avalanche(ctx: EventContext) -> None:
+    us = ctx.param("us", "USA")
+    eligible: dict[str, str] = {}
+    for country, info in sorted(ctx.pack.countries.items()):
+        cstate = ctx.state.country(country)
+        if info.kind != "minor" or cstate.status != "active" or cstate.faction not in ("Axis", "Soviet"):
+            continue
+        held = [
+            h
+            for h in ctx.board.cities(country)
+            if any(u.nationality == us and u.supplied for u in ctx.board.ground_units(h))
+        ]
+        if held:
+            eligible[country] = f"supplied {us} ground unit in {describe_hexes(ctx, held)}"
+        else:
+            ctx.why(f"{country}: no supplied {us} ground unit in any of its Cities")
+    if not eligible:
+        ctx.not_due(f"no Axis or Soviet Minor Country has a City occupied by a supplied {us} ground unit")
+        return
+    ctx.fire("Western may select: " + "; ".join(f"{c} ({w})" for c, w in eligible.items()))
+    country = ctx.choose(
+        "country",
+        "Western",
+        "Select the Axis or Soviet Minor Country for Operation Avalanche.",
+        sorted(eligible),
+    )
+    owner = ctx.state.country(country).faction
+    remove_step1(ctx, country, "Step 1")
+    remaining_to_pools(ctx, country, owner, "Step 2", on_map_only=True)
+    ctx.note(f"{country} remains aligned to the {owner} faction", "Step 2", subject=country)
+    colonial_to_delay(ctx, country, "Step 3")
+    if owner == "Axis":
+        capital = ctx.board.capital(country)
+        tag = ctx.param("no_occupation_tag", "no_occupation")
+        spare = [
+            c for c in ctx.state.tagged(tag) if c.location not in ctx.pack.hexes and c.location != "removed"
+        ]
+        if spare and capital:
+            ctx.move(
+                spare[0],
+                capital,
+                ctx.param("no_occupation_step", "Step 4"),
+                subject=country,
+                why="No Occupation marker (14.24)",
+            )
+        else:
+            ctx.note(
+                f"place a No Occupation marker in {country}'s Capital {capital} (14.24)",
+                ctx.param("no_occupation_step", "Step 4"),
+                subject=country,
+            )

@@ -1,0 +1,278 @@
+"""Western and Soviet permanent events that move named counters: 16.3.3 Their Finest Hour,
+16.3.4 Paris Threatened, 16.5.3 Russian Emergency Mobilization (one impl, `crisis_reinforcements`),
+16.3.5 Reduced US Impact, 16.3.6 France Rises, 16.5.5 Russia Rises, 16.3.7 / 16.5.6 Lend-Lease.
+"""
+
+from __future__ import annotations
+
+from rules.engine import EventContext, event_impl
+from rules.events.common import describe_hexes, influence_choice
+from rules.state import (
+    CEDED_LANDS,
+    DELAY,
+    REMOVED,
+    SET_ASIDE,
+    STRATEGIC_WARFARE,
+    conditional_events,
+    force_pool,
+    posture_box,
+)
+
+
+def _axis_unit_in(ctx: EventContext, countries: list[str], dependents_of: list[str]) -> list[str]:
+    found = []
+    for counter in sorted(ctx.state.counters.values(), key=lambda c: c.id):
+        hex_id = counter.location
+        if (
+            hex_id not in ctx.pack.hexes
+            or ctx.board.faction_of(counter) != "Axis"
+            or counter.kind == "ceded_land"
+        ):
+            continue
+        here = ctx.board.political_country(hex_id)
+        home = ctx.board.home_of(here)
+        if here in countries or (home in dependents_of and here != home):
+            found.append(f"{ctx.name(counter.id)} in {hex_id} ({here})")
+    return found
+
+
+@event_impl("crisis_reinforcements")
+def crisis_reinforcements(ctx: EventContext) -> None:
+    """Once per game: Total War, an Axis unit in the listed lands, or a card -> named units to Delay Box."""
+    faction = ctx.param("faction")
+    reasons = []
+    if ctx.state.turn.war_state == "Total War":
+        reasons.append("Total War is in effect")
+    axis = _axis_unit_in(ctx, ctx.param("countries", []), ctx.param("dependents_of", []))
+    if axis:
+        reasons.append("Axis unit " + "; ".join(axis))
+    card = ctx.param("card")
+    if card and card in ctx.state.turn.cards_played:
+        reasons.append(f"card {card} has been played")
+    if not reasons:
+        lands = ", ".join(
+            ctx.param("countries", []) + [f"a {c} Dependent" for c in ctx.param("dependents_of", [])]
+        )
+        ctx.not_due(
+            f"not Total War ({ctx.state.turn.war_state}) and no Axis unit in {lands}"
+            + (f", card {card} not played" if card else "")
+        )
+        return
+    ctx.fire("; ".join(reasons))
+    tag = ctx.param("tag")
+    units = ctx.state.tagged(tag, location=conditional_events(faction))
+    for unit in sorted(units, key=lambda c: c.id):
+        ctx.move(unit, DELAY, "Step 1", why=f"{ctx.spec.title} units")
+    if not units:
+        ctx.note(f"no {tag} counter is in the {faction} Conditional Events Box", "Step 1")
+    country = ctx.param("influence_if_war")
+    if country:
+        posture = ctx.state.country(country).posture
+        if posture == "War":
+            influence_choice(ctx, "influence", "Step 2", ctx.pack.countries, "")
+        else:
+            ctx.note(f"{country}'s Posture is {posture or 'not War'}: no Influence", "Step 2")
+
+
+@event_impl("white_star_hexes")
+def white_star_hexes(ctx: EventContext) -> None:
+    """16.3.5 Reduced US Impact: all three white-star hexes held by Axis ground units, or not."""
+    hexes = ctx.param("hexes") or sorted(h.id for h in ctx.pack.hexes_where(white_star=True))
+    tag = ctx.param("tag", "reduced_us_impact")
+    held = [h for h in hexes if ctx.board.faction_ground_units(h, "Axis")]
+    markers = ctx.state.tagged(tag)
+    in_box = [m for m in markers if m.location == STRATEGIC_WARFARE]
+    if len(held) == len(hexes) and hexes:
+        if in_box:
+            ctx.not_due(
+                f"Axis ground units occupy {describe_hexes(ctx, hexes)}, and the marker is already "
+                "in the Strategic Warfare Box"
+            )
+            return
+        ctx.fire(f"Axis ground units occupy all of {describe_hexes(ctx, hexes)}")
+        usable = [m for m in markers if m.location != REMOVED]
+        if usable:
+            ctx.move(usable[0], STRATEGIC_WARFARE, None)
+        else:
+            ctx.note("place the Reduced US Impact marker in the Strategic Warfare Box")
+        return
+    if in_box:
+        free = [h for h in hexes if h not in held]
+        ctx.fire(f"Axis ground units no longer occupy {describe_hexes(ctx, free)}; the marker is removed")
+        for marker in in_box:
+            ctx.set_aside(marker, None)
+        return
+    ctx.not_due(
+        f"Axis ground units occupy {len(held)} of the three hexes ({describe_hexes(ctx, held)}); "
+        "the marker is not in the Strategic Warfare Box"
+    )
+
+
+def _unguarded_cities(ctx: EventContext, area_ids: list[str], major: str) -> list[str]:
+    out = []
+    for area_id in area_ids:
+        area = ctx.pack.areas[area_id]
+        if not ctx.board.ceded_area_active(area):
+            continue
+        for hex_id in ctx.board.area_hexes(area_id):
+            if not ctx.pack.hex(hex_id).city:
+                continue
+            guards = [
+                c
+                for c in ctx.board.counters_in_hex(hex_id)
+                if c.nationality == major
+                and (c.is_ground or c.kind in ("air", "naval", "support", "detachment", "logistics"))
+            ]
+            if not guards:
+                out.append(hex_id)
+    return out
+
+
+@event_impl("france_rises")
+def france_rises(ctx: EventContext) -> None:
+    """16.3.6: two conditions, each checked separately, in order."""
+    card = ctx.param("ignore_if_axis_card", "22a")
+    if ctx.state.turn.current_cards.get("Axis") == card:
+        ctx.ignore(f"the Axis Current Card is card {card}")
+        return
+    france, major = ctx.param("france", "France"), ctx.param("major", "Germany")
+    area = ctx.param("area", "occupied_france")
+    free = _unguarded_cities(ctx, [area], major)
+    vichy = ctx.state.country(france)
+    if free and "vichy" in vichy.flags and vichy.status == "neutral":
+        ctx.fire(
+            f"Occupied France is a Dependent of {major}; {describe_hexes(ctx, free)} holds no {major} unit, "
+            "Detachment or Logistics marker"
+        )
+        answer = ctx.choose(
+            "activate_vichy", "Western", "Activate Neutral Vichy as a Western Minor Country?", ["yes", "no"]
+        )
+        if answer == "yes":
+            ctx.set_country(
+                france, None, "Vichy activated as a Western Minor Country", faction="Western", status="active"
+            )
+    elif free:
+        ctx.not_due("a City of Occupied France is free of German units, but Vichy is not a Neutral Vichy")
+    else:
+        ctx.not_due(
+            f"Occupied France is not a Dependent of {major}, or every City in it holds a {major} unit"
+        )
+    vichy = ctx.state.country(france)
+    if "vichy" in vichy.flags and vichy.status == "active":
+        markers = [
+            c
+            for c in ctx.state.counters.values()
+            if c.kind == "ceded_land" and c.area == area and c.location == CEDED_LANDS
+        ]
+        if markers:
+            ctx.fire(
+                "Vichy is an Active Minor Country: the Axis Occupied France marker leaves the Ceded Lands Box"
+            )
+            for marker in markers:
+                ctx.move(marker, force_pool("Axis"), None)
+    else:
+        ctx.why("Vichy is not an Active Minor Country")
+
+
+@event_impl("russia_rises")
+def russia_rises(ctx: EventContext) -> None:
+    """16.5.5: two conditions, each checked separately, in order."""
+    card = ctx.param("ignore_if_axis_card", "27b")
+    if ctx.state.turn.current_cards.get("Axis") == card:
+        ctx.ignore(f"the Axis Current Card is card {card}")
+        return
+    russia, major = ctx.param("russia", "Russia"), ctx.param("major", "Germany")
+    marker_name = ctx.param("policy_marker", "Ostland Accord")
+    regions = [a.id for a in ctx.pack.areas.values() if a.kind == "ostland_region"]
+    free = _unguarded_cities(ctx, regions, major)
+    rstate = ctx.state.country(russia)
+    if free and marker_name in rstate.markers:
+        ctx.fire(
+            f"{describe_hexes(ctx, free)}, a City in an Ostland Region (a Dependent of {major}), has no "
+            f"{major} unit, Detachment or Logistics marker"
+        )
+        answer = ctx.choose(
+            "end_accord",
+            "Soviet",
+            f"Remove the {marker_name} marker from {russia}'s Posture Box and change its Posture to War?",
+            ["yes", "no"],
+        )
+        if answer == "yes":
+            for counter in ctx.state.tagged(ctx.param("ostland_tag", "ostland_accord"), posture_box(russia)):
+                ctx.move(counter, SET_ASIDE, None)
+            ctx.set_country(
+                russia,
+                None,
+                "Posture changed to War",
+                posture="War",
+                markers=[m for m in rstate.markers if m != marker_name],
+            )
+    else:
+        ctx.not_due(
+            f"no unguarded City in an Ostland Region that is a Dependent of {major}"
+            if not free
+            else f"no {marker_name} marker in {russia}'s Posture Box"
+        )
+    if ctx.state.country(russia).posture == "War":
+        markers = [
+            c
+            for c in ctx.state.counters.values()
+            if c.kind == "ceded_land" and c.area in regions and c.location == CEDED_LANDS
+        ]
+        if markers:
+            ctx.fire(f"{russia}'s Posture is War: all Axis Ostland Region markers leave the Ceded Lands Box")
+            for marker in sorted(markers, key=lambda c: c.id):
+                ctx.move(marker, force_pool("Axis"), None)
+        else:
+            ctx.why(f"{russia}'s Posture is War but no Ostland Region marker is in the Ceded Lands Box")
+    else:
+        ctx.why(f"{russia}'s Posture is not War")
+
+
+@event_impl("lend_lease")
+def lend_lease(ctx: EventContext) -> None:
+    """16.3.7 (Steps 1-2) and 16.5.6 (Step 2 only): the Western Lend-Lease marker."""
+    faction = ctx.param("faction", "Western")
+    country = ctx.param("country")
+    marker = next(iter(ctx.state.tagged(ctx.param("tag", "lend_lease"))), None)
+    if marker is None:
+        ctx.not_due("the position has no Lend-Lease marker")
+        return
+    if ctx.param("step1", False):
+        if marker.location in (conditional_events("Western"), conditional_events("Soviet")):
+            ctx.fire(f"the Lend-Lease marker is in {marker.location}")
+            answer = ctx.choose(
+                "marker",
+                "Western",
+                "Leave the Lend-Lease marker, place it in the Delay Box, or remove it from the game?",
+                ["leave", "delay", "remove"],
+            )
+            if answer == "delay":
+                ctx.move(marker, DELAY, "Step 1")
+            elif answer == "remove":
+                ctx.remove_from_game(marker, "Step 1")
+        else:
+            ctx.why(
+                f"Step 1: the Lend-Lease marker is in {marker.location}, not an Allied Conditional Events Box"
+            )
+    cstate = ctx.state.country(country)
+    step = "Step 2" if ctx.param("step1", False) else None
+    problems = []
+    if marker.location != conditional_events(faction):
+        problems.append(f"the marker is in {marker.location}, not the {faction} Conditional Events Box")
+    if ctx.param("not_vichy") and "vichy" in cstate.flags:
+        problems.append(f"{country} is Vichy")
+    if cstate.status != "active" or cstate.faction != faction:
+        problems.append(f"{country} is not an active {faction} country")
+    if cstate.posture != "War":
+        problems.append(f"{country}'s Posture is {cstate.posture or 'not War'}")
+    if problems:
+        ctx.not_due("no Lend-Lease roll: " + "; ".join(problems))
+        return
+    ctx.fire(f"the Lend-Lease marker is in the {faction} Conditional Events Box and {country} is at War")
+    ctx.roll(
+        "Lend-Lease",
+        step,
+        f"{faction} may roll on the Lend-Lease Table; steps received are {country} "
+        "steps placed per Placing Replacements (1.3.4)",
+    )

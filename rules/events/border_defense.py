@@ -1,0 +1,199 @@
+"""16.5.4 Border Defense Check: Russian Ceded Land regions must be garrisoned while Russia is friendly
+with Germany; if not, the Axis redeploys Russian steps — never more than necessary, never steps needed
+elsewhere. DS 16.1.3 (Manchukuo Garrison) has the same shape and can reuse `Requirement` / `spare_steps`.
+
+Pack data (`[border_defense.<area>]`): ``requirement = "border_hexes"`` (each listed hex needs ``steps``
+steps) or ``"region_steps"`` (the whole region needs ``steps`` steps).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rules.engine import EventContext, event_impl
+from rules.events.common import breakdown
+from rules.state import Counter
+from vassal_parser.errors import InputError
+
+
+@dataclass
+class Requirement:
+    area: str
+    kind: str  # "border_hexes" | "region_steps"
+    hexes: list[str]  # the hexes that must hold the steps (border hexes, or the whole region)
+    need: int
+    have: dict[str, int] = field(default_factory=dict)  # steps per hex
+
+    @property
+    def deficit(self) -> int:
+        if self.kind == "border_hexes":
+            return sum(max(0, self.need - self.have[h]) for h in self.hexes)
+        return max(0, self.need - sum(self.have.values()))
+
+    def hex_deficit(self, hex_id: str) -> int:
+        return max(0, self.need - self.have[hex_id]) if self.kind == "border_hexes" else self.deficit
+
+    def spare_in(self, hex_id: str) -> int:
+        """Steps that may leave this hex without breaking this requirement."""
+        if self.kind == "border_hexes":
+            return max(0, self.have[hex_id] - self.need)
+        return max(0, sum(self.have.values()) - self.need)
+
+
+def _steps(ctx: EventContext, hex_id: str, nationality: str) -> int:
+    return sum(u.steps for u in ctx.board.ground_units(hex_id) if u.nationality == nationality)
+
+
+def requirements(ctx: EventContext, nationality: str, enemy: str) -> list[Requirement]:
+    out: list[Requirement] = []
+    for area_id, spec in sorted(ctx.pack.border_defense.items()):
+        area = ctx.pack.areas[area_id]
+        if not ctx.board.ceded_area_active(area):
+            ctx.why(
+                f"{area.name}: its Ceded Land marker is not in the Ceded Lands Box — no Border Defense needed"
+            )
+            continue
+        region = ctx.board.area_hexes(area_id)
+        axis = [c for h in region for c in ctx.board.counters_in_hex(h) if ctx.board.faction_of(c) == enemy]
+        if axis:
+            ctx.why(
+                f"{area.name}: {enemy} unit {ctx.name(axis[0].id)} is in the Region: no Border Defense needed"
+            )
+            continue
+        kind = spec.get("requirement", "region_steps")
+        hexes = list(spec.get("hexes", [])) if kind == "border_hexes" else region
+        if kind == "border_hexes" and not hexes:
+            ctx.note(
+                f"{area.name}: the pack does not list its border hexes (user must complete "
+                f"[border_defense.{area_id}].hexes); check it by hand"
+            )
+            continue
+        req = Requirement(
+            area_id, kind, hexes, int(spec.get("steps", 2)), {h: _steps(ctx, h, nationality) for h in hexes}
+        )
+        out.append(req)
+    return out
+
+
+def spare_steps(ctx: EventContext, reqs: list[Requirement], nationality: str) -> dict[str, int]:
+    """Per unit: how many of its steps the Axis may redeploy without weakening any requirement."""
+    spare: dict[str, int] = {}
+    for unit in sorted(ctx.state.counters.values(), key=lambda c: c.id):
+        if unit.nationality != nationality or not unit.is_ground or unit.kind == "fortress":
+            continue
+        if unit.location not in ctx.pack.hexes:
+            continue
+        cap = unit.steps
+        for req in reqs:
+            if unit.location in req.hexes:
+                cap = min(cap, req.spare_in(unit.location))
+        if cap > 0:
+            spare[unit.id] = cap
+    return spare
+
+
+@event_impl("border_defense")
+def border_defense(ctx: EventContext) -> None:
+    russia = ctx.param("russia", "Russia")
+    postures = ctx.param("postures", ["Entente", "Rapallo", "Pact"])
+    posture = ctx.state.country(russia).posture
+    if posture not in postures:
+        ctx.ignore(f"{russia}'s Posture is {posture or 'none'}, not {', '.join(postures)}")
+        return
+    reqs = requirements(ctx, russia, ctx.param("enemy", "Axis"))
+    short = [r for r in reqs if r.deficit > 0]
+    for req in reqs:
+        name = ctx.pack.areas[req.area].name
+        if req.deficit == 0:
+            ctx.why(f"{name}: sufficient Border Defense ({_describe(req)})")
+    if not short:
+        ctx.not_due(f"{russia}'s Posture is {posture}; every Region checked has sufficient Border Defense")
+        return
+    ctx.fire(
+        f"{russia}'s Posture is {posture}; unmet Border Defense: "
+        + "; ".join(
+            f"{ctx.pack.areas[r.area].name} short {r.deficit} step(s) ({_describe(r)})" for r in short
+        )
+    )
+    spare = spare_steps(ctx, reqs, russia)
+    total_deficit = sum(r.deficit for r in short)
+    available = sum(spare.values())
+    if available == 0:
+        ctx.note("the Soviet faction has no Russian steps the Axis may redeploy: no additional penalty")
+        return
+    need = min(total_deficit, available)
+    targets = {h: r for r in short for h in r.hexes if r.hex_deficit(h) > 0 or r.kind == "region_steps"}
+    options = []
+    for unit_id, cap in spare.items():
+        for hex_id, req in targets.items():
+            for k in range(
+                1, min(cap, req.deficit if req.kind == "region_steps" else req.hex_deficit(hex_id)) + 1
+            ):
+                options.append(f"{unit_id}:{k}>{hex_id}")
+    answer = ctx.choose(
+        "redeploy",
+        "Axis",
+        f"Redeploy exactly {need} Russian non-fortress ground step(s) into the short Regions "
+        "(answer a list of 'unit:steps>hex'); never more than necessary, never steps needed "
+        "for Border Defense elsewhere. The Axis may force breakdowns.",
+        options,
+        multiple=True,
+    )
+    _apply(ctx, answer, reqs, spare, need)
+
+
+def _describe(req: Requirement) -> str:
+    if req.kind == "border_hexes":
+        return ", ".join(f"{h}: {req.have[h]}/{req.need}" for h in req.hexes)
+    return f"{sum(req.have.values())}/{req.need} steps in the Region"
+
+
+def _apply(
+    ctx: EventContext, answer: list[str], reqs: list[Requirement], spare: dict[str, int], need: int
+) -> None:
+    taken: dict[str, list[tuple[str, int]]] = {}
+    into: dict[str, int] = {}
+    for item in answer:
+        unit_id, rest = item.split(":", 1)
+        k, hex_id = rest.split(">", 1)
+        taken.setdefault(unit_id, []).append((hex_id, int(k)))
+        into[hex_id] = into.get(hex_id, 0) + int(k)
+    src = ctx.answers_source
+    total = sum(into.values())
+    if total != need:
+        raise InputError(
+            src, f"answer to {ctx.rule}:redeploy moves {total} step(s); exactly {need} are necessary"
+        )
+    for unit_id, moves in taken.items():
+        if sum(k for _, k in moves) > spare[unit_id]:
+            raise InputError(
+                src,
+                f"answer to {ctx.rule}:redeploy takes more than {spare[unit_id]} spare step(s) "
+                f"from {unit_id}",
+            )
+    for req in reqs:
+        if req.kind == "border_hexes":
+            for h in req.hexes:
+                if into.get(h, 0) > req.hex_deficit(h):
+                    raise InputError(
+                        src, f"answer to {ctx.rule}:redeploy puts more steps in {h} than necessary"
+                    )
+        elif sum(into.get(h, 0) for h in req.hexes) > req.deficit:
+            raise InputError(
+                src, f"answer to {ctx.rule}:redeploy puts more steps in {req.area} than necessary"
+            )
+        # Steps leaving a requirement's hexes must not break it (a region shares its spare).
+        leaving = sum(
+            sum(k for _, k in taken.get(c.id, [])) for h in req.hexes for c in ctx.board.ground_units(h)
+        )
+        if req.kind == "region_steps" and req.hexes and leaving > req.spare_in(req.hexes[0]):
+            raise InputError(src, f"answer to {ctx.rule}:redeploy takes steps needed in {req.area}")
+    for unit_id, moves in sorted(taken.items()):
+        unit: Counter = ctx.state.counters[unit_id]
+        moved = sum(k for _, k in moves)
+        if moved == unit.steps and len(moves) == 1:
+            ctx.move(unit, moves[0][0], None, why="Border Defense redeployment by the Axis")
+        else:
+            stay = unit.steps - moved
+            placements = [*moves, *([(unit.location, stay)] if stay else [])]
+            breakdown(ctx, unit, placements, None, subject=unit.nationality)

@@ -1,0 +1,153 @@
+"""16.2.1 Case Yellow (Axis card 22a): once per game, conquest of one selected Allied Minor Country.
+
+Reading (docs/rules-readings.md): the Axis selection is offered only among countries where the condition
+holds — selecting one where it fails would leave the once-per-game event unused, which the engine does
+not need to ask about.
+"""
+
+from __future__ import annotations
+
+from rules.engine import EventContext, event_impl
+from rules.events.common import (
+    describe_hexes,
+    in_play,
+    influence_choice,
+    neighbors_of_hexes,
+)
+from rules.events.conquest import VICHY, conquer_minor, conquest_candidates, is_vichy, place_area_marker
+from rules.events.internment import intern
+from rules.state import CEDED_LANDS, DELAY
+
+
+def _german_supplied(ctx: EventContext, hex_id: str, major: str) -> bool:
+    return any(c.nationality == major and c.supplied for c in ctx.board.ground_units(hex_id))
+
+
+def _qualifies(ctx: EventContext, country: str, major: str) -> tuple[bool, str]:
+    capital = ctx.board.capital(country)
+    cities = ctx.board.cities(country)
+    held = [h for h in cities if _german_supplied(ctx, h, major)]
+    if capital is not None and capital in held:
+        return True, f"supplied {major} ground units occupy its Capital {describe_hexes(ctx, [capital])}"
+    if len(held) >= 3:
+        return (
+            True,
+            f"supplied {major} ground units occupy three or more Cities ({describe_hexes(ctx, held)})",
+        )
+    return False, f"supplied {major} ground units hold {len(held)} City hex(es) and not the Capital"
+
+
+@event_impl("case_yellow")
+def case_yellow(ctx: EventContext) -> None:
+    major = ctx.param("major", "Germany")
+    france = ctx.param("france", "France")
+    qualifying: dict[str, str] = {}
+    for country in conquest_candidates(ctx, "Axis"):
+        if country == france and (is_vichy(ctx, country) or "liberated" in ctx.state.country(country).flags):
+            ctx.why(f"{france} has already been conquered or liberated: Case Yellow cannot apply to it")
+            continue
+        ok, why = _qualifies(ctx, country, major)
+        if ok:
+            qualifying[country] = why
+        else:
+            ctx.why(f"{country}: {why}")
+    if not qualifying:
+        ctx.not_due("no Allied Minor Country the Axis could select meets the condition")
+        return
+    ctx.fire("Axis may select: " + "; ".join(f"{c} ({w})" for c, w in qualifying.items()))
+    country = ctx.choose(
+        "country", "Axis", "Select the Allied Minor Country for Case Yellow.", sorted(qualifying)
+    )
+    ctx.why(f"Axis selected {country}: {qualifying[country]}")
+    if country == france:
+        _case_yellow_france(ctx, france, major)
+        return
+    conquer_minor(ctx, country, "Axis")
+    capital = ctx.board.capital(country)
+    if capital and any(c.nationality == major for c in ctx.board.ground_units(capital)):
+        neighbors = set(ctx.pack.country(country).neighbors) | neighbors_of_hexes(
+            ctx, ctx.board.country_hexes(country)
+        )
+        influence_choice(
+            ctx, "influence", "Step 5", neighbors - {country}, f"sharing a border with {country}"
+        )
+    else:
+        ctx.note(f"no {major} ground unit in the Capital: no Influence", "Step 5")
+
+
+def _case_yellow_france(ctx: EventContext, france: str, major: str) -> None:
+    for counter in in_play(ctx.board.nationals(france)):
+        if counter.kind == "ceded_land":
+            continue
+        if counter.reinforcement != "V":
+            ctx.remove_from_game(counter, "Step 1", subject=france)
+        else:
+            ctx.set_aside(counter, "Step 1", subject=france)
+    for counter in in_play(ctx.state.counters.values()):
+        if counter.colonial_of == france and counter.location != DELAY:
+            ctx.move(counter, DELAY, "Step 2", subject=france, why="British 1-2-2 Fra colonial unit")
+    zone_areas = ctx.param("france_zone_areas", ["alsace_lorraine", "occupied_france"])
+    for area_id in zone_areas:
+        place_area_marker(ctx, area_id, "Step 3")
+    zone = [h for a in zone_areas for h in ctx.board.area_hexes(a)]
+    allied = [
+        c
+        for h in zone
+        for c in ctx.board.counters_in_hex(h)
+        if ctx.board.faction_of(c) in ("Western", "Soviet")
+    ]
+    intern(ctx, allied, "Step 3", "Allied counter in Occupied France / Alsace-Lorraine", rule=ctx.rule)
+    syria = ctx.param("syria", "Syria")
+    for marker in ctx.state.tagged(ctx.param("syria_marker_tag", "syria_dependent"), location=CEDED_LANDS):
+        ctx.remove_from_game(marker, "Step 4", subject=syria)
+    ctx.set_country(
+        syria,
+        "Step 4",
+        "created as a Neutral Country",
+        faction="Neutral",
+        status="neutral",
+        dependent_of=syria,
+    )
+    intern(
+        ctx,
+        [c for c in ctx.board.counters_in_country(syria, dependents=True)],
+        "Step 4",
+        "counter in newly Neutral Syria",
+        rule=ctx.rule,
+    )
+    ctx.set_country(
+        france,
+        "Step 5",
+        "Vichy is created as a Neutral Country (13.8.6)",
+        faction="Neutral",
+        status="neutral",
+        flags=[*ctx.state.country(france).flags, VICHY],
+    )
+    vichy_hexes = ctx.board.country_hexes(france, dependents=True)
+    intern(
+        ctx,
+        [c for h in vichy_hexes for c in ctx.board.counters_in_hex(h) if c.kind != "ceded_land"],
+        "Step 5",
+        "counter in Vichy territory",
+        rule=ctx.rule,
+    )
+    paris = ctx.board.capital(france)
+    if paris and any(c.nationality == major for c in ctx.board.ground_units(paris)):
+        around = neighbors_of_hexes(ctx, zone + vichy_hexes) | set(ctx.pack.country(france).neighbors)
+        options = around | {france}
+        influence_choice(
+            ctx,
+            "influence",
+            "Step 6",
+            options,
+            "sharing a border with Occupied France or Vichy (Vichy itself may be selected)",
+        )
+    else:
+        ctx.note(f"no {major} ground unit in Paris: no Influence", "Step 6")
+    if ctx.state.turn.combined_game:
+        markers = ctx.state.tagged(ctx.param("france_defeated_tag", "france_defeated"))
+        for marker in markers:
+            ctx.move(marker, "ds_strategic_warfare", "Step 7")
+        if not markers:
+            ctx.note("place the France Defeated marker in the DS Strategic Warfare Box", "Step 7")
+        ctx.note("remove all non-F French units in play in DS", "Step 7")

@@ -1,0 +1,240 @@
+"""Steps shared by several events, written once (conquest, liberation, reactivation, Avalanche, DS).
+
+Why shared: 16.1.1, 16.2.1, 16.3.2, 16.4.2 and 16.5.2 all open with the same "remove support units,
+fortress units, ..." Step 1 and "remove all remaining counters" Step 2; the editions differ only in
+the kinds listed, which the pack gives as the event parameter ``step1_remove``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rules.engine import EventContext
+from rules.state import (
+    CEDED_LANDS,
+    DELAY,
+    REMOVED,
+    SET_ASIDE,
+    Counter,
+    conquered_minors,
+    force_pool,
+)
+
+OFF_GAME = frozenset({REMOVED, SET_ASIDE})
+SUPPORT_KINDS = frozenset({"support", "air", "naval"})  # support units (air and naval units are support)
+DEFAULT_STEP1 = ("support", "fortress", "partnership", "war_economy", "convoy")
+
+
+def matches_kind(counter: Counter, kinds: Iterable[str]) -> bool:
+    """Step-1 kinds: "support" covers air/naval units, "partnership" is the (P) flag, else counter.kind."""
+    wanted = set(kinds)
+    if "support" in wanted and counter.kind in SUPPORT_KINDS:
+        return True
+    if "partnership" in wanted and counter.partnership:
+        return True
+    return counter.kind in wanted
+
+
+def in_play(counters: Iterable[Counter]) -> list[Counter]:
+    return sorted((c for c in counters if c.location not in OFF_GAME), key=lambda c: c.id)
+
+
+def remove_step1(ctx: EventContext, country: str, step: str = "Step 1") -> None:
+    """Step 1 of conquest/liberation/Avalanche: the kinds come from the pack (edition difference)."""
+    kinds = ctx.param("step1_remove", DEFAULT_STEP1)
+    for counter in in_play(ctx.board.nationals(country)):
+        if counter.kind != "ceded_land" and matches_kind(counter, kinds):
+            ctx.remove_from_game(counter, step, subject=country)
+
+
+def remaining_to_conquered_box(ctx: EventContext, country: str, faction: str, step: str = "Step 2") -> None:
+    box = conquered_minors(faction)
+    for counter in in_play(ctx.board.nationals(country)):
+        if counter.kind != "ceded_land" and counter.location != box:
+            ctx.move(counter, box, step, subject=country)
+
+
+def remaining_to_pools(
+    ctx: EventContext, country: str, faction: str, step: str = "Step 2", on_map_only: bool = False
+) -> None:
+    """Delay Stripe -> Delay Box; others -> `faction`'s Force Pool."""
+    for counter in in_play(ctx.board.nationals(country)):
+        if counter.kind == "ceded_land" or counter.location in (DELAY, force_pool(faction)):
+            continue
+        if on_map_only and counter.location not in ctx.pack.hexes:
+            continue
+        ctx.return_to_pool(counter, faction, step, subject=country)
+
+
+def colonial_to_delay(ctx: EventContext, country: str, step: str) -> None:
+    """Its British 1-2-2 colonial unit in the Western Conquered Minors Box goes to the Delay Box."""
+    if not ctx.param("colonial_step", True):
+        return
+    box = conquered_minors("Western")
+    found = [c for c in ctx.state.counters.values() if c.colonial_of == country]
+    for counter in sorted(found, key=lambda c: c.id):
+        if counter.location == box:
+            ctx.move(
+                counter, DELAY, step, subject=country, why=f"British colonial unit associated with {country}"
+            )
+        else:
+            ctx.note(
+                f"{ctx.name(counter.id)} is in {counter.location}, not the Western Conquered Minor "
+                "Countries Box: it stays",
+                step,
+                subject=country,
+            )
+
+
+def ceded_markers_to_box(
+    ctx: EventContext, country: str, pool_faction: str, step: str, dependents: bool = False
+) -> list[Counter]:
+    """Ceded Land markers in `pool_faction`'s Force Pool for areas in the country -> Ceded Lands Box."""
+    moved: list[Counter] = []
+    for counter in in_play(ctx.state.counters.values()):
+        if (
+            counter.kind != "ceded_land"
+            or counter.area is None
+            or counter.location != force_pool(pool_faction)
+        ):
+            continue
+        area = ctx.pack.areas[counter.area]
+        within = area.country == country or (dependents and ctx.board.home_of(area.country) == country)
+        if within:
+            ctx.move(counter, CEDED_LANDS, step, subject=country, why=f"{area.name} lies in {area.country}")
+            moved.append(counter)
+    return moved
+
+
+def occupies_all(ctx: EventContext, hexes: list[str], faction: str) -> tuple[bool, list[str], list[str]]:
+    """(all occupied, occupied hexes, unoccupied hexes) by `faction` ground units."""
+    held = [h for h in hexes if ctx.board.faction_ground_units(h, faction)]
+    free = [h for h in hexes if h not in held]
+    return (bool(hexes) and not free, held, free)
+
+
+def partisan_base_hexes(ctx: EventContext, country: str) -> list[str]:
+    return sorted(
+        {
+            c.location
+            for c in ctx.state.counters.values()
+            if c.kind == "partisan_base"
+            and c.location in ctx.pack.hexes
+            and ctx.board.in_country(c.location, country)
+        }
+    )
+
+
+def describe_hexes(ctx: EventContext, hexes: Iterable[str]) -> str:
+    parts = []
+    for h in hexes:
+        name = ctx.pack.hex(h).name
+        parts.append(f"{name} ({h})" if name else h)
+    return ", ".join(parts) or "none"
+
+
+def influence_choice(ctx: EventContext, key: str, step: str, candidates: Iterable[str], why: str) -> None:
+    """Axis may apply Influence (15.19) to a Neutral or Friendly Minor Country among `candidates`."""
+    options = sorted(
+        {
+            c
+            for c in candidates
+            if c in ctx.pack.countries
+            and ctx.pack.country(c).kind == "minor"
+            and ctx.state.country(c).faction in ("Neutral", "Axis")
+            and ctx.state.country(c).status != "conquered"
+        }
+    )
+    if not options:
+        ctx.note(f"Influence (15.19) not possible: no Neutral or Friendly Minor Country {why}", step)
+        return
+    answer = ctx.choose(
+        key,
+        "Axis",
+        f"Apply Influence (15.19) to one Neutral or Friendly Minor Country {why}?",
+        ["none", *options],
+        affects_position=False,
+    )
+    if answer is None:
+        ctx.note("Influence (15.19): waiting for the Axis choice " + f"{ctx.rule}:{key}", step)
+    elif answer != "none":
+        ctx.roll("Influence", step, f"apply Influence (15.19) to {answer}", subject=str(answer))
+
+
+def neighbors_of_hexes(ctx: EventContext, hexes: Iterable[str]) -> set[str]:
+    """Countries sharing a border with a set of hexes, from pack adjacency and `borders` lists."""
+    inside = set(hexes)
+    found: set[str] = set()
+    for h in inside:
+        info = ctx.pack.hex(h)
+        found.update(info.borders)
+        for other in info.adjacent:
+            if other not in inside:
+                found.add(ctx.board.political_country(other))
+    return found
+
+
+def one_step_pool(ctx: EventContext, nationality: str | None, faction: str) -> list[Counter]:
+    """One-step ground units of the nationality available in the Force Pool for breakdowns (2.3.4)."""
+    return sorted(
+        (
+            c
+            for c in ctx.state.counters.values()
+            if c.location == force_pool(faction)
+            and c.nationality == nationality
+            and c.kind == "ground"
+            and c.steps == 1
+        ),
+        key=lambda c: c.id,
+    )
+
+
+def breakdown(
+    ctx: EventContext,
+    counter: Counter,
+    placements: list[tuple[str, int]],
+    step: str | None,
+    rule: str | None = None,
+    subject: str | None = None,
+) -> int:
+    """Break a multi-step unit into one-step units from its Force Pool (2.3.4); returns steps lost.
+
+    `placements` says where the one-step units go ((location, steps) pairs). Steps for which no one-step
+    unit is left in the Force Pool are lost (16.7 Internment Restrictions); the broken-down unit itself goes
+    to the Delay Box if it has a Delay Stripe, else to the Force Pool.
+    """
+    faction = ctx.board.faction_of(counter) or "Axis"
+    pool = one_step_pool(ctx, counter.nationality, faction)
+    origin = counter.location
+    ctx.record(
+        step,
+        "breakdown",
+        f"break down {ctx.name(counter.id)} ({counter.steps} steps) in {origin} into one-step units (2.3.4)",
+        counter,
+        None,
+        subject,
+        rule,
+        steps=counter.steps,
+    )
+    ctx.eliminate(counter, step, subject, rule)
+    lost = 0
+    for location, steps in placements:
+        for _ in range(steps):
+            if pool:
+                unit = pool.pop(0)
+                ctx.move(unit, location, step, subject, "one-step unit from the breakdown", rule)
+            else:
+                lost += 1
+    if lost:
+        ctx.record(
+            step,
+            "lose_steps",
+            f"{lost} step(s) of {ctx.name(counter.id)} are lost: no one-step "
+            f"{counter.nationality} unit left in the Force Pool",
+            counter,
+            None,
+            subject,
+            rule,
+            steps=lost,
+        )
+    return lost

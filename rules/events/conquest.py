@@ -1,0 +1,186 @@
+"""Conquest and its France case: 16.1.1 Allied Minor Country Conquest (France: 16.1.1 France steps).
+
+Edition differences are pack parameters: ``step1_remove`` (TK adds (P) units, War Economy and Convoy
+markers; DS adds port-a-forts), ``colonial_step`` (TK Step 3 only), ``exempt`` (DS Kansu/Kiangsu),
+``france`` (TK: the France/Vichy special case is enabled).
+"""
+
+from __future__ import annotations
+
+from rules.engine import EventContext, event_impl
+from rules.events.common import (
+    ceded_markers_to_box,
+    colonial_to_delay,
+    describe_hexes,
+    in_play,
+    occupies_all,
+    partisan_base_hexes,
+    remaining_to_conquered_box,
+    remove_step1,
+)
+from rules.state import ALLIED_FACTIONS, CEDED_LANDS, DELAY, force_pool
+
+VICHY = "vichy"
+
+
+def is_vichy(ctx: EventContext, country: str) -> bool:
+    return VICHY in ctx.state.country(country).flags
+
+
+def conquer_minor(
+    ctx: EventContext,
+    country: str,
+    conqueror: str = "Axis",
+    steps: tuple[str, str, str, str] = ("Step 1", "Step 2", "Step 3", "Step 4"),
+) -> None:
+    """16.1.1 Steps 1-4 (also 16.2.1 Steps 1-4): the country becomes a Conquered Country of its faction."""
+    owner = ctx.state.country(country).faction
+    ctx.set_country(country, None, f"conquered; remains aligned with the {owner} faction", status="conquered")
+    remove_step1(ctx, country, steps[0])
+    remaining_to_conquered_box(ctx, country, owner, steps[1])
+    if ctx.param("colonial_step", True):
+        colonial_to_delay(ctx, country, steps[2])
+        ceded_markers_to_box(ctx, country, conqueror, steps[3])
+    else:
+        ceded_markers_to_box(ctx, country, conqueror, steps[2])
+
+
+def conquest_candidates(ctx: EventContext, conqueror: str) -> list[str]:
+    exempt = set(ctx.param("exempt", []))
+    out = []
+    for name, info in sorted(ctx.pack.countries.items()):
+        cstate = ctx.state.country(name)
+        if (
+            info.kind == "minor"
+            and cstate.status == "active"
+            and cstate.faction in ALLIED_FACTIONS
+            and name not in exempt
+        ):
+            out.append(name)
+    return out
+
+
+@event_impl("minor_conquest")
+def minor_conquest(ctx: EventContext) -> None:
+    """16.1.1: Axis ground units occupy all City and Partisan Base hexes of an active Allied Minor Country."""
+    conqueror = ctx.param("conqueror", "Axis")
+    france = ctx.param("france")
+    for country in conquest_candidates(ctx, conqueror):
+        if country == france:
+            if is_vichy(ctx, country):
+                ctx.why(f"{country} (Vichy) can never be conquered (16.1.1 Vichy)")
+                continue
+            _france_case(ctx, country, conqueror)
+            continue
+        targets = sorted(set(ctx.board.cities(country)) | set(partisan_base_hexes(ctx, country)))
+        held, occupied, free = occupies_all(ctx, targets, conqueror)
+        if not targets:
+            ctx.not_due(f"{country}: the pack gives it no City hex (complete the pack)")
+            continue
+        if not held:
+            ctx.not_due(f"{country}: {conqueror} ground units do not occupy {describe_hexes(ctx, free)}")
+            continue
+        ctx.fire(
+            f"{country}: {conqueror} ground units occupy every City and Partisan Base hex "
+            f"({describe_hexes(ctx, occupied)}); it is conquered"
+        )
+        conquer_minor(ctx, country, conqueror)
+    if not ctx.entry.why:
+        ctx.not_due("no active Allied Minor Country")
+
+
+def _france_case(ctx: EventContext, france: str, conqueror: str) -> None:
+    """16.1.1 France: all Cities in France occupied -> France fights on as Vichy."""
+    cities = ctx.board.cities(france)
+    held, occupied, free = occupies_all(ctx, cities, conqueror)
+    if not held:
+        ctx.not_due(
+            f"{france}: {conqueror} ground units do not occupy {describe_hexes(ctx, free)} "
+            "(16.1.1 France needs all Cities)"
+        )
+        return
+    owner = ctx.state.country(france).faction
+    ctx.fire(
+        f"{france}: {conqueror} ground units occupy all Cities in France ({describe_hexes(ctx, occupied)}): "
+        "the France case applies, not conquest"
+    )
+    keep_tag = ctx.param("syria_marker_tag", "syria_dependent")
+    for counter in in_play(ctx.board.nationals(france)):
+        if counter.reinforcement != "V" and keep_tag not in counter.tags and counter.kind != "ceded_land":
+            ctx.remove_from_game(counter, "Step 1", subject=france)
+    ctx.set_country(
+        france,
+        "Step 2",
+        f"hereafter Vichy; remains aligned with the {owner} faction",
+        flags=[*ctx.state.country(france).flags, VICHY],
+    )
+    colonial_tag = ctx.param("colonial_infantry_tag", "french_colonial_012")
+    colonials = [c for c in in_play(ctx.board.nationals(france)) if colonial_tag in c.tags]
+    legal = _colonial_hexes(ctx, france, owner)
+    placing = colonials[:3]
+    if placing and legal:
+        count = min(len(placing), len(legal))
+        answer = ctx.choose(
+            "colonial_hexes",
+            owner,
+            f"Place {count} French 0-1-2 colonial infantry unit(s), one per City/Port hex in a "
+            "French Dependent with no enemy unit, Detachment or Logistics marker.",
+            legal,
+            multiple=True,
+        )
+        if len(answer) != count:
+            from vassal_parser.errors import InputError
+
+            raise InputError(
+                ctx.answers_source, f"answer to {ctx.rule}:colonial_hexes must name exactly {count} hexes"
+            )
+        for unit, hex_id in zip(placing, answer, strict=False):
+            ctx.move(unit, hex_id, "Step 2", subject=france)
+        placing = placing[count:]
+    for unit in placing:
+        ctx.move(unit, force_pool(owner), "Step 2", subject=france, why="no legal hex left for it")
+    for counter in in_play(ctx.board.nationals(france)):
+        if (
+            counter.reinforcement == "V"
+            and counter.location != DELAY
+            and colonial_tag not in counter.tags
+            and keep_tag not in counter.tags
+        ):
+            ctx.move(counter, DELAY, "Step 3", subject=france, why="French V counter")
+    for counter in in_play(ctx.state.counters.values()):
+        if counter.colonial_of == france and counter.location != DELAY:
+            ctx.move(counter, DELAY, "Step 4", subject=france, why="British 1-2-2 Fra colonial unit")
+    for area_id in ctx.param("france_case_markers", ["alsace_lorraine"]):
+        place_area_marker(ctx, area_id, "Step 5")
+
+
+def _colonial_hexes(ctx: EventContext, france: str, owner: str) -> list[str]:
+    """City/Port hexes in a French Dependent with no enemy unit, Detachment or Logistics marker."""
+    out = []
+    for hex_id, info in sorted(ctx.pack.hexes.items()):
+        here = ctx.board.political_country(hex_id)
+        if here == france or ctx.board.home_of(here) != france:
+            continue
+        if (info.city or info.port) and not ctx.board.enemy_presence(hex_id, owner):
+            out.append(hex_id)
+    return out
+
+
+def place_area_marker(ctx: EventContext, area_id: str, step: str) -> None:
+    area = ctx.pack.areas[area_id]
+    markers = [
+        c for c in in_play(ctx.state.counters.values()) if c.kind == "ceded_land" and c.area == area_id
+    ]
+    if not markers:
+        ctx.note(
+            f"place the {area.name} Ceded Land marker in the Ceded Lands Box (the position has no such "
+            "counter)",
+            step,
+        )
+        return
+    for marker in markers:
+        if marker.location != CEDED_LANDS:
+            ctx.move(marker, CEDED_LANDS, step, why=f"{area.name} becomes part of {area.ceded_to}")
+
+
+__all__ = ["conquer_minor", "conquest_candidates", "is_vichy"]

@@ -1,0 +1,81 @@
+"""16.3.9 Aid to Nationalist China, 16.5.6 Aid to Communist China; and 16.3.7 Reduced US Impact.
+
+Why here and not C's `lend_lease` (which DS uses for 16.3.10 and 16.5.7): Aid to China counts EVERY
+Aid marker in the box ("once for each Aid to China marker") and has a per-faction own marker for
+Step 1. Reduced US Impact needs "at least three of six" where TK's `white_star_hexes` needs all
+(report: one `needed` parameter on C's impl would let DS drop this copy).
+"""
+
+from __future__ import annotations
+
+from rules.engine import EventContext, event_impl
+from rules.events.ds.common import place_name
+from rules.state import DELAY, REMOVED, SET_ASIDE, STRATEGIC_WARFARE, conditional_events
+
+
+@event_impl("ds_aid")
+def aid(ctx: EventContext) -> None:
+    faction = ctx.phasing
+    own_box = conditional_events(faction)
+    allied_boxes = (conditional_events("Western"), conditional_events("Soviet"))
+    own_tag = ctx.param("own_marker_tag")
+    if own_tag and not ctx.param("no_step1", False):
+        for marker in ctx.state.tagged(own_tag):
+            if marker.location not in allied_boxes:
+                continue
+            ctx.fire(f"Step 1: {ctx.name(marker.id)} is in {marker.location}")
+            answer = ctx.choose("step1", faction, f"{ctx.name(marker.id)}: leave it, place it in the "
+                                "Delay Box, or remove it from the game?", ["leave", "delay", "remove"])
+            if answer == "delay":
+                ctx.move(marker, DELAY, "Step 1")
+            elif answer == "remove":
+                ctx.remove_from_game(marker, "Step 1")
+    country = ctx.param("country")
+    posture = ctx.state.country(country).posture
+    markers = ctx.state.tagged(ctx.param("marker_tag"), location=own_box)
+    if not markers:
+        ctx.not_due(f"Step 2: no {ctx.param('marker_tag')} marker in {own_box}")
+        return
+    if posture != "War":
+        ctx.not_due(f"Step 2: {country}'s Posture is {posture or 'not set'}, not War")
+        return
+    rolls = len(markers)
+    ctx.fire(f"Step 2: {len(markers)} marker(s) in {own_box} and {country} is at War: up to {rolls} roll(s) "
+             f"on the {ctx.param('table')} Table")
+    answer = ctx.choose("roll", faction, f"Roll on the {ctx.param('table')} Table ({rolls} roll(s))?",
+                        ["yes", "no"], affects_position=False)
+    if answer == "yes":
+        for index in range(rolls):
+            ctx.roll(ctx.param("table"), "Step 2", f"roll {index + 1} of {rolls} on the {ctx.param('table')} "
+                     f"Table; steps received are {country} steps placed per Placing Replacements (1.3.4)",
+                     subject=country)
+
+
+@event_impl("ds_reduced_us_impact")
+def reduced_us_impact(ctx: EventContext) -> None:
+    """16.3.7: Axis ground units in at least `needed` of the white-star hexes (DS: three of six)."""
+    hexes = list(ctx.param("hexes"))
+    needed = int(ctx.param("needed", len(hexes)))
+    held = [h for h in hexes if ctx.board.faction_ground_units(h, "Axis")]
+    marker = next(iter(ctx.state.tagged(ctx.param("tag", "reduced_us_impact"))), None)
+    listing = ", ".join(place_name(ctx.pack, h) for h in held) or "none"
+    if marker is None:
+        ctx.not_due("the position has no Reduced US Impact marker")
+        return
+    if len(held) >= needed:
+        if marker.location == STRATEGIC_WARFARE:
+            ctx.not_due(f"Axis ground units occupy {len(held)} of the hexes ({listing}); the marker "
+                        "is already in the Strategic Warfare Box")
+            return
+        ctx.fire(f"Axis ground units occupy {len(held)} of the {len(hexes)} hexes ({listing}), "
+                 f"at least {needed}")
+        ctx.move(marker, STRATEGIC_WARFARE, None)
+        return
+    if marker.location == STRATEGIC_WARFARE:
+        ctx.fire(f"Axis ground units occupy only {len(held)} of the hexes ({listing}), fewer than {needed}: "
+                 "remove the marker and set it aside")
+        ctx.set_aside(marker, None)
+        return
+    where = "set aside" if marker.location in (SET_ASIDE, REMOVED) else marker.location
+    ctx.not_due(f"Axis ground units occupy {len(held)} of the hexes ({listing}), fewer than {needed}; the "
+                f"marker is {where}")

@@ -1,0 +1,138 @@
+"""16.1.3 Manchukuo Garrison Check (Dai Senso! only).
+
+Why the Soviet faction's choice is asked per hex and validated: the text lets the Soviet faction pick
+the Japanese steps, but never more than necessary and never steps "necessary to fulfill a Garrison
+Check elsewhere"; the legal options are enumerated so an answers file cannot break either limit.
+"""
+
+from __future__ import annotations
+
+from rules.board import Board
+from rules.engine import EventContext, event_impl
+from rules.events.common import breakdown
+from rules.events.ds.common import (
+    JAPAN,
+    borders_country,
+    is_soviet_country,
+    japanese_dependents,
+    place_name,
+)
+from rules.state import Counter
+from vassal_parser.errors import InputError
+
+NON_FORTRESS = frozenset({"ground", "hq"})
+
+
+def _japanese_steps(board: Board, hex_id: str) -> int:
+    return sum(c.steps for c in board.ground_units(hex_id) if c.nationality == JAPAN)
+
+
+def border_hexes(ctx: EventContext) -> tuple[dict[str, list[str]], list[str]]:
+    """The Japanese Dependents sharing a border with a Soviet Country, and their road/rail hexes
+    that share that border (16.1.3 Border Defense Requirements)."""
+    board = ctx.board
+
+    def soviet(country: str) -> bool:
+        return is_soviet_country(ctx.state, ctx.pack, country)
+
+    checked: dict[str, list[str]] = {}
+    required: list[str] = []
+    for dependent, hexes in sorted(japanese_dependents(board).items()):
+        bordering = [h for h in hexes if borders_country(board, h, soviet)]
+        if not bordering:
+            continue
+        checked[dependent] = hexes
+        required.extend(h for h in bordering if ctx.pack.hex(h).road or ctx.pack.hex(h).rail)
+    return checked, sorted(required)
+
+
+def _donors(ctx: EventContext, required: list[str], need: int) -> dict[str, int]:
+    """Japanese non-fortress ground units that may be redeployed -> steps each may give.
+
+    A unit in a border hex may give only that hex's surplus over the requirement (16.1.3: never
+    steps necessary for a Garrison Check elsewhere)."""
+    board = ctx.board
+    donors: dict[str, int] = {}
+    for counter in ctx.state.counters.values():
+        if counter.nationality != JAPAN or counter.kind not in NON_FORTRESS:
+            continue
+        if counter.location not in ctx.pack.hexes:
+            continue
+        if counter.location in required:
+            surplus = _japanese_steps(board, counter.location) - need
+            if surplus > 0:
+                donors[counter.id] = min(counter.steps, surplus)
+        else:
+            donors[counter.id] = counter.steps
+    return donors
+
+
+def _validate(ctx: EventContext, chosen: list[str], donors: dict[str, int], deficit: int, key: str) -> None:
+    total = sum(donors[c] for c in chosen)
+    available = sum(donors.values())
+    if total < min(deficit, available):
+        raise InputError(ctx.answers_source, f"answer to {ctx.rule}:{key} gives {total} step(s); "
+                         f"{min(deficit, available)} are needed (16.1.3)")
+    for unit in chosen:
+        if total - donors[unit] >= deficit:
+            raise InputError(ctx.answers_source, f"answer to {ctx.rule}:{key} redeploys more steps than "
+                             f"necessary: {unit} is not needed (16.1.3)")
+
+
+@event_impl("ds_garrison_check")
+def manchukuo_garrison_check(ctx: EventContext) -> None:
+    need = int(ctx.param("steps", 2))
+    posture = ctx.state.country("Russia").posture
+    if posture != "Neutrality":
+        ctx.not_due(f"Russia's Posture is {posture or 'not set'}, not Neutrality: ignore this event")
+        return
+    board = ctx.board
+    checked, required = border_hexes(ctx)
+    if not checked:
+        ctx.not_due("no Japanese Dependent shares a border with a Soviet Country")
+        return
+    for dependent, hexes in checked.items():
+        allied = [c for h in hexes for c in board.ground_units(h)
+                  if board.faction_of(c) in ("Western", "Soviet")]
+        if allied:
+            ctx.not_due(f"Exception: Allied ground unit {allied[0].id} is in {dependent} "
+                        f"({allied[0].location}): requirements lifted for all Japanese Dependents")
+            return
+    short = {h: need - _japanese_steps(board, h) for h in required if _japanese_steps(board, h) < need}
+    listing = ", ".join(f"{place_name(ctx.pack, h)} {_japanese_steps(board, h)}" for h in required)
+    if not short:
+        ctx.not_due(f"Border Defense met in {', '.join(checked)}: Japanese steps per border road/rail hex: "
+                    f"{listing or 'none listed'}")
+        return
+    ctx.fire(f"Russia is Neutral and border road/rail hex(es) "
+             f"{', '.join(place_name(ctx.pack, h) for h in short)} hold fewer than {need} Japanese steps "
+             f"(checked: {', '.join(checked)})")
+    for hex_id, _ in sorted(short.items()):
+        deficit = need - _japanese_steps(board, hex_id)
+        donors = _donors(ctx, required, need)
+        donors = {u: s for u, s in donors.items() if ctx.state.counters[u].location != hex_id}
+        key = f"fill:{hex_id}"
+        if not donors:
+            ctx.note(f"no Japanese non-fortress step can be redeployed to {place_name(ctx.pack, hex_id)}",
+                     "Unmet Border Defense Requirements", subject=hex_id)
+            continue
+        labels = {u: f"{ctx.name(u)} in {ctx.state.counters[u].location}, may give {s} step(s)"
+                  for u, s in donors.items()}
+        chosen = ctx.choose(key, "Soviet", f"Choose the Japanese non-fortress unit(s) to redeploy to "
+                            f"{place_name(ctx.pack, hex_id)} ({deficit} step(s) short); a unit giving only "
+                            f"part of its steps breaks down.", sorted(donors), labels, multiple=True)
+        _validate(ctx, chosen, donors, deficit, key)
+        remaining = deficit
+        for unit_id in chosen:
+            unit: Counter = ctx.state.counters[unit_id]
+            take = min(donors[unit_id], remaining)
+            if take == unit.steps:
+                ctx.move(unit, hex_id, "Unmet Border Defense Requirements", hex_id,
+                         why="redeployed by the Soviet faction")
+                remaining -= take
+            else:
+                # 16.1.3: "may force the Axis faction to break down any units it wishes" (2.3.4).
+                lost = breakdown(ctx, unit, [(hex_id, take), (unit.location, unit.steps - take)],
+                                 "Unmet Border Defense Requirements", subject=hex_id)
+                # the border hex is filled first, so lost steps come off those left behind first
+                remaining -= take - max(0, lost - (unit.steps - take))

@@ -1,0 +1,82 @@
+"""16.7 in Dai Senso!: the Pacific conditions added to the shared internment check.
+
+Why composition: C's `internment` implementation (rules/events/internment.py) already covers Neutral
+Countries, Policy Affected Countries, Minor/multi-national units in the major power or its Dependents
+(pack param `major = "Japan"`) and Partisan Bases. DS adds two conditions whose facts are dynamic:
+Kwantung units outside a Japanese Dependent, and Allied counters in a Japanese Dependent created by
+Forced Settlement (16.2.5) or a Surrender (16.4.1-16.4.3, 16.6.1, 16.6.2) -- a marker the DS events tag
+when they place it. These are interned first, then the shared check runs unchanged.
+"""
+
+from __future__ import annotations
+
+from rules.engine import EventContext, event_impl
+from rules.events.ds.common import (
+    SETTLEMENT_DEPENDENT_TAG,
+    is_japanese_dependent,
+    reading,
+)
+from rules.events.internment import InternmentCase, intern, internment_check
+from rules.state import CEDED_LANDS
+
+KWANTUNG_TAG = "kwantung"
+CHINA_AND_RUSSIA = ("Russia", "Communist China", "Nationalist China")
+
+
+def policy_affected(ctx: EventContext, country: str) -> bool:
+    return bool(ctx.state.country(country).markers)
+
+
+def kwantung_cases(ctx: EventContext) -> list[InternmentCase]:
+    """Axis Kwantung units outside a Japanese Dependent (16.7, fifth Axis condition)."""
+    not_pac = [c for c in CHINA_AND_RUSSIA if not policy_affected(ctx, c)]
+    if reading(ctx.pack, "kwantung_trigger") == "all_not_pac":
+        triggered = len(not_pac) == len(CHINA_AND_RUSSIA)
+    else:
+        triggered = bool(not_pac)
+    if not triggered:
+        return []
+    board = ctx.board
+    cases = []
+    for counter in sorted(ctx.state.tagged(KWANTUNG_TAG), key=lambda c: c.id):
+        if counter.location in ctx.pack.hexes and not is_japanese_dependent(board, counter.location):
+            cases.append(InternmentCase(counter, f"Kwantung unit outside a Japanese Dependent while "
+                                        f"{', '.join(not_pac)} {'is' if len(not_pac) == 1 else 'are'} not "
+                                        "Policy Affected"))
+    return cases
+
+
+def settlement_dependent_cases(ctx: EventContext) -> list[InternmentCase]:
+    """Allied counters in a Japanese Dependent created by 16.2.5 or a Surrender (16.7, Allied 3rd case)."""
+    created = {m.area for m in ctx.state.tagged(SETTLEMENT_DEPENDENT_TAG, location=CEDED_LANDS) if m.area}
+    if not created:
+        return []
+    board = ctx.board
+    cases = []
+    for counter in sorted(ctx.state.counters.values(), key=lambda c: c.id):
+        hex_id = counter.location
+        if hex_id not in ctx.pack.hexes or counter.kind == "ceded_land":
+            continue
+        if board.faction_of(counter) not in ("Western", "Soviet"):
+            continue
+        area = ctx.pack.hex(hex_id).area
+        if area in created:
+            cases.append(InternmentCase(counter, f"{hex_id} is in {ctx.pack.areas[area].name}, a Japanese "
+                                        "Dependent created by Forced Settlement or a Surrender"))
+    return cases
+
+
+def pacific_cases(ctx: EventContext) -> list[InternmentCase]:
+    return kwantung_cases(ctx) + settlement_dependent_cases(ctx)
+
+
+@event_impl("ds_internment")
+def ds_internment(ctx: EventContext) -> None:
+    """16.1.6 / 16.3.11 / 16.5.8: the DS conditions of 16.7, then the shared ones."""
+    cases = pacific_cases(ctx)
+    if cases:
+        ctx.fire(f"{len(cases)} counter(s) must be interned (16.7, Pacific conditions): "
+                 + "; ".join(f"{ctx.name(c.counter.id)} — {c.reason}" for c in cases))
+        for case in cases:
+            intern(ctx, [case.counter], None, case.reason)
+    internment_check(ctx)

@@ -1,0 +1,97 @@
+"""16.3.8 The West Rises and 16.5.5 The East Rises: a surrendered Allied Country goes back to war
+when Japan leaves a City of a Dependent it gained ungarrisoned.
+
+Why data-driven steps: the two events are the same two bullets applied to different Dependent
+markers, Posture boxes and Current Cards; the pack lists them per Step (rules/packs/ds/events.toml).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.board import PRESENCE_KINDS
+from rules.engine import EventContext, event_impl
+from rules.events.ds.common import JAPAN, marker_in_ceded_lands, place_name, reading
+from rules.state import CEDED_LANDS, force_pool
+
+SURRENDER_MARKERS = ("Surrender", "Surrender Policy")
+
+
+def _ignored_by_card(ctx: EventContext, step: dict[str, Any]) -> str | None:
+    for faction, card in step.get("ignore_if_cards", {}).items():
+        if ctx.state.turn.current_cards.get(faction) == card:
+            title = ctx.pack.cards[card].title if card in ctx.pack.cards else card
+            return f"the {faction} Current Card is card {card} {title}"
+    return None
+
+
+def _areas(ctx: EventContext, step: dict[str, Any]) -> list[str]:
+    areas = list(step["areas"])
+    for key, value, extra in step.get("reading_areas", []):
+        if reading(ctx.pack, key) == value:
+            areas.extend(extra)
+    return [a for a in areas if a in ctx.pack.areas]
+
+
+def _ungarrisoned_city(ctx: EventContext, area_id: str) -> str | None:
+    """A City of the area with no Japanese unit, Detachment or Logistics marker."""
+    board = ctx.board
+    for hex_id in board.area_hexes(area_id):
+        if not ctx.pack.hex(hex_id).city:
+            continue
+        japanese = [c for c in board.counters_in_hex(hex_id)
+                    if c.nationality == JAPAN and c.kind in PRESENCE_KINDS]
+        if not japanese:
+            return hex_id
+    return None
+
+
+def _rises_step(ctx: EventContext, label: str, step: dict[str, Any]) -> None:
+    ignored = _ignored_by_card(ctx, step)
+    if ignored:
+        ctx.why(f"{label} ignored: {ignored}")
+        return
+    country = step["country"]
+    areas = _areas(ctx, step)
+    # First bullet: the surrendered Country may go back to War.
+    for area_id in areas:
+        if not marker_in_ceded_lands(ctx.state, area_id):
+            continue
+        city = _ungarrisoned_city(ctx, area_id)
+        if city is None:
+            continue
+        cstate = ctx.state.country(country)
+        surrender = [m for m in cstate.markers if m in SURRENDER_MARKERS]
+        ctx.fire(f"{label}: {ctx.pack.areas[area_id].name} is a Japanese Dependent and its City "
+                 f"{place_name(ctx.pack, city)} holds no Japanese unit, Detachment or Logistics marker")
+        answer = ctx.choose(f"{label.lower().replace(' ', '')}:war", step["decider"],
+                            f"Remove the Surrender marker from {country}'s Posture Box and change "
+                            "its Posture to War?", ["yes", "no"])
+        if answer == "yes":
+            ctx.set_country(country, label, "Surrender marker removed; Posture is War",
+                            markers=[m for m in cstate.markers if m not in surrender], posture="War")
+        break
+    # Second bullet: at War, the Japanese Dependent markers go.
+    posture = ctx.state.country(country).posture
+    if posture != "War":
+        ctx.why(f"{label}: {country}'s Posture is {posture or 'not set'}, not War")
+        return
+    present = [c for c in ctx.state.counters.values()
+               if c.kind == "ceded_land" and c.area in areas and c.location == CEDED_LANDS]
+    if not present:
+        ctx.why(f"{label}: {country} is at War; no Japanese Dependent marker of its to remove")
+        return
+    ctx.fire(f"{label}: {country}'s Posture is War")
+    for marker in sorted(present, key=lambda c: c.id):
+        faction = ctx.pack.areas[marker.area].marker_faction or "Axis"
+        ctx.move(marker, force_pool(faction), label, subject=country,
+                 why="removed from the Ceded Lands Box; the area returns to its original Country")
+
+
+@event_impl("ds_rises")
+def rises(ctx: EventContext) -> None:
+    """Perform the pack's Steps in order; each Step's bullets are checked separately (16.3.8/16.5.5)."""
+    for index, step in enumerate(ctx.param("steps", []), start=1):
+        _rises_step(ctx, f"Step {index}", step)
+    if not ctx.fired:
+        ctx.not_due("no Step's conditions hold")

@@ -1,0 +1,187 @@
+"""16.2.5 Forced Settlement and 16.2.6 Japanese Concessions (Axis Settlement cards).
+
+Why separate from settlements.py: these two decide WHICH Countries are affected (the Settlement
+Affected Countries, SACs: the one named on the card plus its faction's Minor Countries) and, for
+16.2.5, how hard the settlement is (one or two, or three or more, Allied Strategic Hexes under Axis
+Control). The Step helpers are shared with the Surrenders.
+"""
+
+from __future__ import annotations
+
+from rules.engine import EventContext, event_impl
+from rules.events.common import influence_choice
+from rules.events.ds.common import JAPAN, place_name, reading
+from rules.events.ds.settlements import (
+    cede_listed,
+    influence_candidates,
+    intern_matching,
+    one_year_ahead,
+    pick_one,
+    place_dependent_marker,
+    return_ceded,
+    surrender_policy,
+    western_minors,
+)
+from rules.state import DELAY
+
+ALLIED = ("Western", "Soviet")
+TRUCE_MARKERS = ["Reassess Policy", "Armistice", "Negotiation"]
+EXPANSION = {  # named SAC -> (faction of the added Countries, Chinese?)
+    "US": ("Western", False),
+    "Russia": ("Soviet", False),
+    "Nationalist China": ("Western", True),
+    "Communist China": ("Soviet", True),
+}
+
+
+def settlement_affected(ctx: EventContext, named: str, with_conquered: bool,
+                        non_chinese_only: bool) -> list[str]:
+    """The SACs: the named Country and the Countries its SAC expansion sentence adds."""
+    sacs = [named]
+    if named in EXPANSION:
+        faction, chinese = EXPANSION[named]
+        statuses = ("active", "conquered") if with_conquered else ("active",)
+        wanted: bool | None = True if chinese else (False if non_chinese_only else None)
+        sacs += [c for c in western_minors(ctx, statuses, chinese=wanted, faction=faction) if c != named]
+    return sacs
+
+
+def axis_controls(ctx: EventContext, hex_id: str) -> bool:
+    """Axis Control: an Axis ground unit in the hex, or a marker tagged `axis_control` (docs/ds-notes.md)."""
+    board = ctx.board
+    return bool(board.faction_ground_units(hex_id, "Axis")) or \
+        any("axis_control" in c.tags for c in board.counters_in_hex(hex_id))
+
+
+def _in_sacs(ctx: EventContext, sacs: list[str]):
+    board = ctx.board
+
+    def inside(hex_id: str) -> str | None:
+        home = board.home_of(board.political_country(hex_id))
+        return home if home in sacs else None
+
+    return inside
+
+
+def _government_to_delay(ctx: EventContext, step: str) -> None:
+    for marker in ctx.state.tagged("japanese_government"):
+        if marker.location == f"holding:{marker.id}":
+            ctx.move(marker, DELAY, step, why="the Japanese Government marker was in its Holding Box")
+            return
+    ctx.note("the Japanese Government marker is not in its Holding Box: it stays", step)
+
+
+def _listed_for(ctx: EventContext, sacs: list[str], named: str) -> list[list[str]]:
+    """Step 4: only the hexes listed under the SAC; Chinese entries only if their Country is an SAC."""
+    lists = ctx.param("listed", {})
+    pairs = list(lists.get(named, []))
+    for token, area_id in lists.get("Chinese", []):
+        area = ctx.pack.areas[area_id]
+        owner = area.country if area.ceded_to == JAPAN else area.ceded_to
+        if named in ("Nationalist China", "Communist China") and owner in sacs:
+            pairs.append([token, area_id])
+        elif named in ("Nationalist China", "Communist China"):
+            ctx.why(f"Step 4: {area.name} not checked: {owner} is not an SAC")
+    islands = set(ctx.param("mandate_islands", []))
+    choice = reading(ctx.pack, "concessions_mandates") if islands else "both"
+    if (choice == "us_only" and named == "Britain") or (choice == "britain_only" and named == "US"):
+        pairs = [p for p in pairs if p[0] not in islands]
+    return pairs
+
+
+@event_impl("ds_forced_settlement")
+def forced_settlement(ctx: EventContext) -> None:
+    """16.2.5 Forced Settlement, Steps by the number of Allied Strategic Hexes under Axis Control."""
+    card = ctx.state.turn.current_cards.get("Axis")
+    named = ctx.param("sac_by_card", {}).get(card)
+    if named is None:
+        ctx.not_due(f"the Axis Current Card ({card}) names no Settlement Affected Country")
+        return
+    sacs = settlement_affected(ctx, named, with_conquered=True, non_chinese_only=True)
+    inside = _in_sacs(ctx, sacs)
+    strategic = sorted(h for h, info in ctx.pack.hexes.items() if info.strategic and inside(h))
+    held = [h for h in strategic if axis_controls(ctx, h)]
+    listing = ", ".join(place_name(ctx.pack, h) for h in held) or "none"
+    if not held:
+        ctx.not_due(f"SACs {', '.join(sacs)}: no Allied Strategic Hex under Axis Control "
+                    f"(Strategic Hexes known to the pack: {len(strategic)})")
+        return
+    ctx.fire(f"SACs {', '.join(sacs)}; Allied Strategic Hexes under Axis Control: {listing} ({len(held)})")
+    if len(held) <= 2:
+        truce = ctx.choose("truce", "Axis", f"Step 1: which Truce marker goes in {named}'s Posture Box?",
+                           TRUCE_MARKERS)
+        markers = ctx.state.country(named).markers
+        ctx.set_country(named, "Step 1", f"{truce} Truce marker placed in its Posture Box",
+                        markers=[*markers, str(truce)])
+        _government_to_delay(ctx, "Step 2")
+        return
+    surrender_policy(ctx, [named], ctx.param("enforced_peace_tags", {}).get(named))
+    _government_to_delay(ctx, "Step 2")
+    returned = [a for a, info in ctx.pack.areas.items() if info.ceded_to in sacs]
+    return_ceded(ctx, returned, "Step 3")
+    ctx.note("if Mongolia (or Tannu Tuva, errata mongolia_tannu_tuva) is re-created, it becomes an Axis "
+             "Minor Country and its units go to the Axis Force Pool", "Step 3")
+    created = cede_listed(ctx, _listed_for(ctx, sacs, named), {JAPAN}, "Step 4")
+    for country, area_id in ctx.param("step5", {}).items():
+        china = "Communist China" if country == "Kansu" else "Nationalist China"
+        if named != china:
+            continue
+        cities = ctx.board.cities(country)
+        if cities and all(axis_controls(ctx, h) for h in cities):
+            place_dependent_marker(ctx, area_id, "Step 5")
+            created.append(area_id)
+        else:
+            ctx.why(f"Step 5: the Axis does not control all Cities in {country} "
+                    f"({len(cities)} known to the pack)")
+    board = ctx.board
+    conquered = {c for c in sacs if ctx.state.country(c).status == "conquered"}
+
+    def active_sac(hex_id: str) -> bool:
+        owner = inside(hex_id)
+        return owner is not None and owner not in conquered
+
+    intern_matching(ctx, "Step 6", "Axis counter in an active SAC or its Dependents",
+                    lambda c, h: board.faction_of(c) == "Axis" and active_sac(h))
+    intern_matching(ctx, "Step 7", "SAC counter outside its Home Country or Dependents",
+                    lambda c, h: c.nationality in sacs and inside(h) != c.nationality)
+    intern_matching(ctx, "Step 8", "non-SAC Allied counter inside an SAC or its Dependents",
+                    lambda c, h: board.faction_of(c) in ALLIED and c.nationality not in sacs and
+                    inside(h) is not None)
+    influence_choice(ctx, "influence", "Step 9", influence_candidates(ctx), "(15.19)")
+
+
+@event_impl("ds_japanese_concessions")
+def japanese_concessions(ctx: EventContext) -> None:
+    """16.2.6 Japanese Concessions: Japan cedes Regions or Dependents to the SAC."""
+    card = ctx.state.turn.current_cards.get("Axis")
+    named = ctx.param("sac_by_card", {}).get(card)
+    if named is None:
+        ctx.not_due(f"the Axis Current Card ({card}) names no Settlement Affected Country")
+        return
+    wording = reading(ctx.pack, "sac_expansion")
+    sacs = settlement_affected(ctx, named, with_conquered=wording == "same_as_16_2_5",
+                               non_chinese_only=wording == "same_as_16_2_5")
+    ctx.fire(f"Japanese Concessions to {', '.join(sacs)} (once per game)")
+    surrender_policy(ctx, [named], ctx.param("enforced_peace_tags", {}).get(named))
+    government = ctx.state.tagged("japanese_government")
+    box = f"turn_track:{one_year_ahead(ctx.state.turn.date)}"
+    for marker in government:
+        ctx.move(marker, box, "Step 2", why="one year ahead, even if not in its Holding Box")
+    if not government:
+        ctx.note(f"place the Japanese Government marker on the Turn Track ({box})", "Step 2")
+    japanese = [a for a, info in ctx.pack.areas.items() if info.ceded_to == JAPAN]
+    return_ceded(ctx, japanese, "Step 3")
+    pairs = _listed_for(ctx, sacs, named)
+    # Allied gains are no Japanese Dependents: their markers are not tagged for 16.7.
+    placed = cede_listed(ctx, pairs, set(sacs), "Step 4", settlement=False)
+    if not placed and pairs:
+        pick_one(ctx, pairs, "Step 5", "Axis", must=True, settlement=False)
+    inside = _in_sacs(ctx, sacs)
+    board = ctx.board
+    intern_matching(ctx, "Step 6", "Axis counter in the SAC",
+                    lambda c, h: board.faction_of(c) == "Axis" and inside(h) is not None)
+    intern_matching(ctx, "Step 7", "SAC counter outside its Home Country or Dependents",
+                    lambda c, h: c.nationality in sacs and inside(h) is None)
+    intern_matching(ctx, "Step 8", "non-SAC Allied counter inside the SAC or its Dependents",
+                    lambda c, h: board.faction_of(c) in ALLIED and c.nationality not in sacs and
+                    inside(h) is not None)

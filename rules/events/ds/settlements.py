@@ -1,0 +1,280 @@
+"""The Pacific peace treaties: 16.4.1 British, 16.4.3 US and 16.6.2 Russian Surrender, 16.4.2 and
+16.6.1 Chinese Surrenders (16.2.5 Forced Settlement and 16.2.6 Japanese Concessions: settlement.py).
+
+Why one module of small Step helpers: every treaty is the same sentences in a different order --
+Surrender Policy + Enforced Peace, Ceded Land markers returned, "supplied Japanese ground unit in the
+hex listed below" Dependents, an optional pick, then internment inside/outside the SAC's lands -- with
+the hex lists and Countries in the pack (rules/packs/ds/events.toml).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from rules.board import PRESENCE_KINDS
+from rules.engine import EventContext, event_impl
+from rules.events.common import in_play, influence_choice
+from rules.events.ds.common import (
+    JAPAN,
+    SETTLEMENT_DEPENDENT_TAG,
+    marker_for,
+    place_name,
+    reading,
+)
+from rules.events.internment import intern
+from rules.state import CEDED_LANDS, REMOVED, Counter, conquered_minors, force_pool
+
+ALLIED = ("Western", "Soviet")
+
+
+def influence_candidates(ctx: EventContext) -> list[str]:
+    """Countries Influence (15.19) may name: Dependents are not Countries of their own."""
+    return [name for name, info in ctx.pack.countries.items() if not info.dependent_of]
+
+
+def one_year_ahead(date: str) -> str:
+    """'Jul-Aug 1940' -> 'Jul-Aug 1941' (16.2.5 Step 1 example)."""
+    if re.search(r"\d{4}", date):
+        return re.sub(r"\d{4}", lambda m: str(int(m.group()) + 1), date, count=1)
+    return f"{date or 'this turn'} +1 year"
+
+
+def resolve_hex(ctx: EventContext, token: str) -> str | None:
+    """A hex id, or "@<errata key>" for a place the text prints two ways (errata.toml); None when the
+    reading says the hex is unknown and the players must be asked."""
+    if not token.startswith("@"):
+        return token
+    key = token[1:]
+    chosen = reading(ctx.pack, key)
+    printed = ctx.param("printed", {}).get(key)
+    if chosen == "ask":
+        return None
+    if chosen in ("as_printed", "both") and printed:
+        return str(printed)
+    return chosen if chosen in ctx.pack.hexes else str(printed)
+
+
+def surrender_policy(ctx: EventContext, countries: list[str], peace_tag: str | None, step: str = "Step 1",
+                     marker: str = "Surrender") -> None:
+    """Place a Surrender Policy marker in the Posture Box(es); the Enforced Peace marker one year ahead."""
+    for country in countries:
+        markers = ctx.state.country(country).markers
+        ctx.set_country(country, step, f"{marker} Policy marker placed in its Posture Box",
+                        markers=[*markers, marker] if marker not in markers else list(markers))
+    if peace_tag is None:
+        return
+    box = f"turn_track:{one_year_ahead(ctx.state.turn.date)}"
+    found = [c for c in ctx.state.tagged(peace_tag) if c.location not in (REMOVED,)]
+    for counter in found:
+        ctx.move(counter, box, step, why="Enforced Peace marker one year ahead")
+    if not found:
+        ctx.note(f"place the {peace_tag} marker on the Turn Track one year ahead ({box})", step)
+
+
+def return_ceded(ctx: EventContext, area_ids: list[str], step: str) -> None:
+    """Remove these Ceded Land markers from the Ceded Lands Box: the areas go back to their owners."""
+    for counter in in_play(ctx.state.counters.values()):
+        if counter.kind == "ceded_land" and counter.area in area_ids and counter.location == CEDED_LANDS:
+            faction = ctx.pack.areas[counter.area].marker_faction or "Axis"
+            ctx.move(counter, force_pool(faction), step, why=f"{ctx.pack.areas[counter.area].name} returned")
+
+
+def place_dependent_marker(ctx: EventContext, area_id: str, step: str, settlement: bool = True) -> bool:
+    """Put the area's marker in the Ceded Lands Box (tagged when a settlement creates it, for 16.7)."""
+    marker = marker_for(ctx.state, area_id)
+    area = ctx.pack.areas[area_id]
+    if marker is None:
+        ctx.note(f"place the {area.name} marker in the Ceded Lands Box (the position has no such "
+                 "counter)", step)
+        return True
+    if marker.location != CEDED_LANDS:
+        ctx.move(marker, CEDED_LANDS, step, why=f"{area.name} becomes a {area.ceded_to} Dependent")
+    if settlement and SETTLEMENT_DEPENDENT_TAG not in marker.tags:
+        marker.tags.append(SETTLEMENT_DEPENDENT_TAG)
+    return True
+
+
+def supplied_unit_of(ctx: EventContext, hex_id: str, nationalities: set[str]) -> Counter | None:
+    return next((u for u in ctx.board.ground_units(hex_id) if u.nationality in nationalities and u.supplied),
+                None)
+
+
+def cede_listed(ctx: EventContext, pairs: list[list[str]], nationalities: set[str], step: str,
+                settlement: bool = True) -> list[str]:
+    """'If there is a supplied <nationality> ground unit in the hex listed below, the associated Region
+    or Dependent becomes ...': returns the areas placed."""
+    placed = []
+    for token, area_id in pairs:
+        hex_id = resolve_hex(ctx, token)
+        if hex_id is None:
+            name = ctx.pack.areas[area_id].name
+            answer = ctx.choose(f"unit_in:{area_id}", "Axis", f"{step}: is there a supplied "
+                                f"{'/'.join(sorted(nationalities))} ground unit in the town deciding {name}? "
+                                f"(its hex id is doubtful: errata {token[1:]})", ["yes", "no"])
+            if answer == "yes":
+                place_dependent_marker(ctx, area_id, step, settlement)
+                placed.append(area_id)
+            continue
+        unit = supplied_unit_of(ctx, hex_id, nationalities)
+        if unit is None:
+            ctx.why(f"{step}: no supplied {'/'.join(sorted(nationalities))} ground unit in "
+                    f"{place_name(ctx.pack, hex_id)}")
+            continue
+        ctx.why(f"{step}: supplied {ctx.name(unit.id)} in {place_name(ctx.pack, hex_id)}")
+        place_dependent_marker(ctx, area_id, step, settlement)
+        placed.append(area_id)
+    return placed
+
+
+def pick_one(ctx: EventContext, pairs: list[list[str]], step: str, decider: str, must: bool,
+             settlement: bool = True) -> None:
+    """Step 4/5: no marker placed -> the Axis faction may (or must) select one Region from the list."""
+    options = [area for _, area in pairs if area in ctx.pack.areas]
+    labels = {a: ctx.pack.areas[a].name for a in options}
+    if not must:
+        options, labels = ["none", *options], {"none": "select none", **labels}
+    answer = ctx.choose("select_region", decider, f"{step}: no marker was placed; select one Region or "
+                        "Dependent from the list" + ("" if must else " (optional)"), options, labels)
+    if answer != "none":
+        place_dependent_marker(ctx, str(answer), step, settlement)
+
+
+def intern_matching(ctx: EventContext, step: str, reason: str, test: Callable[[Counter, str], bool]) -> None:
+    """Intern every map counter whose (counter, hex) passes `test`."""
+    chosen = [c for c in in_play(ctx.state.counters.values())
+              if c.location in ctx.pack.hexes and c.kind != "ceded_land" and test(c, c.location)]
+    if chosen:
+        intern(ctx, chosen, step, reason, rule=ctx.rule)
+    else:
+        ctx.note(f"nothing to intern ({reason})", step)
+
+
+def lands_of(ctx: EventContext, country: str, home: bool) -> Callable[[str], bool]:
+    """Hex test: in `country`'s Dependents (and, with `home`, the Country itself) right now."""
+    board = ctx.board
+
+    def inside(hex_id: str) -> bool:
+        here = board.political_country(hex_id)
+        return board.home_of(here) == country and (home or here != country)
+
+    return inside
+
+
+def western_minors(ctx: EventContext, statuses: tuple[str, ...], chinese: bool | None = False,
+                   faction: str = "Western") -> list[str]:
+    """Minor Countries of the faction with these statuses; `chinese` False: non-Chinese only."""
+    chinese_set = set(ctx.pack.extra.get("ds", {}).get("chinese_countries", []))
+    out = []
+    for name, info in ctx.pack.countries.items():
+        cstate = ctx.state.country(name)
+        if info.kind != "minor" or info.dependent_of or cstate.faction != faction or \
+                cstate.status not in statuses:
+            continue
+        if chinese is False and name in chinese_set:
+            continue
+        if chinese is True and name not in chinese_set:
+            continue
+        out.append(name)
+    return sorted(out)
+
+
+@event_impl("ds_surrender")
+def surrender(ctx: EventContext) -> None:
+    """16.4.1 British, 16.4.3 US and 16.6.2 Russian Surrender: Steps 1-8 (the card is the condition)."""
+    sac = ctx.param("country")
+    ctx.fire(f"{sac} surrenders (once per game)")
+    surrender_policy(ctx, ctx.param("posture_boxes", [sac]), ctx.param("enforced_peace_tag"))
+    return_ceded(ctx, ctx.param("returned_areas", []), "Step 2")
+    pairs = ctx.param("listed", [])
+    placed = cede_listed(ctx, pairs, {JAPAN}, "Step 3")
+    if not placed:
+        pick_one(ctx, pairs, "Step 4", "Axis", must=False)
+    home = bool(ctx.param("home_on_map", False))
+    in_sac = lands_of(ctx, sac, home)
+    minors = western_minors(ctx, ("active",)) if ctx.param("with_western_minors") else []
+    board = ctx.board
+
+    def in_minor(hex_id: str) -> str | None:
+        owner = board.home_of(board.political_country(hex_id))
+        return owner if owner in minors else None
+
+    def axis_inside(c: Counter, h: str) -> bool:
+        return board.faction_of(c) == "Axis" and (in_sac(h) or in_minor(h) is not None)
+
+    def sac_outside(c: Counter, h: str) -> bool:
+        if c.nationality == sac:
+            return not in_sac(h)
+        if c.nationality in minors:
+            return in_minor(h) != c.nationality
+        return False
+
+    def others_inside(c: Counter, h: str) -> bool:
+        return board.faction_of(c) in ALLIED and c.nationality != sac and c.nationality not in minors and \
+            (in_sac(h) or in_minor(h) is not None)
+
+    lands = f"{sac}{' or ' + sac + ' Dependents' if home else ' Dependents'}"
+    intern_matching(ctx, "Step 5", f"Axis counter in {lands}", axis_inside)
+    intern_matching(ctx, "Step 6", f"{sac} counter outside {lands}", sac_outside)
+    intern_matching(ctx, "Step 7", f"other Allied counter inside {lands}", others_inside)
+    influence_choice(ctx, "influence", "Step 8", influence_candidates(ctx), "(15.19)")
+
+
+@event_impl("ds_chinese_surrender")
+def chinese_surrender(ctx: EventContext) -> None:
+    """16.4.2 Nationalist / 16.6.1 Communist Chinese Surrender: Steps 1-8."""
+    china, faction, special = ctx.param("country"), ctx.param("faction"), ctx.param("exempt_minor")
+    board = ctx.board
+    ctx.fire(f"{china} surrenders (once per game)")
+    surrender_policy(ctx, [china], ctx.param("enforced_peace_tag"))
+    return_ceded(ctx, ctx.param("returned_areas", []), "Step 2")
+    for area_id in ctx.param("dependents_placed", []):
+        place_dependent_marker(ctx, area_id, "Step 3")
+
+    def japanese_in(country: str) -> list[Counter]:
+        return [c for c in in_play(ctx.state.counters.values())
+                if c.nationality == JAPAN and c.location in ctx.pack.hexes
+                and (c.kind in PRESENCE_KINDS or c.kind == "marker")
+                and board.in_country(c.location, country)]
+
+    for minor in western_minors(ctx, ("active",), chinese=True, faction=faction):
+        if minor == special:
+            continue
+        found = japanese_in(minor)
+        if not found:
+            continue
+        ctx.set_country(minor, "Step 4", f"collapses: {ctx.name(found[0].id)} is in it; it is Conquered",
+                        status="conquered")
+        for counter in in_play(board.nationals(minor)):
+            if counter.kind == "ceded_land":
+                continue
+            if counter.delay_stripe:
+                ctx.remove_from_game(counter, "Step 4", subject=minor)
+            elif counter.location != conquered_minors(faction):
+                ctx.move(counter, conquered_minors(faction), "Step 4", subject=minor)
+    if special and ctx.state.country(special).faction == faction and japanese_in(special):
+        for counter in in_play(board.nationals(special)):
+            if counter.kind == "ceded_land":
+                continue
+            if counter.delay_stripe:
+                ctx.remove_from_game(counter, "Step 5", subject=special)
+            elif counter.location != force_pool(faction):
+                ctx.move(counter, force_pool(faction), "Step 5", subject=special)
+        place_dependent_marker(ctx, ctx.param("exempt_minor_area"), "Step 5")
+    else:
+        ctx.note(f"no Japanese unit or marker in {special}: it does not become a Japanese Dependent",
+                 "Step 5")
+    homes = set(western_minors(ctx, ("active",), chinese=True, faction=faction)) | {china}
+
+    def home_hex(h: str) -> bool:
+        return board.home_of(board.political_country(h)) in homes
+
+    intern_matching(ctx, "Step 6", f"{china} counter outside its Home Countries",
+                    lambda c, h: c.nationality == china and not home_hex(h))
+    intern_matching(ctx, "Step 7", f"other Allied counter inside active {china} Countries",
+                    lambda c, h: board.faction_of(c) in ALLIED and c.nationality != china and home_hex(h))
+    influence_choice(ctx, "influence", "Step 8", influence_candidates(ctx), "(15.19)")
+
+
+__all__ = ["cede_listed", "one_year_ahead", "pick_one", "place_dependent_marker", "resolve_hex",
+           "return_ceded", "surrender_policy", "western_minors"]

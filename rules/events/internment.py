@@ -1,0 +1,184 @@
+"""16.7 Internment & Repatriation, and the permanent Internment checks (16.1.3, 16.3.8, 16.5.7).
+
+Why one module: many events end with "intern all counters in X" (16.2.1 Steps 3-5, 16.2.2 Steps 4/8,
+16.1.2's intern remedy) and every one of them must obey the same Internment Restrictions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rules.engine import EventContext, event_impl
+from rules.events.common import SUPPORT_KINDS, breakdown, one_step_pool
+from rules.state import ALLIED_FACTIONS, DELAY, Counter, pending_card
+
+TO_DELAY_KINDS = SUPPORT_KINDS | {
+    "detachment",
+    "logistics",
+    "partisan_base",
+    "war_economy",
+    "convoy",
+    "marker",
+}
+
+
+@dataclass
+class InternmentCase:
+    counter: Counter
+    reason: str
+    policy_country: str | None = None  # Axis may end this Policy instead of interning (16.7)
+
+
+def intern(
+    ctx: EventContext,
+    counters: Iterable[Counter],
+    step: str | None,
+    reason: str = "",
+    rule: str | None = "16.7",
+) -> None:
+    """Intern counters under the 16.7 Internment Restrictions."""
+    for counter in sorted(counters, key=lambda c: c.id):
+        faction = ctx.board.faction_of(counter) or "Axis"
+        where = counter.location
+        why = f" ({reason})" if reason else ""
+        if counter.kind in TO_DELAY_KINDS:
+            ctx.move(
+                counter,
+                DELAY,
+                step,
+                why=f"interned in {where}{why}; support units and markers go to the Delay Box",
+                rule=rule,
+            )
+        elif counter.kind == "fortress":
+            ctx.note(
+                f"{ctx.name(counter.id)} in {where}: fortress units cannot be interned; eliminated{why}",
+                step,
+                rule=rule,
+            )
+            ctx.eliminate(counter, step, rule=rule)
+        elif counter.kind == "port_a_fort":
+            ctx.flip(counter, step, "Port-a-Fort flipped to its infantry/mech side", rule=rule)
+            ctx.move(counter, pending_card(faction), step, why=f"interned in {where}{why}", rule=rule)
+        elif counter.steps <= 1:
+            ctx.move(counter, pending_card(faction), step, why=f"interned in {where}{why}", rule=rule)
+        else:
+            ctx.record(
+                step,
+                "intern",
+                f"intern {ctx.name(counter.id)} in {where}{why}: a multi-step unit first "
+                "breaks down into one-step units",
+                counter,
+                pending_card(faction),
+                None,
+                rule,
+            )
+            breakdown(ctx, counter, [(pending_card(faction), counter.steps)], step, rule)
+
+
+def _territory_state(ctx: EventContext, hex_id: str):
+    board = ctx.board
+    here = board.political_country(hex_id)
+    if here in ctx.pack.countries and (
+        here in ctx.state.countries or not ctx.pack.country(here).dependent_of
+    ):
+        return here, ctx.state.country(here)
+    home = board.home_of(here)
+    return home, ctx.state.country(home)
+
+
+def internment_due(ctx: EventContext) -> list[InternmentCase]:
+    """Every counter on the map that 16.7 says must be interned now (the permanent check)."""
+    board = ctx.board
+    major = ctx.param("major", "Germany")
+    cases: list[InternmentCase] = []
+    for counter in sorted(ctx.state.counters.values(), key=lambda c: c.id):
+        hex_id = counter.location
+        if hex_id not in ctx.pack.hexes or counter.kind == "ceded_land":
+            continue
+        faction = board.faction_of(counter)
+        if faction is None:
+            continue
+        country, cstate = _territory_state(ctx, hex_id)
+        if cstate.status == "neutral" or cstate.faction == "Neutral":
+            cases.append(InternmentCase(counter, f"{hex_id} is in Neutral {country}"))
+            continue
+        if faction == "Axis":
+            if cstate.markers and cstate.status != "conquered":
+                cases.append(
+                    InternmentCase(
+                        counter,
+                        f"{hex_id} is in {country}, affected by {', '.join(cstate.markers)}",
+                        policy_country=country,
+                    )
+                )
+                continue
+            minor_unit = (
+                counter.nationality in ctx.pack.countries
+                and ctx.pack.country(counter.nationality).kind == "minor"
+            )
+            if (
+                (minor_unit or counter.multinational)
+                and counter.is_ground
+                and not (counter.exp and counter.steps == 1)
+                and board.in_country(hex_id, major, dependents=True)
+            ):
+                what = "multi-national unit" if counter.multinational else f"{counter.nationality} unit"
+                cases.append(
+                    InternmentCase(counter, f"{what} in {hex_id}, in {major} or a Dependent of {major}")
+                )
+        elif faction in ALLIED_FACTIONS:
+            area_id = ctx.pack.hex(hex_id).area
+            area = ctx.pack.areas.get(area_id) if area_id else None
+            if area is not None and area.interns_allied and board.ceded_area_active(area):
+                cases.append(
+                    InternmentCase(
+                        counter,
+                        f"{hex_id} is in {area.name}, a {area.ceded_to} Dependent "
+                        "created by a Conditional Event",
+                    )
+                )
+            elif counter.kind == "partisan_base" and cstate.faction == "Axis":
+                cases.append(InternmentCase(counter, f"Partisan Base in enemy {country} ({hex_id})"))
+    return cases
+
+
+@event_impl("internment")
+def internment_check(ctx: EventContext) -> None:
+    """16.1.3 / 16.3.8 / 16.5.7: check every faction's units against 16.7."""
+    cases = internment_due(ctx)
+    if not cases:
+        ctx.not_due("no counter is in territory that forces its internment (16.7)")
+        return
+    ctx.fire(
+        f"{len(cases)} counter(s) must be interned (16.7): "
+        + "; ".join(f"{ctx.name(c.counter.id)} — {c.reason}" for c in cases)
+    )
+    ended: set[str] = set()
+    for case in cases:
+        country = case.policy_country
+        if country is not None and country not in ended:
+            units = [ctx.name(c.counter.id) for c in cases if c.policy_country == country]
+            answer = ctx.choose(
+                f"policy:{country}",
+                "Axis",
+                f"Axis counters in Policy Affected {country} ({', '.join(units)}): intern them, "
+                "or end the Policy instead? (ending it in Pre-War starts Limited War, 12.2)",
+                ["intern", "end_policy"],
+            )
+            if answer == "end_policy":
+                ended.add(country)
+                ctx.set_country(
+                    country,
+                    None,
+                    "Policy ended instead of internment (16.7); this is not "
+                    "ending a Policy voluntarily (13.6.1.2)",
+                    rule="16.7",
+                    markers=[],
+                )
+        if country in ended:
+            continue
+        intern(ctx, [case.counter], None, case.reason)
+
+
+__all__ = ["InternmentCase", "intern", "internment_due", "one_step_pool"]

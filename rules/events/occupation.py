@@ -1,0 +1,122 @@
+"""16.1.2 Axis Minor Country Occupation: which units cause it and which remedies are allowed.
+
+Edition difference: ``major`` (TK Germany, DS Japan). DS's Showa Restoration exception can wrap
+`occupation_causers` (``major_multistep_allowance``).
+"""
+
+from __future__ import annotations
+
+from rules.engine import EventContext, event_impl
+from rules.events.common import breakdown, in_play
+from rules.events.internment import intern
+from rules.state import Counter
+
+REMEDIES = {
+    "breakdown": "Emergency Breakdown (2.3.4) of all units causing Occupation",
+    "intern": "Intern all units causing Occupation (16.7)",
+    "remove": "Remove all of the Minor Country's units (Delay Stripe: Delay Box, others: Axis Force Pool)",
+}
+
+
+def _holding_nationalities(ctx: EventContext, counter: Counter) -> set[str | None]:
+    box = f"holding:{counter.id}"
+    return {c.nationality for c in ctx.state.counters.values() if c.location == box}
+
+
+def occupation_causers(ctx: EventContext, country: str, major: str) -> list[Counter]:
+    """Ground units in the country or its Dependents that cause Occupation (16.1.2 and its exceptions)."""
+    causers: list[Counter] = []
+    for hex_id in ctx.board.country_hexes(country, dependents=True):
+        for unit in ctx.board.ground_units(hex_id):
+            if ctx.board.faction_of(unit) != "Axis" or unit.nationality == country:
+                continue
+            if unit.exp and unit.steps == 1:
+                continue  # Exception: one-step Exp units
+            if unit.multinational:
+                if country in _holding_nationalities(ctx, unit):
+                    continue  # Exception: its Holding Box holds a unit of this very country (Med HQ example)
+                causers.append(unit)
+            elif unit.nationality == major:
+                if unit.steps > 1:
+                    causers.append(unit)
+            else:
+                causers.append(unit)
+    return sorted(causers, key=lambda c: c.id)
+
+
+def _no_occupation_marker(ctx: EventContext, country: str) -> list[str]:
+    tag = ctx.param("no_occupation_tag", "no_occupation")
+    return [
+        c.location
+        for c in ctx.state.tagged(tag)
+        if c.location in ctx.pack.hexes and ctx.board.in_country(c.location, country, dependents=True)
+    ]
+
+
+@event_impl("minor_occupation")
+def minor_occupation(ctx: EventContext) -> None:
+    major = ctx.param("major", "Germany")
+    checked = False
+    for country, info in sorted(ctx.pack.countries.items()):
+        cstate = ctx.state.country(country)
+        if info.kind != "minor" or cstate.faction != "Axis" or cstate.status != "active":
+            continue
+        checked = True
+        marker = _no_occupation_marker(ctx, country)
+        if marker:
+            ctx.not_due(
+                f"{country}: a No Occupation marker is in {', '.join(marker)}; not subject to Occupation"
+            )
+            continue
+        causers = occupation_causers(ctx, country, major)
+        if not causers:
+            ctx.not_due(
+                f"{country}: no {major} multi-step ground unit and no other Axis Country's ground unit "
+                "in it or its Dependents"
+            )
+            continue
+        names = ", ".join(f"{ctx.name(c.id)} in {c.location}" for c in causers)
+        ctx.fire(f"{country} is under Occupation: {names}")
+        _apply_remedy(ctx, country, causers, major)
+    if not checked:
+        ctx.not_due("no active Axis Minor Country")
+
+
+def legal_remedies(causers: list[Counter], major: str) -> dict[str, str]:
+    """Each remedy's precondition (16.1.2 Effects)."""
+    legal: dict[str, str] = {}
+    # Breakdown ends Occupation only if every causer is a multi-step unit of the major (its one-step
+    # pieces no longer cause it); a unit of another Axis Country still would.
+    if all(c.nationality == major and c.steps > 1 and not c.multinational for c in causers):
+        legal["breakdown"] = REMEDIES["breakdown"]
+    if all(c.overland_supply for c in causers):
+        legal["intern"] = REMEDIES["intern"] + " — the units trace an overland supply line (10.2)"
+    legal["remove"] = REMEDIES["remove"]
+    return legal
+
+
+def _apply_remedy(ctx: EventContext, country: str, causers: list[Counter], major: str) -> None:
+    legal = legal_remedies(causers, major)
+    if "breakdown" not in legal:
+        ctx.why(f"{country}: Emergency Breakdown not allowed — {country} would still be under Occupation")
+    if "intern" not in legal:
+        blocked = [ctx.name(c.id) for c in causers if not c.overland_supply]
+        ctx.why(
+            f"{country}: internment not allowed — no overland supply line (10.2) for {', '.join(blocked)}"
+        )
+    remedy = ctx.choose(
+        f"remedy:{country}",
+        "Axis",
+        f"{country} is under Occupation: choose the remedy.",
+        list(legal),
+        labels=legal,
+    )
+    if remedy == "breakdown":
+        for unit in causers:
+            breakdown(ctx, unit, [(unit.location, unit.steps)], None, subject=country)
+    elif remedy == "intern":
+        intern(ctx, causers, None, f"causing the Occupation of {country}")
+    else:
+        for unit in in_play(ctx.board.nationals(country)):
+            if unit.location in ctx.pack.hexes and unit.kind != "ceded_land":
+                ctx.return_to_pool(unit, "Axis", None, subject=country)

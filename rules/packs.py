@@ -1,0 +1,309 @@
+"""Game data packs: the static facts of one edition, read from TOML with stdlib `tomllib`.
+
+Why data and not code: the map, countries, cards and event parameters differ per edition (TK, DS,
+AWAW, demo) and a user must be able to complete the map for a real game without touching Python.
+Every ``*.toml`` file of a pack directory is merged; tables the engine does not know (e.g. the
+``[vassal]`` table read by `bridge.mapping`) are kept unvalidated in `Pack.extra`.
+See docs/pack-format.md.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vassal_parser.errors import InputError
+
+PACKS_DIR = Path(__file__).resolve().parent / "packs"
+KNOWN_TABLES = frozenset(
+    {"pack", "countries", "hexes", "areas", "border_defense", "cards", "order", "events"}
+)
+HEX_FLAGS = ("city", "capital", "port", "strategic", "white_star", "road", "rail")
+
+
+@dataclass(frozen=True)
+class HexInfo:
+    id: str
+    country: str
+    area: str | None = None  # a region / ceded-land area inside the country
+    city: bool = False
+    capital: bool = False
+    port: bool = False
+    strategic: bool = False
+    white_star: bool = False
+    road: bool = False
+    rail: bool = False
+    name: str | None = None
+    adjacent: tuple[str, ...] = ()
+    borders: tuple[str, ...] = ()  # countries this hex shares a border with, when adjacency is incomplete
+
+
+@dataclass(frozen=True)
+class CountryInfo:
+    name: str
+    kind: str  # "major" | "minor"
+    capital: str | None = None
+    dependent_of: str | None = None  # a Dependent of this home country (e.g. Syria -> France)
+    colonial_unit: bool = False  # has an associated British 1-2-2 colonial unit (16.1.1 Step 3)
+    region: str | None = None  # "Europe" / "Pacific" when both maps are combined
+    neighbors: tuple[str, ...] = ()  # countries it shares a border with (Influence options, 15.19)
+
+
+@dataclass(frozen=True)
+class AreaInfo:
+    """A region or Ceded Land area: while its marker is in the Ceded Lands Box it belongs to `ceded_to`."""
+
+    id: str
+    name: str
+    country: str  # the original country
+    ceded_to: str | None = None
+    marker_faction: str | None = None  # whose Force Pool the marker comes from
+    dependent: bool = False  # becomes a Dependent of `ceded_to` (Ostland regions) rather than a part of it
+    strategic_hex: str | None = None  # Ostland Accord 16.2.2 Step 3
+    kind: str = "ceded_land"  # "ceded_land" | "ostland_region" | "region"
+    neighbors: tuple[str, ...] = ()  # countries it shares a border with (16.2.2 Step 10 Influence)
+    interns_allied: bool = False  # German Dependent whose creation interns Allied counters (16.7)
+
+
+@dataclass(frozen=True)
+class CardInfo:
+    id: str
+    title: str
+    faction: str
+    events: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class EventSpec:
+    """One event as the pack lists it: the rule number, which implementation runs it, its parameters."""
+
+    rule: str
+    impl: str
+    title: str
+    once: bool = False
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Pack:
+    name: str
+    edition: str
+    title: str
+    path: Path
+    countries: dict[str, CountryInfo]
+    hexes: dict[str, HexInfo]
+    areas: dict[str, AreaInfo]
+    border_defense: dict[str, dict[str, Any]]
+    cards: dict[str, CardInfo]
+    order: dict[str, tuple[str, ...]]  # faction -> permanent events in the order listed (6.2 Step 1)
+    events: dict[str, EventSpec]
+    incomplete: tuple[str, ...] = ()  # what a user must complete before using the pack for a real game
+    extra: dict[str, Any] = field(default_factory=dict)  # unknown tables, unvalidated (e.g. [vassal])
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def hex(self, hex_id: str) -> HexInfo:
+        return self.hexes[hex_id]
+
+    def country(self, name: str) -> CountryInfo:
+        return self.countries[name]
+
+    def event(self, rule: str) -> EventSpec:
+        return self.events[rule]
+
+    def hexes_where(self, **match: Any) -> list[HexInfo]:
+        return [h for h in self.hexes.values() if all(getattr(h, k) == v for k, v in match.items())]
+
+    def hex_by_name(self, name: str) -> HexInfo | None:
+        for info in self.hexes.values():
+            if info.name == name:
+                return info
+        return None
+
+
+def resolve_pack_dir(name_or_path: str | Path) -> Path:
+    """A pack is a directory: given as a path, or a name under rules/packs/."""
+    candidate = Path(name_or_path)
+    if candidate.is_dir():
+        return candidate
+    named = PACKS_DIR / str(name_or_path)
+    if isinstance(name_or_path, str) and "/" not in name_or_path and named.is_dir():
+        return named
+    known = sorted(p.name for p in PACKS_DIR.iterdir() if p.is_dir()) if PACKS_DIR.is_dir() else []
+    raise InputError(str(name_or_path), f"no such pack (give a directory or one of: {', '.join(known)})")
+
+
+def _read_tables(pack_dir: Path) -> tuple[dict[str, Any], dict[str, Path]]:
+    merged: dict[str, Any] = {}
+    origin: dict[str, Path] = {}
+    files = sorted(pack_dir.glob("*.toml"))
+    if not files:
+        raise InputError(pack_dir, "pack directory holds no .toml files")
+    for path in files:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise InputError(path, f"not valid TOML: {exc}") from None
+        for table, value in data.items():
+            if table in merged and isinstance(merged[table], dict) and isinstance(value, dict):
+                clash = set(merged[table]) & set(value)
+                if clash:
+                    raise InputError(
+                        path,
+                        f"[{table}] redefines {', '.join(sorted(clash))} "
+                        f"already given in {origin[table].name}",
+                    )
+                merged[table].update(value)
+            elif table in merged:
+                raise InputError(path, f"[{table}] already given in {origin[table].name}")
+            else:
+                merged[table] = value
+                origin[table] = path
+    return merged, origin
+
+
+def _inherit(raw: dict[str, Any], origin: dict[str, Path], pack_dir: Path) -> None:
+    """`[pack] base = "tk"` + `base_tables = ["events", "order", "cards"]`: reuse another pack's tables.
+
+    Why: a small test or demo map can run the real edition's events without copying them.
+    """
+    meta = raw.get("pack", {})
+    base = meta.get("base") if isinstance(meta, dict) else None
+    if base is None:
+        return
+    base_dir = resolve_pack_dir(base) if Path(str(base)).is_absolute() else None
+    if base_dir is None:
+        relative = (pack_dir / str(base)).resolve()
+        base_dir = relative if relative.is_dir() else resolve_pack_dir(str(base))
+    if base_dir.resolve() == pack_dir.resolve():
+        raise InputError(pack_dir, "[pack] base names the pack itself")
+    base_raw, base_origin = _read_tables(base_dir)
+    for table in meta.get("base_tables", ["events", "order", "cards"]):
+        if table not in raw and table in base_raw:
+            raw[table] = base_raw[table]
+            origin[table] = base_origin[table]
+
+
+def _table(raw: dict[str, Any], name: str, where: Path) -> dict[str, Any]:
+    value = raw.get(name, {})
+    if not isinstance(value, dict):
+        raise InputError(where, f"[{name}] must be a table")
+    return value
+
+
+def _build(cls: type, key: str, fields: Any, where: Path, what: str, **extra: Any) -> Any:
+    if not isinstance(fields, dict):
+        raise InputError(where, f"{what} {key!r} must be a table")
+    allowed = set(cls.__dataclass_fields__)
+    bad = set(fields) - allowed
+    if bad:
+        raise InputError(where, f"{what} {key!r}: unknown field(s) {', '.join(sorted(bad))}")
+    values = {**fields, **extra}
+    for name in ("adjacent", "borders", "events", "neighbors"):
+        if name in values and isinstance(values[name], list):
+            values[name] = tuple(values[name])
+    try:
+        return cls(**values)
+    except TypeError as exc:
+        raise InputError(where, f"{what} {key!r}: {exc}") from None
+
+
+def load_pack(name_or_path: str | Path) -> Pack:
+    """Load and cross-check a pack; every inconsistency is one InputError line naming the file."""
+    pack_dir = resolve_pack_dir(name_or_path)
+    raw, origin = _read_tables(pack_dir)
+    _inherit(raw, origin, pack_dir)
+
+    def where(table: str) -> Path:
+        return origin.get(table, pack_dir)
+
+    meta = _table(raw, "pack", where("pack"))
+    countries = {
+        k: _build(CountryInfo, k, v, where("countries"), "country", name=k)
+        for k, v in _table(raw, "countries", where("countries")).items()
+    }
+    hexes = {
+        k: _build(HexInfo, k, v, where("hexes"), "hex", id=k)
+        for k, v in _table(raw, "hexes", where("hexes")).items()
+    }
+    areas = {
+        k: _build(AreaInfo, k, v, where("areas"), "area", id=k)
+        for k, v in _table(raw, "areas", where("areas")).items()
+    }
+    cards = {
+        k: _build(CardInfo, k, v, where("cards"), "card", id=k)
+        for k, v in _table(raw, "cards", where("cards")).items()
+    }
+    events: dict[str, EventSpec] = {}
+    for rule, spec in _table(raw, "events", where("events")).items():
+        if not isinstance(spec, dict) or "impl" not in spec:
+            raise InputError(where("events"), f"event {rule!r} must be a table with an 'impl'")
+        spec = dict(spec)
+        events[rule] = EventSpec(
+            rule=rule,
+            impl=spec.pop("impl"),
+            title=spec.pop("title", rule),
+            once=bool(spec.pop("once", False)),
+            params=spec,
+        )
+    order = {f: tuple(v) for f, v in _table(raw, "order", where("order")).items()}
+    border_defense = _table(raw, "border_defense", where("border_defense"))
+
+    for hex_id, info in hexes.items():
+        if info.country not in countries:
+            raise InputError(where("hexes"), f"hex {hex_id} names unknown country {info.country!r}")
+        if info.area is not None and info.area not in areas:
+            raise InputError(where("hexes"), f"hex {hex_id} names unknown area {info.area!r}")
+        for other in info.adjacent:
+            if other not in hexes:
+                raise InputError(where("hexes"), f"hex {hex_id} is adjacent to unknown hex {other!r}")
+    for name, info in countries.items():
+        if info.capital is not None and info.capital not in hexes:
+            raise InputError(where("countries"), f"country {name}: capital {info.capital} is not a known hex")
+        if info.dependent_of is not None and info.dependent_of not in countries:
+            raise InputError(
+                where("countries"), f"country {name}: dependent_of unknown {info.dependent_of!r}"
+            )
+        if info.kind not in ("major", "minor"):
+            raise InputError(where("countries"), f"country {name}: kind must be 'major' or 'minor'")
+    for area_id, area in areas.items():
+        for country in (area.country, area.ceded_to):
+            if country is not None and country not in countries:
+                raise InputError(where("areas"), f"area {area_id} names unknown country {country!r}")
+        if area.strategic_hex is not None and area.strategic_hex not in hexes:
+            raise InputError(where("areas"), f"area {area_id}: strategic_hex {area.strategic_hex} unknown")
+    for card_id, card in cards.items():
+        for rule in card.events:
+            if rule not in events:
+                raise InputError(
+                    where("cards"), f"card {card_id} lists event {rule} with no [events.{rule!r}]"
+                )
+    for faction, rules in order.items():
+        for rule in rules:
+            if rule not in events:
+                raise InputError(
+                    where("order"), f"order.{faction} lists event {rule} with no [events.{rule!r}]"
+                )
+    for area_id in border_defense:
+        if area_id not in areas:
+            raise InputError(where("border_defense"), f"border_defense names unknown area {area_id!r}")
+
+    extra = {k: v for k, v in raw.items() if k not in KNOWN_TABLES}
+    incomplete = meta.get("incomplete", [])
+    return Pack(
+        name=str(meta.get("name", pack_dir.name)),
+        edition=str(meta.get("edition", pack_dir.name)),
+        title=str(meta.get("title", pack_dir.name)),
+        path=pack_dir,
+        countries=countries,
+        hexes=hexes,
+        areas=areas,
+        border_defense=border_defense,
+        cards=cards,
+        order=order,
+        events=events,
+        incomplete=tuple(incomplete),
+        extra=extra,
+        meta=meta,
+    )

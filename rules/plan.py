@@ -1,0 +1,152 @@
+"""The Plan: what the phasing faction must do in its Conditional Events Segment, and why.
+
+Why a separate value object: the CLI, the daemon and the overlay all show the same plan, so its JSON
+form (`Plan.to_json`) is the wire contract, documented in docs/plan-format.md. Add fields; never rename.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+PLAN_FORMAT_VERSION = 1
+
+# Event statuses.
+FIRED = "fired"  # conditions held; steps and choices follow
+NOT_DUE = "not_due"  # conditions failed (or once-per-game event already used)
+IGNORED = "ignored"  # the rule itself says to ignore the event in this position
+WAITING = "waiting"  # needs an answer (its own choice, or an earlier choice that changes the position)
+
+
+@dataclass
+class Step:
+    """One thing to do at the table, citing its rule and Step."""
+
+    rule: str
+    step: str | None  # "Step 3", or None when the rule has no numbered steps
+    action: str  # move | remove_from_game | set_aside | flip | breakdown | intern | eliminate | lose_steps
+    #              | set_country | roll | note
+    text: str
+    counter: str | None = None
+    to: str | None = None
+    from_: str | None = None
+    subject: str | None = None  # the country (or region) this step is about
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["from"] = data.pop("from_")
+        return data
+
+
+@dataclass
+class Choice:
+    """A decision a faction must make; answered by `id` in the answers file."""
+
+    id: str
+    rule: str
+    decider: str
+    prompt: str
+    options: list[dict[str, Any]]  # each {"value": ..., "label": "..."}
+    answer: Any = None
+    answered: bool = False
+    affects_position: bool = True  # when unanswered, later events are reported as waiting
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class EventEntry:
+    rule: str
+    title: str
+    source: str  # "permanent" or "card:<id>"
+    status: str
+    why: list[str] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    choices: list[Choice] = field(default_factory=list)
+    waiting_for: list[str] = field(default_factory=list)  # choice ids
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "title": self.title,
+            "source": self.source,
+            "status": self.status,
+            "why": list(self.why),
+            "steps": [s.to_json() for s in self.steps],
+            "choices": [c.to_json() for c in self.choices],
+            "waiting_for": list(self.waiting_for),
+        }
+
+
+@dataclass
+class Violation:
+    """A War & Peace Segment action (6.1) the rules do not allow."""
+
+    rule: str
+    action_index: int
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Plan:
+    pack: str
+    phasing: str
+    turn: str
+    events: list[EventEntry] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
+    resulting_position: dict[str, Any] | None = None
+
+    @property
+    def pending_choices(self) -> list[Choice]:
+        return [c for e in self.events for c in e.choices if not c.answered]
+
+    @property
+    def due(self) -> bool:
+        """True when the faction has something to do: an event fired or waits, or an action broke 6.1."""
+        return bool(self.violations) or any(e.status in (FIRED, WAITING) for e in self.events)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": "adjutant-plan",
+            "version": PLAN_FORMAT_VERSION,
+            "pack": self.pack,
+            "phasing": self.phasing,
+            "turn": self.turn,
+            "due": self.due,
+            "violations": [v.to_json() for v in self.violations],
+            "events": [e.to_json() for e in self.events],
+            "pending_choices": [c.id for c in self.pending_choices],
+            "resulting_position": self.resulting_position,
+        }
+
+    def render_text(self) -> str:
+        lines = [
+            f"Conditional Events Segment (6.2) — {self.phasing} faction, {self.turn or 'turn ?'} "
+            f"[pack {self.pack}]"
+        ]
+        if self.violations:
+            lines.append("War & Peace Segment (6.1) violations:")
+            lines.extend(f"  ! {v.rule}: action #{v.action_index + 1}: {v.text}" for v in self.violations)
+        for entry in self.events:
+            mark = {FIRED: "DUE", NOT_DUE: "not due", IGNORED: "ignored", WAITING: "WAITING"}[entry.status]
+            lines.append(f"{entry.rule} {entry.title} [{entry.source}]: {mark}")
+            lines.extend(f"    why: {reason}" for reason in entry.why)
+            for step in entry.steps:
+                label = f"{step.rule} {step.step}" if step.step else step.rule
+                lines.append(f"    - ({label}) {step.text}")
+            for choice in entry.choices:
+                options = ", ".join(str(o.get("label", o["value"])) for o in choice.options) or "none"
+                state = f"answered: {choice.answer!r}" if choice.answered else "UNANSWERED"
+                lines.append(
+                    f"    ? [{choice.id}] {choice.decider}: {choice.prompt} Options: {options}. ({state})"
+                )
+            if entry.waiting_for and entry.status == WAITING:
+                lines.append(f"    waiting for: {', '.join(entry.waiting_for)}")
+        if not self.due:
+            lines.append("Nothing is due.")
+        return "\n".join(lines)

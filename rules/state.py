@@ -1,0 +1,296 @@
+"""The neutral game position the rules engine reasons about.
+
+Why a VASSAL-free model: the rules must be testable from a few lines of JSON, and the VASSAL side
+(`bridge.mapping`) can change without touching a single rule. Static facts (hexes, countries'
+capitals, regions) live in the pack; this file holds only what changes during a game: where counters
+are, countries' faction/status/posture, the turn, and what once-per-game events remember.
+
+Locations are strings: a hex id known to the pack (``w3516``) or a box id ``kind[:qualifier]``
+(``force_pool:Axis``, ``delay``, ``posture:Russia``); see docs/position-format.md.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vassal_parser.errors import InputError
+
+FACTIONS: tuple[str, ...] = ("Axis", "Western", "Soviet")
+ALIGNMENTS: tuple[str, ...] = (*FACTIONS, "Neutral")
+ALLIED_FACTIONS: tuple[str, ...] = ("Western", "Soviet")
+STATUSES: tuple[str, ...] = ("active", "conquered", "neutral")
+WAR_STATES: tuple[str, ...] = ("Pre-War", "Limited War", "Total War")
+COUNTER_KINDS: tuple[str, ...] = (
+    "ground",
+    "hq",
+    "fortress",
+    "port_a_fort",
+    "air",
+    "naval",
+    "support",
+    "detachment",
+    "logistics",
+    "partisan_base",
+    "war_economy",
+    "convoy",
+    "ceded_land",
+    "marker",
+)
+# Kinds that are ground units for "ground units occupy" (16.1.1) and step counts (16.5.4).
+GROUND_KINDS: frozenset[str] = frozenset({"ground", "hq", "fortress", "port_a_fort"})
+# Box kinds, and what their qualifier must name ("faction", "country", "counter", "any" or None).
+BOX_KINDS: dict[str, str | None] = {
+    "force_pool": "faction",
+    "conquered_minors": "faction",
+    "conditional_events": "faction",
+    "pending": "faction",
+    "posture": "country",
+    "holding": "counter",
+    "turn_track": "any",
+    "delay": None,
+    "ceded_lands": None,
+    "strategic_warfare": None,
+    "ds_strategic_warfare": None,
+    "removed": None,
+    "set_aside": None,
+}
+REMOVED = "removed"
+DELAY = "delay"
+CEDED_LANDS = "ceded_lands"
+SET_ASIDE = "set_aside"
+STRATEGIC_WARFARE = "strategic_warfare"
+
+
+def force_pool(faction: str) -> str:
+    return f"force_pool:{faction}"
+
+
+def conquered_minors(faction: str) -> str:
+    return f"conquered_minors:{faction}"
+
+
+def conditional_events(faction: str) -> str:
+    return f"conditional_events:{faction}"
+
+
+def pending_card(faction: str) -> str:
+    return f"pending:{faction}"
+
+
+def posture_box(country: str) -> str:
+    return f"posture:{country}"
+
+
+def holding_box(counter_id: str) -> str:
+    return f"holding:{counter_id}"
+
+
+def is_box(location: str) -> bool:
+    return location.split(":", 1)[0] in BOX_KINDS
+
+
+@dataclass
+class Counter:
+    """One counter. `steps` is the unit's current step count (markers: 0)."""
+
+    id: str
+    name: str
+    nationality: str | None
+    faction: str | None
+    kind: str
+    location: str
+    steps: int = 0
+    exp: bool = False  # one-step Exp unit (16.1.2 exception, 16.7 exception)
+    delay_stripe: bool = False
+    reinforcement: str | None = None  # reinforcement code; "V" marks French V counters (16.1.1 France)
+    partnership: bool = False  # (P) unit (16.1.1 Step 1)
+    multinational: bool = False  # has a Holding Box (13.8.3, 16.1.2)
+    colonial_of: str | None = None  # British 1-2-2 colonial unit associated with this country (16.1.1 Step 3)
+    area: str | None = None  # ceded_land markers: the pack area this marker stands for
+    tags: list[str] = field(default_factory=list)  # named groups: their_finest_hour, lend_lease, ...
+    flipped: bool = False
+    supplied: bool = True  # "supplied German ground units" (16.2.1, 16.2.2 Step 3, 16.4.2)
+    overland_supply: bool = True  # can trace an overland supply line (10.2) — 16.1.2 intern remedy
+
+    @property
+    def is_ground(self) -> bool:
+        return self.kind in GROUND_KINDS
+
+    @property
+    def one_step(self) -> bool:
+        return self.steps == 1
+
+
+@dataclass
+class CountryState:
+    """What changes about a country during a game. Static facts (capital, dependents) are in the pack."""
+
+    name: str
+    faction: str = "Neutral"
+    status: str = "neutral"
+    posture: str | None = None
+    markers: list[str] = field(default_factory=list)  # Policy/Truce markers in its Posture Box
+    annexed_to: str | None = None  # e.g. Reich Annex: Poland counts as part of Germany (16.7 example)
+    dependent_of: str | None = None  # overrides the pack's home country when set
+    flags: list[str] = field(default_factory=list)  # e.g. "vichy" (France after 16.1.1/16.2.1), "liberated"
+
+    @property
+    def policy_markers(self) -> list[str]:
+        return list(self.markers)
+
+
+@dataclass
+class Turn:
+    date: str = ""
+    seasonal: bool = False
+    phasing: str = "Axis"
+    segment: str = "conditional_events"
+    war_state: str = "Pre-War"
+    current_cards: dict[str, str] = field(default_factory=dict)  # faction -> card id
+    cards_played: list[str] = field(default_factory=list)  # e.g. "4d" for 16.5.3
+    fired: list[str] = field(default_factory=list)  # once-per-game events already fired (rule numbers)
+    combined_game: bool = False  # the combined Axis Empires game (© steps)
+
+
+@dataclass
+class GameState:
+    """The whole position. Mutable: the engine works on a deep copy (`clone`)."""
+
+    pack: str | None
+    turn: Turn
+    countries: dict[str, CountryState]
+    counters: dict[str, Counter]
+    actions: list[dict[str, Any]] = field(default_factory=list)  # War & Peace Segment actions (6.1)
+    source: str = "<position>"
+
+    # ---- construction -------------------------------------------------------------------------
+    @classmethod
+    def from_json(cls, data: Any, source: str | Path = "<position>") -> GameState:
+        src = str(source)
+        if not isinstance(data, dict):
+            raise InputError(src, "a position must be a JSON object")
+        turn_data = data.get("turn", {})
+        if not isinstance(turn_data, dict):
+            raise InputError(src, "'turn' must be an object")
+        unknown = set(turn_data) - set(Turn.__dataclass_fields__)
+        if unknown:
+            raise InputError(src, f"unknown turn field(s): {', '.join(sorted(unknown))}")
+        turn = Turn(**turn_data)
+        if turn.phasing not in FACTIONS:
+            raise InputError(src, f"turn.phasing must be one of {', '.join(FACTIONS)}, not {turn.phasing!r}")
+        if turn.war_state not in WAR_STATES:
+            raise InputError(src, f"turn.war_state must be one of {', '.join(WAR_STATES)}")
+        countries: dict[str, CountryState] = {}
+        raw_countries = data.get("countries", {})
+        if not isinstance(raw_countries, dict):
+            raise InputError(src, "'countries' must be an object keyed by country name")
+        for name, fields in raw_countries.items():
+            if not isinstance(fields, dict):
+                raise InputError(src, f"country {name!r} must be an object")
+            bad = set(fields) - set(CountryState.__dataclass_fields__) - {"name"}
+            if bad:
+                raise InputError(src, f"country {name!r}: unknown field(s) {', '.join(sorted(bad))}")
+            country = CountryState(name=name, **{k: v for k, v in fields.items() if k != "name"})
+            if country.faction not in ALIGNMENTS:
+                raise InputError(
+                    src,
+                    f"country {name!r}: faction {country.faction!r} is not one of {', '.join(ALIGNMENTS)}",
+                )
+            if country.status not in STATUSES:
+                raise InputError(
+                    src, f"country {name!r}: status {country.status!r} is not one of {', '.join(STATUSES)}"
+                )
+            countries[name] = country
+        counters: dict[str, Counter] = {}
+        raw_counters = data.get("counters", [])
+        if not isinstance(raw_counters, list):
+            raise InputError(src, "'counters' must be a list")
+        for index, entry in enumerate(raw_counters):
+            if not isinstance(entry, dict) or "id" not in entry:
+                raise InputError(src, f"counter #{index + 1} must be an object with an 'id'")
+            cid = str(entry["id"])
+            if cid in counters:
+                raise InputError(src, f"counter {cid!r} is listed twice (a counter can be in one place only)")
+            bad = set(entry) - set(Counter.__dataclass_fields__)
+            if bad:
+                raise InputError(src, f"counter {cid!r}: unknown field(s) {', '.join(sorted(bad))}")
+            for required in ("kind", "location"):
+                if required not in entry:
+                    raise InputError(src, f"counter {cid!r} has no {required!r}")
+            fields = {"name": cid, "nationality": None, "faction": None, **entry}
+            counter = Counter(**fields)
+            if counter.kind not in COUNTER_KINDS:
+                raise InputError(src, f"counter {cid!r}: unknown kind {counter.kind!r}")
+            if counter.faction is not None and counter.faction not in FACTIONS:
+                raise InputError(
+                    src, f"counter {cid!r}: faction {counter.faction!r} is not one of {', '.join(FACTIONS)}"
+                )
+            counters[cid] = counter
+        actions = data.get("actions", [])
+        if not isinstance(actions, list):
+            raise InputError(src, "'actions' must be a list")
+        return cls(
+            pack=data.get("pack"),
+            turn=turn,
+            countries=countries,
+            counters=counters,
+            actions=actions,
+            source=src,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pack": self.pack,
+            "turn": asdict(self.turn),
+            "countries": {
+                n: {k: v for k, v in asdict(c).items() if k != "name"} for n, c in self.countries.items()
+            },
+            "counters": [asdict(c) for c in self.counters.values()],
+            "actions": copy.deepcopy(self.actions),
+        }
+
+    def clone(self) -> GameState:
+        return copy.deepcopy(self)
+
+    # ---- accessors ----------------------------------------------------------------------------
+    def country(self, name: str) -> CountryState:
+        """The country's dynamic state; a country the position does not mention is Neutral.
+
+        Read-only for unlisted countries (a fresh default is returned, not stored), so asking never
+        changes what the position says; `ensure_country` stores one.
+        """
+        found = self.countries.get(name)
+        return found if found is not None else CountryState(name=name)
+
+    def ensure_country(self, name: str) -> CountryState:
+        if name not in self.countries:
+            self.countries[name] = CountryState(name=name)
+        return self.countries[name]
+
+    def counters_at(self, location: str) -> list[Counter]:
+        return [c for c in self.counters.values() if c.location == location]
+
+    def counters_where(self, **match: Any) -> list[Counter]:
+        """Counters whose attributes equal every given value, e.g. ``counters_where(kind="hq")``."""
+        return [
+            c for c in self.counters.values() if all(getattr(c, key) == value for key, value in match.items())
+        ]
+
+    def tagged(self, tag: str, location: str | None = None) -> list[Counter]:
+        return [
+            c
+            for c in self.counters.values()
+            if tag in c.tags and (location is None or c.location == location)
+        ]
+
+    def fired(self, rule: str) -> bool:
+        return rule in self.turn.fired
+
+    def on_map(self, counter: Counter) -> bool:
+        return not is_box(counter.location)
+
+    def move(self, counter_id: str, location: str) -> None:
+        self.counters[counter_id].location = location

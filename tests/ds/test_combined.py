@@ -1,0 +1,135 @@
+"""The combined Axis Empires game (AE 6.2 ©): TK map first, its cross-map effects, then DS."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.combined import is_combined, plan_combined
+from rules.packs import load_pack
+from tests.ds.helpers import DS, ceded, entry, position, run, unit
+from vassal_parser.errors import InputError
+
+TK_PACK_DIR = load_pack("tk").path
+
+
+@pytest.fixture(scope="module")
+def TK(tmp_path_factory):
+    """The TK pack plus one more French City: the shipped pack knows only Paris (see its `incomplete`),
+    and with Paris as France's only City the 16.1.1 France case would fire before Case Yellow."""
+    folder = tmp_path_factory.mktemp("tk_pack")
+    for source in TK_PACK_DIR.glob("*.toml"):
+        (folder / source.name).write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "zz_test_city.toml").write_text(
+        '[hexes.w0001]\ncountry = "France"\ncity = true\nname = "second French City (test only)"\n',
+        encoding="utf-8")
+    return load_pack(folder)
+
+
+def _tk_case_yellow_position() -> dict:
+    """TK: Axis plays card 22a Case Yellow with a supplied German unit in Paris (w3516)."""
+    return {
+        "pack": "tk",
+        "turn": {"date": "May-Jun 1940", "phasing": "Axis", "war_state": "Limited War",
+                 "current_cards": {"Axis": "22a"}},
+        "countries": {"Germany": {"faction": "Axis", "status": "active"},
+                      "France": {"faction": "Western", "status": "active", "posture": "War"},
+                      "Britain": {"faction": "Western", "status": "active", "posture": "War"}},
+        "counters": [
+            {"id": "de_pz", "nationality": "Germany", "kind": "ground", "location": "w3516", "steps": 2,
+             "supplied": True},
+            {"id": "france_defeated", "kind": "marker", "location": "set_aside", "tags": ["france_defeated"]},
+        ],
+    }
+
+
+def _ds_garrison_position() -> dict:
+    """DS: Russia Neutral, Inner Mongolia a Japanese Dependent, and a French (non-F) unit in Kalgan
+    (w5322) — an Allied ground unit in a checked Dependent, which lifts 16.1.3."""
+    state = position(
+        countries={"Russia": {"faction": "Soviet", "status": "active", "posture": "Neutrality"},
+                   "Mongolia": {"faction": "Soviet", "status": "active"},
+                   "France": {"faction": "Western", "status": "active", "posture": "War"}},
+        counters=[ceded("inner_mongolia", "ceded_lands"),
+                  unit("fr_inf", "France", "w5322"),
+                  unit("fr_f_inf", "France", "force_pool:Western", reinforcement="F"),
+                  unit("jp_inf", "Japan", "w4427", steps=2),
+                  unit("jp_e5201", "Japan", "e5201", steps=2),
+                  {"id": "ds_france_defeated", "kind": "marker", "location": "set_aside",
+                   "tags": ["france_defeated"]}])
+    return state.to_json()
+
+
+def _combined() -> dict:
+    return {"maps": {"TK": _tk_case_yellow_position(), "DS": _ds_garrison_position()}}
+
+
+def test_ds_alone_the_french_unit_lifts_the_garrison_check():
+    """16.1.3 Exception, DS on its own: the French unit in Inner Mongolia lifts the requirement."""
+    from rules.state import GameState
+
+    result = run(GameState.from_json(_ds_garrison_position()))
+    assert entry(result, "16.1.3").status == "not_due"
+
+
+def test_combined_tk_case_yellow_france_defeated_changes_the_ds_garrison_check(TK):
+    """AE 6.2 ©: TK 16.2.1 (France case) runs first; its Step 7 places France Defeated in the DS
+    Strategic Warfare Box and removes the non-F French units in DS, so the DS 16.1.3 check no longer
+    sees an Allied unit in Inner Mongolia and Kalgan (w5322) must be garrisoned."""
+    answers = {"TK": {"16.2.1:country": "France", "16.2.1:influence": "none"}}
+    result = plan_combined(_combined(), TK, DS, answers)
+    assert result.order == ("TK", "DS")
+    assert entry(result.plans["TK"], "16.2.1").status == "fired"
+    bridge = {(s.counter, s.to) for s in result.bridge}
+    assert ("ds_france_defeated", "strategic_warfare") in bridge
+    assert ("fr_inf", "removed") in bridge
+    assert ("fr_f_inf", "removed") not in bridge, "F French units stay (TK 16.2.1 Step 7)"
+    garrison = entry(result.plans["DS"], "16.1.3")
+    assert garrison.status == "waiting"
+    assert garrison.choices[0].id == "16.1.3:fill:w5322"
+    assert result.to_json()["pending_choices"] == ["DS/16.1.3:fill:w5322"]
+
+
+def test_combined_ds_waits_while_tk_waits_for_a_position_changing_answer(TK):
+    """AE 6.2 ©: the DS checks come after all TK checks; an unanswered TK choice blocks them all."""
+    result = plan_combined(_combined(), TK, DS, {})
+    assert entry(result.plans["TK"], "16.2.1").status == "waiting"
+    assert all(e.status == "waiting" for e in result.plans["DS"].events)
+    assert result.bridge == []
+    assert all(w.startswith("TK/") for e in result.plans["DS"].events for w in e.waiting_for)
+
+
+def test_combined_european_reserves_skipped_by_default_and_read_tk_war_state_otherwise(TK, tmp_path):
+    """16.5.4 (*): default reading — not used in the combined game; reading "tk" — TK's war state."""
+    tk = _tk_case_yellow_position()
+    tk["turn"].update({"phasing": "Soviet", "current_cards": {}, "war_state": "Total War"})
+    ds = position("Soviet", {"Russia": {"faction": "Soviet", "status": "active", "posture": "Neutrality"}},
+                  [{"id": "ru_twr", "kind": "marker", "location": "conditional_events:Soviet",
+                    "tags": ["russian_total_war_reserves"]}], war_state="Pre-War").to_json()
+    data = {"maps": {"TK": tk, "DS": ds}}
+    skipped = plan_combined(data, TK, DS, {})
+    assert entry(skipped.plans["DS"], "16.5.4").status == "not_due"
+    for source in DS.path.glob("*.toml"):
+        text = source.read_text(encoding="utf-8")
+        if source.name == "errata.toml":
+            text = text.replace("[options]\n", '[options]\neuropean_reserves_in_combined = "tk"\n')
+        (tmp_path / source.name).write_text(text, encoding="utf-8")
+    used = plan_combined(data, TK, load_pack(tmp_path), {})
+    assert entry(used.plans["DS"], "16.5.4").status == "fired"
+
+
+def test_is_combined_recognises_the_two_map_form():
+    assert is_combined(_combined())
+    assert not is_combined(_tk_case_yellow_position())
+
+
+def test_combined_position_missing_a_map_is_one_line_input_error(TK):
+    with pytest.raises(InputError, match=r"maps\.TK and maps\.DS") as caught:
+        plan_combined({"maps": {"TK": _tk_case_yellow_position()}}, TK, DS, {}, source="pos.json")
+    assert "\n" not in str(caught.value) and "pos.json" in str(caught.value)
+
+
+def test_combined_maps_must_agree_on_the_phasing_faction(TK):
+    data = _combined()
+    data["maps"]["DS"]["turn"]["phasing"] = "Western"
+    with pytest.raises(InputError, match="phasing"):
+        plan_combined(data, TK, DS, {})

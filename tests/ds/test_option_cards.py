@@ -1,0 +1,126 @@
+"""16.2.1, 16.2.2, 16.2.4 (Axis Option Cards), 16.3.9/16.3.10/16.5.6 (aid and Lend-Lease), 16.4.4,
+16.4.5, and the shared reactivation/liberation events (16.3.1, 16.3.2, 16.5.1, 16.5.2) on the DS pack."""
+
+from __future__ import annotations
+
+from tests.ds.helpers import entry, extended_pack, marker, position, run, unit, where
+
+QUIET = {"16.1.5:dissolve": "no"}
+
+
+def _axis_card(card, *counters, countries=None):
+    return run(position("Axis", countries or {}, list(counters), cards={"Axis": card}), QUIET)
+
+
+def test_16_2_1_army_program_air_force_to_the_delay_box_once():
+    """16.2.1 Army Program: once per game, Air Force unit from the Axis Conditional Events Box."""
+    af = unit("jp_af", "Japan", "conditional_events:Axis", kind="air", tags=["army_program"])
+    result = _axis_card("army_program", af)
+    assert entry(result, "16.2.1").status == "fired" and where(result, "jp_af") == "delay"
+    again = run(position("Axis", {}, [af], cards={"Axis": "army_program"}, fired=["16.2.1"]), QUIET)
+    assert entry(again, "16.2.1").status == "not_due"
+
+
+def test_16_2_2_economic_program_logistics_marker():
+    lm = marker("jp_log", "conditional_events:Axis", ["economic_program"], kind="logistics")
+    assert where(_axis_card("economic_program", lm), "jp_log") == "delay"
+
+
+def _political(*extra):
+    counters = [unit("jp_col", "Japan", "conditional_events:Axis", tags=["political_program"]),
+                marker("quit_india", "conditional_events:Axis", ["political_program", "quit_india"]), *extra]
+    return _axis_card("political_program", *counters,
+                      countries={"India": {"faction": "Western", "status": "active"}})
+
+
+def test_16_2_4_political_program_units_and_quit_india_to_the_delay_box():
+    result = _political()
+    assert where(result, "jp_col") == "delay" and where(result, "quit_india") == "delay"
+
+
+def test_16_2_4_quit_india_exception_japanese_unit_in_india(tmp_path):
+    """16.2.4 Exception: a Japanese ground unit in a hex of Ceylon or India -> Quit India removed from the
+    game. Rule 16 names no Indian hex, so the test adds one (test only)."""
+    pack = extended_pack(tmp_path, '[hexes.w9941]\ncountry = "India"\ncity = true\n')
+    counters = [unit("jp_col", "Japan", "conditional_events:Axis", tags=["political_program"]),
+                marker("quit_india", "conditional_events:Axis", ["political_program", "quit_india"]),
+                unit("jp_india", "Japan", "w9941")]
+    state = position("Axis", {"India": {"faction": "Western", "status": "active"}}, counters,
+                     cards={"Axis": "political_program"})
+    result = run(state, QUIET, pack=pack)
+    assert where(result, "quit_india") == "removed"
+    assert where(result, "jp_col") == "delay"
+
+
+def test_16_3_9_aid_to_nationalist_china_rolls_once_per_marker():
+    """16.3.9 Step 2: once for each Aid to China marker in the Western Conditional Events Box."""
+    countries = {"Nationalist China": {"faction": "Western", "status": "active", "posture": "War"},
+                 "France": {"faction": "Western", "status": "active"}}
+    markers = [marker("aid1", "conditional_events:Western", ["aid_to_china"]),
+               marker("aid2", "conditional_events:Western", ["aid_to_china"])]
+    result = run(position("Western", countries, markers), {"16.3.9:roll": "yes"})
+    rolls = [s for s in entry(result, "16.3.9").steps if s.action == "roll"]
+    assert len(rolls) == 2
+
+
+def test_16_3_9_step_1_western_aid_marker_in_an_allied_box_may_be_removed():
+    countries = {"Nationalist China": {"faction": "Western", "status": "active", "posture": "War"},
+                 "France": {"faction": "Western", "status": "active"}}
+    own = marker("w_aid", "conditional_events:Soviet", ["western_aid_to_china", "aid_to_china"])
+    result = run(position("Western", countries, [own]), {"16.3.9:step1": "remove"})
+    assert where(result, "w_aid") == "removed"
+
+
+def test_16_3_10_lend_lease_to_britain_uses_the_shared_event():
+    countries = {"Britain": {"faction": "Western", "status": "active", "posture": "War"},
+                 "France": {"faction": "Western", "status": "active"}}
+    ll = marker("ll", "conditional_events:Western", ["lend_lease"])
+    result = run(position("Western", countries, [ll]), {"16.3.10:marker": "leave"})
+    assert entry(result, "16.3.10").status == "fired"
+    assert any(s.action == "roll" for s in entry(result, "16.3.10").steps)
+
+
+def test_16_4_4_colonial_liberation_philippines():
+    """16.4.4: the Philippines an Axis Country, a supplied US ground unit in Manila (w3824)."""
+    countries = {"Philippines": {"faction": "Axis", "status": "active"},
+                 "France": {"faction": "Western", "status": "active"}}
+    counters = [unit("us_inf", "US", "w3824", supplied=True), unit("ph_inf", "Philippines", "w3824"),
+                unit("ph_ds", "Philippines", "force_pool:Axis", delay_stripe=True)]
+    state = position("Western", countries, counters, cards={"Western": "colonial_liberation"})
+    result = run(state, {"16.4.4:country": "Philippines"})
+    assert result.resulting_position["countries"]["Philippines"]["faction"] == "Western"
+    assert where(result, "ph_inf") == "force_pool:Western" and where(result, "ph_ds") == "delay"
+
+
+def test_16_4_4_not_due_without_a_supplied_us_unit():
+    countries = {"Philippines": {"faction": "Axis", "status": "active"},
+                 "France": {"faction": "Western", "status": "active"}}
+    state = position("Western", countries, [unit("us_inf", "US", "w3824", supplied=False)],
+                     cards={"Western": "colonial_liberation"})
+    assert entry(run(state), "16.4.4").status == "not_due"
+
+
+def test_16_4_5_operation_avalanche_removes_port_a_fort_and_places_no_occupation():
+    """16.4.5 Step 1 removes port-a-forts (DS), Step 3 places a No Occupation marker in the Capital."""
+    countries = {"Philippines": {"faction": "Axis", "status": "active"},
+                 "France": {"faction": "Western", "status": "active"}}
+    counters = [unit("us_inf", "US", "w3824", supplied=True),
+                unit("ph_paf", "Philippines", "w3824", kind="port_a_fort"),
+                marker("no_occ", "set_aside", ["no_occupation"])]
+    state = position("Western", countries, counters, cards={"Western": "operation_avalanche"})
+    result = run(state, {"16.4.5:country": "Philippines"})
+    assert where(result, "ph_paf") == "removed"
+    assert where(result, "no_occ") == "w3824"
+
+
+def test_16_5_2_soviet_liberation_of_an_axis_minor_places_soviet_ceded_marker():
+    """16.5.2: Soviet ground units in all Cities of an Axis Minor -> liberated, Step 3 ceded marker."""
+    countries = {"Hopeh": {"faction": "Axis", "status": "active"},
+                 "Russia": {"faction": "Soviet", "status": "active", "posture": "War"}}
+    state = position("Soviet", countries, [
+        {"id": "cl_im", "kind": "ceded_land", "area": "inner_mongolia", "location": "force_pool:Axis"},
+        unit("ru_inf", "Russia", "w5322"), unit("hopeh_inf", "Hopeh", "force_pool:Axis")])
+    result = run(state)
+    assert entry(result, "16.5.2").status == "fired"
+    assert result.resulting_position["countries"]["Hopeh"]["faction"] == "Soviet"
+    assert where(result, "hopeh_inf") == "force_pool:Soviet"

@@ -1,0 +1,149 @@
+"""`load_game`: restore commands and log steps replayed into positions (spec §3.2, §3.3, §3.5, §5.4)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.grids import builders
+from vassal_parser.errors import InputError
+from vassal_parser.game import check_same_module, load_game
+from vassal_parser.module import load_module
+
+
+@pytest.fixture
+def module(tmp_path: Path):
+    return load_module(builders.write_module(tmp_path))
+
+
+def by_id(position):
+    return {piece.id: piece for piece in position}
+
+
+def test_save_pieces_take_their_container_position_5_4(tmp_path: Path, module) -> None:
+    """§5.4/§3.2: members are listed before their stack/deck and take its position; the deck's
+    name (field 13 of its type) is the piece's deck and, at the DrawPile point, its LocationName."""
+    text = builders.stream(
+        [
+            builders.piece("a", "Tank", "Main Map", 135, 145),
+            builders.piece("b", "Infantry", "Main Map", 135, 145),
+            builders.piece("c", "Card", "Main Map", 460, 70),
+            builders.piece("d", "Loner", "Main Map", 460, 470),
+            builders.stack("s1", "Main Map", 135, 145, ["a", "b"]),
+            builders.deck("k1", "Deck", "Main Map", 460, 70, ["c"]),
+        ]
+    )
+    game = load_game(builders.write_game(tmp_path, text), module)
+    assert game.kind == "save"
+    assert (game.module_name, game.module_version, game.vassal_version) == ("Test Module", "1.0", "3.7.12")
+    assert game.board_selections == {"Main Map": [("Board", False, 0, 0)]}
+    pieces = by_id(game.position())
+    assert set(pieces) == {"a", "b", "c", "d"}  # stacks and decks are not pieces
+    a, b, c, d = pieces["a"], pieces["b"], pieces["c"], pieces["d"]
+    assert (a.stack_id, a.stack_index, b.stack_index) == ("s1", 0, 1)
+    # Board at (10,20) (edge buffer): local (125,125) -> col floor(100/50+.5)=2 `C`,
+    # row (int)(2.5)=2, +vOff 1 -> `C3`.
+    assert (a.map, a.x, a.y, a.board, a.location) == ("Main Map", 135, 145, "Board", "C3")
+    # DrawPile "Deck" at board (450,50) -> map (460,70): LocationName is the deck name (§5.5).
+    assert (c.deck, c.location, c.stack_id) == ("Deck", "Deck", None)
+    # Zone "Box" 400..500 x 400..500 (board) holds local (450,450).
+    assert (d.zone, d.location) == ("Box", "Box")
+    assert a.basic_name == "Tank" and a.properties["Side"] == "Allies"
+    assert a.properties["CurrentZone"] == "" and d.properties["CurrentZone"] == "Box"
+    assert a.properties["LocationName"] == "C3"
+
+
+def test_member_listed_after_its_stack_is_skipped_3_2(tmp_path: Path, module) -> None:
+    """§3.2/§9.6: Stack.setState silently skips ids not yet added, so a late member is not stacked."""
+    text = builders.stream(
+        [
+            builders.stack("s1", "Main Map", 135, 145, ["late"]),
+            builders.piece("late", "Tank", "Main Map", 300, 300),
+        ]
+    )
+    late = by_id(load_game(builders.write_game(tmp_path, text), module).position())["late"]
+    assert (late.stack_id, late.x, late.y) == (None, 300, 300)
+
+
+def test_log_steps_move_merge_remove_change_3_5(tmp_path: Path, module) -> None:
+    """§3.3/§3.5: one top-level LOG token per step; M/ with underId merges above that piece;
+    M/ without it places the piece alone; -/ removes; D/ replaces the state."""
+    changed = builders.piece("c", "Loner", "Main Map", 235, 245).split("/", 3)[3]
+    changed = changed.replace("Allies", "Axis")
+    text = builders.stream(
+        [
+            builders.piece("a", "Tank", "Main Map", 135, 145),
+            builders.piece("b", "Infantry", "Main Map", 135, 145),
+            builders.piece("c", "Loner", "Main Map", 235, 245),
+            builders.stack("s1", "Main Map", 135, 145, ["a", "b"]),
+        ],
+        steps=[
+            ["M/c/Main Map/135/145/a/Main Map/235/245/null/secret", "CHAT* moves"],
+            ["M/b/Main Map/335/345/null/Main Map/135/145/null/secret"],
+            ["-/a"],
+            ["D/c/" + changed.replace("/", "\\/")],
+        ],
+    )
+    game = load_game(builders.write_game(tmp_path, text, "game.vlog"), module)
+    assert game.kind == "log" and len(game.steps) == 4
+    start = by_id(game.position())
+    assert start["c"].stack_id is None and start["c"].location == "E5"
+    step1 = by_id(game.position_at(1))
+    assert [(step1[i].stack_id, step1[i].stack_index) for i in "acb"] == [("s1", 0), ("s1", 1), ("s1", 2)]
+    assert (step1["c"].x, step1["c"].y, step1["c"].location) == (135, 145, "C3")
+    step2 = by_id(game.position_at(2))
+    assert (step2["b"].stack_id, step2["b"].x, step2["b"].y, step2["b"].location) == (None, 335, 345, "G7")
+    assert [(step2[i].stack_index) for i in "ac"] == [0, 1]
+    step3 = by_id(game.position_at(3))
+    assert "a" not in step3 and step3["c"].stack_index == 0
+    end = by_id(game.position_at(-1))
+    assert end["c"].properties["Side"] == "Axis"
+    assert by_id(game.position())["c"].properties["Side"] == "Allies"  # the start is not mutated
+    with pytest.raises(InputError, match="out of range"):
+        game.position_at(5)
+
+
+def test_move_onto_under_id_not_at_that_point_places_alone_3_3(tmp_path: Path, module) -> None:
+    """MovePiece merges only when the `under` piece really is at the new point; else placeAt."""
+    text = builders.stream(
+        [
+            builders.piece("a", "Tank", "Main Map", 135, 145),
+            builders.piece("c", "Loner", "Main Map", 235, 245),
+        ],
+        steps=[["M/c/Main Map/300/300/a/Main Map/235/245/null/secret"]],
+    )
+    game = load_game(builders.write_game(tmp_path, text, "game.vlog"), module)
+    moved = by_id(game.position_at(1))["c"]
+    assert (moved.stack_id, moved.x, moved.y) == (None, 300, 300)
+
+
+def test_lone_pieces_merging_form_a_new_stack_3_3(tmp_path: Path, module) -> None:
+    """StackMetrics.merge of two lone pieces makes a stack: the fixed piece below the moving one."""
+    text = builders.stream(
+        [
+            builders.piece("a", "Tank", "Main Map", 135, 145),
+            builders.piece("c", "Loner", "Main Map", 235, 245),
+        ],
+        steps=[["M/c/Main Map/135/145/a/Main Map/235/245/null/secret"]],
+    )
+    game = load_game(builders.write_game(tmp_path, text, "game.vlog"), module)
+    after = by_id(game.position_at(1))
+    assert after["a"].stack_id is not None and after["a"].stack_id == after["c"].stack_id
+    assert (after["a"].stack_index, after["c"].stack_index) == (0, 1)
+
+
+def test_extensions_and_module_mismatch_7(tmp_path: Path, module) -> None:
+    """§7: EXT commands list the extensions a save was made with; a save from another module is refused."""
+    text = builders.stream([], extras=["EXT\tMyExtension\t1.2"])
+    game = load_game(builders.write_game(tmp_path, text, module_name="Other Game"), module)
+    assert game.extensions == [("MyExtension", "1.2")]
+    with pytest.raises(InputError, match="'Other Game'"):
+        check_same_module(game, module)
+
+
+def test_not_a_game_is_one_line_input_error(tmp_path: Path, module) -> None:
+    path = builders.write_module(tmp_path)
+    with pytest.raises(InputError) as info:
+        load_game(path, module)
+    assert "\n" not in str(info.value) and "not a VASSAL saved game" in str(info.value)

@@ -1,0 +1,462 @@
+"""The ESC command tree of a saved game or log (spec §3), decoded exactly like
+`GameModule.decode` and encoded back byte-identically.
+
+Why a tree and not a list: nesting is expressed by backslash counts before ESC; splitting on raw
+ESC (as pywargame does) breaks names holding delimiters. We keep every token — including empty
+ones VASSAL drops — so `encode_stream(decode_stream(text)) == text` for VASSAL-written streams.
+Decoding is iterative (explicit stack): Cattlesquat saves nest deep and Python's recursion
+limit must never be the thing that fails.
+
+Public API:
+    ESC
+    decode_stream(text) -> CommandTree
+    encode_stream(tree_or_node) -> str
+    iter_commands(node, unwrap_log=False) -> Iterator[Command]   (pre-order = execution order)
+    split_log(tree) -> (restore: list[Command], steps: list[list[Command]])
+    Command (leaf): text, kind, fields (dict, parsed lazily), inner (LOG payload tree)
+    CommandGroup (composite): children
+    CommandTree(CommandGroup): source
+    add_piece_command(id, type, state), change_piece_command(id, new, old=None),
+    move_piece_command(...), remove_piece_command(id), leaf_command(text)
+    COMMAND_KINDS
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from vassal_parser import sequence
+
+ESC = "\x1b"
+TAB = "\t"
+LOG_PREFIX = "LOG\t"
+
+# (prefix, kind) tried in order; longer prefixes first where one is a prefix of another.
+_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("+/", "add_piece"),
+    ("-/", "remove_piece"),
+    ("D/", "change_piece"),
+    ("M/", "move_piece"),
+    ("LOG\t", "log"),
+    ("CHAT", "chat"),
+    ("PLAYER\t", "player"),
+    ("PYREMOVE\t", "player_remove"),
+    ("UNMASK\t", "unmask"),
+    ("SETUP_STACK\t", "setup_stack"),
+    ("GlobalProperty\t", "global_property"),
+    ("MutableProperty\t", "mutable_property"),
+    ("NOTES\t", "notes"),
+    ("PNOTES\t", "public_notes"),
+    ("PNOTE\t", "private_note"),
+    ("SNOTE\t", "secret_note"),
+    ("SHOW_RESULTS\t", "show_results"),
+    ("SEMAIL\t", "internet_dice"),
+    ("EXT\t", "extension"),
+    ("PLUGIN\t", "plugin"),
+    ("Events", "events"),
+    ("LOS\t", "los"),
+    ("FLARE\t", "flare"),
+    ("CLOCKCONTROL\t", "clock_control"),
+    ("CLOCK\t", "clock"),
+    ("SGKC\t", "startup_gkc"),
+    ("LOCKSPOTAB\t", "scenario_tab_lock"),
+    ("UNDO\t", "undo"),
+    ("AUDIO\t", "audio"),
+    ("CHECK\t", "version_check"),  # VASSAL 2.x ConditionalCommand encoder (old saves)
+    ("TURN", "turn"),
+)
+_EXACT = {"": "null", "begin_save": "begin_save", "end_save": "end_save"}
+
+COMMAND_KINDS: tuple[str, ...] = (
+    *_EXACT.values(),
+    *(kind for _, kind in _PREFIXES),
+    "board_picker",
+    "unknown",
+)
+
+
+def _classify(text: str) -> str:
+    exact = _EXACT.get(text)
+    if exact is not None:
+        return exact
+    for prefix, kind in _PREFIXES:
+        if text.startswith(prefix):
+            return kind
+    head = sequence.first_token(text, TAB) if TAB in text else ""
+    if head.endswith("BoardPicker"):
+        return "board_picker"
+    return "unknown"
+
+
+def _null(value: str) -> str | None:
+    return None if value == "null" else value
+
+
+def _tab_fields(text: str, prefix: str) -> list[str]:
+    return sequence.decode(text[len(prefix) :], TAB)
+
+
+def _notes_text(encoded: str) -> str:
+    # Note N (spec §3.4): lines joined by TextConfigurer.escapeNewlines as a pipe SE.
+    return "\n".join(sequence.decode(encoded, "|"))
+
+
+def _parse_fields(kind: str, text: str) -> dict[str, Any]:
+    """Fields of one leaf command, per spec §3.3/§3.4; raw strings kept (ids are opaque)."""
+    if kind == "add_piece":
+        tokens = sequence.Decoder(text[2:], "/")
+        return {
+            "id": _null(tokens.next_token("null")),
+            "type": tokens.next_token(""),
+            "state": tokens.next_token(""),
+        }
+    if kind == "remove_piece":
+        return {"id": text[2:]}
+    if kind == "change_piece":
+        tokens = sequence.Decoder(text[2:], "/")
+        return {
+            "id": tokens.next_token(""),
+            "new_state": tokens.next_token(""),
+            "old_state": tokens.next_token(None),
+        }
+    if kind == "move_piece":
+        tokens = sequence.Decoder(text[2:], "/")
+        values = [tokens.next_token(None) for _ in range(10)]
+        names = ("id", "new_map", "new_x", "new_y", "new_under")
+        names += ("old_map", "old_x", "old_y", "old_under", "player_id")
+        result: dict[str, Any] = dict(zip(names, values, strict=True))
+        for key in ("new_map", "new_under", "old_map", "old_under"):
+            if result[key] is not None:
+                result[key] = _null(result[key])
+        for key in ("new_x", "new_y", "old_x", "old_y"):
+            try:
+                result[key] = int(result[key]) if result[key] is not None else 0
+            except ValueError:
+                result[key] = 0
+        return result
+    if kind == "log":
+        return {"payload": text[len(LOG_PREFIX) :]}
+    if kind == "chat":
+        return {"message": text[4:]}
+    if kind == "player":
+        tokens = sequence.Decoder(text[len("PLAYER\t") :], TAB)
+        keys = ("player_id", "name", "side")
+        return {key: tokens.next_token("") for key in keys}
+    if kind == "player_remove":
+        return {"player_id": text[len("PYREMOVE\t") :]}
+    if kind == "unmask":
+        return {"player_ids": _tab_fields(text, "UNMASK\t")}
+    if kind == "board_picker":
+        tokens = sequence.decode(text, TAB)
+        boards = []
+        for i in range(1, len(tokens) - 2, 3):
+            name_rev = sequence.decode(tokens[i], "/")
+            boards.append(
+                {
+                    "name": name_rev[0],
+                    "reversed": len(name_rev) > 1 and name_rev[1] == "rev",
+                    "col": int(tokens[i + 1]) if tokens[i + 1].lstrip("-").isdigit() else 0,
+                    "row": int(tokens[i + 2]) if tokens[i + 2].lstrip("-").isdigit() else 0,
+                }
+            )
+        return {"map": tokens[0][: -len("BoardPicker")], "boards": boards}
+    if kind == "turn":
+        tokens = sequence.decode(text, TAB)
+        return {"tracker_id": tokens[0][4:], "state": tokens[1] if len(tokens) > 1 else ""}
+    if kind == "global_property":
+        tokens = sequence.Decoder(text, ";")
+        tokens.next_token()
+        return {
+            "name": tokens.next_token(""),
+            "value": tokens.next_token(""),
+            "container": tokens.next_token(""),
+        }
+    if kind == "mutable_property":
+        tokens = sequence.Decoder(text[len("MutableProperty\t") :], TAB)
+        return {
+            "name": tokens.next_token(""),
+            "old_value": tokens.next_token(""),
+            "new_value": tokens.next_token(""),
+            "container": tokens.next_token(""),
+        }
+    if kind in ("notes", "public_notes"):
+        return {"text": _notes_text(text[text.index(TAB) + 1 :])}
+    if kind == "private_note":
+        tokens = sequence.Decoder(text[len("PNOTE\t") :], TAB)
+        return {"owner_id": tokens.next_token(""), "text": _notes_text(tokens.next_token(""))}
+    if kind == "secret_note":
+        tokens = sequence.Decoder(text[len("SNOTE\t") :], TAB)
+        keys = ("name", "owner_id", "hidden", "text", "date", "handle")
+        values = {key: tokens.next_token("") for key in keys}
+        values["hidden"] = values["hidden"] == "true"
+        values["text"] = _notes_text(values["text"])
+        return values
+    if kind == "show_results":
+        tokens = _tab_fields(text, "SHOW_RESULTS\t")
+        return {"button_id": tokens[0], "results": tokens[1:]}
+    if kind == "internet_dice":
+        return {"address": text[len("SEMAIL\t") :]}
+    if kind in ("extension", "plugin"):
+        tokens = sequence.Decoder(text[text.index(TAB) + 1 :], TAB)
+        return {"name": tokens.next_token(""), "version": tokens.next_token("")}
+    if kind == "events":
+        entries = []
+        for entry in sequence.decode(text[len("Events") :], "|"):
+            parts = sequence.Decoder(entry, ",")
+            entries.append(
+                {"time": parts.next_token(""), "user": parts.next_token(""), "action": parts.next_token("")}
+            )
+        return {"events": entries}
+    if kind == "flare":
+        tokens = sequence.Decoder(text[len("FLARE\t") :], TAB)
+        return {"flare_id": tokens.next_token(""), "x": tokens.next_int(0), "y": tokens.next_int(0)}
+    if kind == "undo":
+        return {"begin": text[len("UNDO\t") :] == "true"}
+    if kind == "audio":
+        return {"clip": text[len("AUDIO\t") :]}
+    if kind == "scenario_tab_lock":
+        tokens = sequence.Decoder(text, TAB)
+        tokens.next_token()
+        keys = ("tab", "locked_by", "locked_password", "locked_date")
+        return {key: tokens.next_token("") for key in keys}
+    if kind in ("los", "clock", "clock_control", "startup_gkc", "version_check"):
+        return {"tokens": _tab_fields(text, text[: text.index(TAB) + 1])}
+    return {}
+
+
+class Command:
+    """One leaf command. `text` is exactly what was in the stream; fields are parsed on demand."""
+
+    __slots__ = ("_fields", "_inner", "kind", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.kind = _classify(text)
+        self._fields: dict[str, Any] | None = None
+        self._inner: CommandGroup | Command | None = None
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        if self._fields is None:
+            try:
+                self._fields = _parse_fields(self.kind, self.text)
+            except (ValueError, IndexError):
+                self._fields = {}  # malformed known command: VASSAL would ignore it too
+        return self._fields
+
+    @property
+    def inner(self) -> CommandGroup | Command | None:
+        """For `LOG<TAB>` commands: the logged command decoded like GameModule.decode (spec §3.5).
+
+        `LOG<TAB>null` (unencodable sub-command) and an empty payload give None.
+        """
+        if self.kind != "log":
+            return None
+        if self._inner is None:
+            payload = self.text[len(LOG_PREFIX) :]
+            if payload in ("", "null"):
+                return None
+            self._inner = _decode_node(payload)
+        return self._inner
+
+    def encode(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        preview = self.text if len(self.text) <= 60 else self.text[:57] + "..."
+        return f"Command({self.kind}, {preview!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Command) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
+@dataclass(eq=True)
+class CommandGroup:
+    """A composite command: its ESC-separated tokens, each a leaf or a nested group."""
+
+    children: list[CommandGroup | Command] = field(default_factory=list)
+    # True when this group came from a token that was one quoted string ('…'): GameModule.decode
+    # strips the quotes and decodes the inside; we keep the flag to write the quotes back.
+    quoted: bool = False
+
+    def encode(self) -> str:
+        return encode_stream(self)
+
+
+@dataclass(eq=False)
+class CommandTree(CommandGroup):
+    """The whole decoded stream; `source` is the text it came from."""
+
+    source: str = ""
+    root_is_leaf: bool = False  # the whole stream was one leaf command (no ESC at top level)
+
+
+Node = CommandGroup | Command
+
+
+def _is_plain_leaf(text: str) -> bool:
+    # Fast path for GameModule.decode's leaf test (first token == whole input): no ESC at all
+    # and no quote pair that the decoder would strip.
+    return ESC not in text and not (len(text) > 1 and text[0] == "'" and text[-1] == "'")
+
+
+def _decode_node(text: str) -> Node:
+    """GameModule.decode as a tree, iteratively (explicit work stack)."""
+    if _is_plain_leaf(text):
+        return Command(text)
+    tokens = sequence.decode(text, ESC)
+    if tokens[0] == text:
+        return Command(text)
+    root = CommandGroup([None] * len(tokens), quoted=len(tokens) == 1)  # type: ignore[list-item]
+    work: list[tuple[str, CommandGroup, int]] = [(tok, root, i) for i, tok in enumerate(tokens)]
+    while work:
+        token, parent, index = work.pop()
+        if _is_plain_leaf(token):
+            parent.children[index] = Command(token)
+            continue
+        sub_tokens = sequence.decode(token, ESC)
+        if sub_tokens[0] == token:
+            parent.children[index] = Command(token)
+            continue
+        group = CommandGroup([None] * len(sub_tokens), quoted=len(sub_tokens) == 1)  # type: ignore[list-item]
+        parent.children[index] = group
+        work.extend((tok, group, i) for i, tok in enumerate(sub_tokens))
+    return root
+
+
+def decode_stream(text: str) -> CommandTree:
+    """Decode a whole command stream. The root is always a group (a bare leaf becomes one child)."""
+    node = _decode_node(text)
+    if isinstance(node, Command):
+        return CommandTree(children=[node], source=text, root_is_leaf=True)
+    return CommandTree(children=node.children, quoted=node.quoted, source=text)
+
+
+def encode_stream(node: Node) -> str:
+    """Encode a tree back (GameModule.encode, spec §3.1); post-order with an explicit stack."""
+    if isinstance(node, Command):
+        return node.text
+    if isinstance(node, CommandTree) and node.root_is_leaf and len(node.children) == 1:
+        only = node.children[0]
+        if isinstance(only, Command):
+            return only.text
+    encoded: dict[int, str] = {}
+    stack: list[tuple[CommandGroup, bool]] = [(node, False)]
+    while stack:
+        group, children_done = stack.pop()
+        if children_done:
+            parts = [
+                child.text if isinstance(child, Command) else encoded.pop(id(child))
+                for child in group.children
+            ]
+            if group.quoted and len(parts) == 1:
+                encoded[id(group)] = "'" + parts[0].replace(ESC, "\\" + ESC) + "'"
+            else:
+                encoded[id(group)] = sequence.encode(parts, ESC) or ""
+            continue
+        stack.append((group, True))
+        stack.extend((child, False) for child in group.children if isinstance(child, CommandGroup))
+    return encoded[id(node)]
+
+
+def iter_commands(node: Node, unwrap_log: bool = False) -> Iterator[Command]:
+    """Leaf commands in pre-order (= VASSAL's execution order).
+
+    With `unwrap_log`, each `LOG<TAB>` leaf is replaced by the leaves of its decoded payload
+    (and `LOG<TAB>null`/empty payloads vanish), i.e. what replaying the step executes.
+    """
+    stack: list[Node] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, Command):
+            if unwrap_log and current.kind == "log":
+                inner = current.inner
+                if inner is not None:
+                    stack.append(inner)
+                continue
+            yield current
+        else:
+            stack.extend(reversed(current.children))
+
+
+def _is_end_save(node: Node) -> bool:
+    return isinstance(node, Command) and node.text == "end_save"
+
+
+def split_log(tree: CommandGroup) -> tuple[list[Command], list[list[Command]]]:
+    """(commands run on load, replay steps) for a `.vlog` (spec §3.5); a save has no steps.
+
+    Every top-level token after `end_save` that is a LOG command (or a group starting with one)
+    is one step, as VASSAL queues one step per top-level LogCommand. Steps hold the unwrapped
+    logged commands; `LOG<TAB>null` and empty `LOG<TAB>` contribute nothing but keep their step.
+    Top-level tokens after `end_save` that are not LOG commands run on load like the restore.
+    """
+    children = tree.children
+    end_index = next((i for i, child in enumerate(children) if _is_end_save(child)), len(children) - 1)
+    restore: list[Command] = []
+    for child in children[: end_index + 1]:
+        restore.extend(iter_commands(child))
+    steps: list[list[Command]] = []
+    for child in children[end_index + 1 :]:
+        first = child
+        while isinstance(first, CommandGroup) and first.children:
+            first = first.children[0]
+        if isinstance(first, Command) and first.kind == "log":
+            steps.append(list(iter_commands(child, unwrap_log=True)))
+        else:
+            restore.extend(iter_commands(child))
+    return restore, steps
+
+
+# -- building new commands (writer, demo tooling) ------------------------------------------------
+def leaf_command(text: str) -> Command:
+    return Command(text)
+
+
+def add_piece_command(piece_id: str | None, type_string: str, state_string: str) -> Command:
+    """`+/id/type/state` (spec §3.3); `None` id is written as `null` like VASSAL."""
+    body = sequence.encode([piece_id if piece_id is not None else "null", type_string, state_string], "/")
+    return Command("+/" + (body or ""))
+
+
+def remove_piece_command(piece_id: str) -> Command:
+    return Command("-/" + piece_id)
+
+
+def change_piece_command(piece_id: str, new_state: str, old_state: str | None = None) -> Command:
+    tokens = [piece_id, new_state] + ([old_state] if old_state is not None else [])
+    return Command("D/" + (sequence.encode(tokens, "/") or ""))
+
+
+def move_piece_command(
+    piece_id: str,
+    new_map: str | None,
+    new_x: int,
+    new_y: int,
+    old_map: str | None,
+    old_x: int,
+    old_y: int,
+    new_under: str | None = None,
+    old_under: str | None = None,
+    player_id: str | None = None,
+) -> Command:
+    """`M/…` in BasicCommandEncoder's field order (spec §3.3)."""
+    tokens = [
+        piece_id,
+        new_map or "null",
+        str(new_x),
+        str(new_y),
+        new_under or "null",
+        old_map or "null",
+        str(old_x),
+        str(old_y),
+        old_under or "null",
+    ]
+    if player_id is not None:
+        tokens.append(player_id)
+    return Command("M/" + (sequence.encode(tokens, "/") or ""))

@@ -1,0 +1,385 @@
+"""Open any VASSAL file — zip (.vmod .vmdx .vsav .vlog, old `savedGame`-only zips) or bare
+(`buildFile`, `buildFile.xml`, `moduledata`, plain command streams) — and hand out its parts.
+
+Why one opener: users point Adjutant at whatever file they have; it must work out what the file
+is from its content (spec §1.1 sniffing) and refuse hostile or broken input with one
+`InputError` line instead of a traceback or a hang (zip bombs, entity bombs, truncated zips).
+
+The `savedGame` encoding is sniffed, never assumed (spec §2): `!VCSK` (hex + XOR key, every
+VASSAL release), `VOBS` (raw key byte + XOR, VASSAL master after 3.7), XZ (pywargame), plain.
+XORed bytes are decoded as UTF-8 only AFTER the XOR (spec §9.5).
+
+Public API:
+    open_container(path) -> Container
+    Container: path, kind, entry_names, read_entry(name) -> bytes, has_entry(name),
+        metadata (dict[str, str]), metadata_entries (dict[str, dict[str, str]]),
+        savedgame_encoding, command_text() -> str, build_xml_bytes() -> bytes, build_entry_name
+    decode_savedgame(data, source) -> (text, encoding)
+    safe_xml_parser(huge=False) -> lxml XMLParser     (hardened; reuse it for any VASSAL XML)
+    parse_xml(data, source, huge=False) -> lxml root element (InputError on bad XML / DTDs)
+    read_metadata_xml(data, source) -> dict[str, str]
+    KINDS, ENCODINGS, MAX_ENTRY_BYTES
+"""
+
+from __future__ import annotations
+
+import lzma
+import os
+import zipfile
+import zlib
+from pathlib import Path
+
+from lxml import etree
+
+from vassal_parser.errors import InputError
+
+KINDS = ("module", "extension", "save", "log", "buildfile", "moduledata", "command-stream")
+ENCODINGS = ("!VCSK", "VOBS", "xz", "plain")
+
+# Caps against decompression bombs. Per entry, counted on the bytes actually produced (the zip
+# header's size is attacker-controlled and never trusted).
+MAX_ENTRY_BYTES = 256 * 1024 * 1024
+# A real VASSAL entry compresses at most ~20:1 (hex savedGame text); deflate can reach ~1030:1.
+# Beyond this ratio AND this size an entry is treated as a bomb before reaching MAX_ENTRY_BYTES.
+MAX_RATIO = 200
+RATIO_CHECK_AFTER = 32 * 1024 * 1024
+_CHUNK = 1024 * 1024
+
+_ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
+_XZ_MAGIC = b"\xfd7zXZ\x00"
+_HEX_DIGITS = b"0123456789abcdefABCDEF"
+_METADATA_ENTRIES = ("moduledata", "extensiondata", "savedata")
+_BUILD_ENTRIES = ("buildFile.xml", "buildFile")
+_LOG_SUFFIXES = (".vlog", ".log")
+_SAVE_SUFFIXES = (".vsav", ".sav")
+
+
+def safe_xml_parser(huge: bool = False) -> etree.XMLParser:
+    """lxml parser that never resolves entities, loads DTDs or touches the network.
+
+    Why: build files and metadata come from strangers; billion-laughs and external-entity tricks
+    must not expand. `huge=True` lifts libxml2's text-node limit for big build files (PieceSlot
+    text can exceed 10 MB in large modules) — safe because entities stay unexpanded.
+    """
+    return etree.XMLParser(
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        dtd_validation=False,
+        huge_tree=huge,
+        remove_comments=False,
+    )
+
+
+def parse_xml(data: bytes, source: str | Path, huge: bool = False) -> etree._Element:
+    """Parse VASSAL XML with the hardened parser; any DTD is refused (VASSAL never writes one)."""
+    if not data.strip():
+        raise InputError(source, "empty XML document")
+    try:
+        root = etree.fromstring(data, parser=safe_xml_parser(huge=huge))
+    except etree.XMLSyntaxError as exc:
+        raise InputError(source, f"malformed XML: {exc}") from None
+    if root is None:
+        raise InputError(source, "malformed XML: no root element")
+    docinfo = root.getroottree().docinfo
+    if docinfo.internalDTD is not None or docinfo.externalDTD is not None or docinfo.doctype:
+        raise InputError(source, "XML declares a DTD/entities (possible entity bomb); refused")
+    return root
+
+
+def read_metadata_xml(data: bytes, source: str | Path) -> dict[str, str]:
+    """`moduledata`/`savedata`/`extensiondata` (spec §1.2) as a flat dict of trimmed texts.
+
+    Untranslated elements win; translations (`lang=`) are skipped because the pre-3.6.11 swap
+    quirk makes them unreliable and nothing downstream needs them.
+    """
+    root = parse_xml(data, source)
+    result: dict[str, str] = {}
+    for child in root:
+        if not isinstance(child.tag, str) or child.get("lang") is not None:
+            continue
+        result.setdefault(child.tag, (child.text or "").strip())
+    return result
+
+
+def _xor(data: bytes, key: int) -> bytes:
+    table = bytes(b ^ key for b in range(256))
+    return data.translate(table)
+
+
+def _utf8(data: bytes, source: str | Path, what: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(source, f"{what} is not valid UTF-8 (byte {exc.start})") from None
+
+
+def decode_savedgame(data: bytes, source: str | Path) -> tuple[str, str]:
+    """Decode a `savedGame` entry (or bare stream): returns (text, encoding); spec §2."""
+    if data.startswith(b"!VCSK"):
+        if len(data) < 7:
+            raise InputError(source, "savedGame !VCSK header has no key")
+        body = data[5:]
+        if body.translate(None, _HEX_DIGITS):
+            raise InputError(source, "savedGame !VCSK body has a non-hex character")
+        if len(body) % 2:
+            raise InputError(source, "savedGame !VCSK body has an odd number of hex digits")
+        raw = bytes.fromhex(body.decode("ascii"))
+        return _utf8(_xor(raw[1:], raw[0]), source, "savedGame"), "!VCSK"
+    if data.startswith(b"VOBS"):
+        if len(data) < 5:
+            raise InputError(source, "savedGame VOBS header has no key byte")
+        return _utf8(_xor(data[5:], data[4]), source, "savedGame"), "VOBS"
+    if data.startswith(_XZ_MAGIC):
+        decompressor = lzma.LZMADecompressor()
+        try:
+            inner = decompressor.decompress(data, max_length=MAX_ENTRY_BYTES)
+        except lzma.LZMAError as exc:
+            raise InputError(source, f"savedGame XZ stream is corrupt: {exc}") from None
+        if not decompressor.eof:
+            if decompressor.needs_input:
+                raise InputError(source, "savedGame XZ stream is truncated")
+            raise InputError(source, f"savedGame XZ stream expands beyond {MAX_ENTRY_BYTES} bytes")
+        if inner.startswith((b"!VCSK", b"VOBS", _XZ_MAGIC)):
+            text, _ = decode_savedgame(inner, source)
+            return text, "xz"
+        return _utf8(inner, source, "savedGame"), "xz"
+    return _utf8(data, source, "savedGame"), "plain"
+
+
+class Container:
+    """One VASSAL file opened read-only; entries are read on demand (never all at once)."""
+
+    def __init__(self, path: Path, kind: str, entries: dict[str, bytes] | None) -> None:
+        self.path = path
+        self.kind = kind
+        self._bare = entries  # None for zips: read lazily from the archive
+        self._cache: dict[str, bytes] = {}
+        self._command_text: str | None = None
+        self._encoding: str | None = None
+
+    # -- entries ---------------------------------------------------------------------------
+    @property
+    def is_zip(self) -> bool:
+        return self._bare is None
+
+    @property
+    def entry_names(self) -> list[str]:
+        if self._bare is not None:
+            return list(self._bare)
+        with _open_zip(self.path) as archive:
+            return archive.namelist()
+
+    def has_entry(self, name: str) -> bool:
+        return name in self.entry_names
+
+    def read_entry(self, name: str) -> bytes:
+        """An entry's bytes, capped against bombs; InputError when missing or corrupt."""
+        if name in self._cache:
+            return self._cache[name]
+        if self._bare is not None:
+            if name not in self._bare:
+                raise InputError(self.path, f"has no entry {name!r}")
+            return self._bare[name]
+        with _open_zip(self.path) as archive:
+            data = _read_zip_entry(archive, name, self.path)
+        if name in ("savedGame", *_METADATA_ENTRIES):
+            self._cache[name] = data
+        return data
+
+    # -- metadata --------------------------------------------------------------------------
+    @property
+    def metadata_entries(self) -> dict[str, dict[str, str]]:
+        """Each metadata entry present (`moduledata`, `extensiondata`, `savedata`) parsed."""
+        names = self.entry_names
+        return {
+            name: read_metadata_xml(self.read_entry(name), f"{self.path}!{name}")
+            for name in _METADATA_ENTRIES
+            if name in names
+        }
+
+    @property
+    def metadata(self) -> dict[str, str]:
+        """Merged view: module fields, then extension/save fields on top (they wrote the file).
+
+        Keys as in the XML (`name`, `version`, `VassalVersion`, `description`, `dateSaved`...).
+        For a save, `moduleVersion` keeps moduledata's version and `version` is savedata's.
+        Without metadata, a module's build-file root attributes are used (spec §1.2 fallback).
+        """
+        entries = self.metadata_entries
+        merged: dict[str, str] = {}
+        module = entries.get("moduledata", {})
+        merged.update(module)
+        if module.get("version") is not None:
+            merged["moduleVersion"] = module["version"]
+        for name in ("extensiondata", "savedata"):
+            merged.update(entries.get(name, {}))
+        if "name" in module:
+            merged["name"] = module["name"]
+        if not entries and self.kind in ("module", "extension", "buildfile"):
+            merged.update(self._build_root_attributes())
+        return merged
+
+    def _build_root_attributes(self) -> dict[str, str]:
+        root = parse_xml(self.build_xml_bytes(), self.path, huge=True)
+        attributes = dict(root.attrib)
+        result = {key: attributes[key] for key in ("name", "version", "description") if key in attributes}
+        vassal = attributes.get("VassalVersion") or attributes.get("vassalVersion")
+        if vassal:
+            result["VassalVersion"] = vassal
+        return result
+
+    # -- savedGame -------------------------------------------------------------------------
+    def _decode_savedgame(self) -> None:
+        if self._command_text is None:
+            if self.kind not in ("save", "log", "command-stream"):
+                raise InputError(self.path, f"is a {self.kind}, not a saved game or log")
+            text, encoding = decode_savedgame(self.read_entry("savedGame"), self.path)
+            self._command_text, self._encoding = text, encoding
+
+    @property
+    def savedgame_encoding(self) -> str | None:
+        """`!VCSK`, `VOBS`, `xz` or `plain`; None when the file has no saved game."""
+        if self.kind not in ("save", "log", "command-stream"):
+            return None
+        self._decode_savedgame()
+        return self._encoding
+
+    def command_text(self) -> str:
+        """The decoded command stream (spec §3) exactly as VASSAL would read it."""
+        self._decode_savedgame()
+        assert self._command_text is not None
+        return self._command_text
+
+    # -- build file ------------------------------------------------------------------------
+    @property
+    def build_entry_name(self) -> str | None:
+        names = self.entry_names
+        return next((name for name in _BUILD_ENTRIES if name in names), None)
+
+    def build_xml_bytes(self) -> bytes:
+        """`buildFile.xml`, else legacy `buildFile` (spec §1.1 reader advice)."""
+        name = self.build_entry_name
+        if name is None:
+            raise InputError(self.path, "has no buildFile.xml or buildFile entry")
+        return self.read_entry(name)
+
+    def __repr__(self) -> str:
+        return f"Container({str(self.path)!r}, kind={self.kind!r})"
+
+
+def _open_zip(path: Path) -> zipfile.ZipFile:
+    try:
+        return zipfile.ZipFile(path)
+    except zipfile.BadZipFile as exc:
+        raise InputError(path, f"truncated or corrupt zip archive ({exc})") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read file: {exc.strerror or exc}") from None
+
+
+def _read_zip_entry(archive: zipfile.ZipFile, name: str, path: Path) -> bytes:
+    try:
+        info = archive.getinfo(name)
+    except KeyError:
+        raise InputError(path, f"has no entry {name!r}") from None
+    if info.flag_bits & 0x1:
+        raise InputError(path, f"entry {name!r} is encrypted")
+    chunks: list[bytes] = []
+    total = 0
+    ratio_limit = MAX_RATIO * max(info.compress_size, 1)
+    try:
+        with archive.open(info) as stream:
+            while True:
+                chunk = stream.read(_CHUNK)
+                if not chunk:
+                    break
+                total += len(chunk)
+                if total > MAX_ENTRY_BYTES:
+                    raise InputError(
+                        path, f"entry {name!r} expands beyond {MAX_ENTRY_BYTES} bytes (zip bomb?)"
+                    )
+                if total > RATIO_CHECK_AFTER and total > ratio_limit:
+                    raise InputError(
+                        path, f"entry {name!r} expands more than {MAX_RATIO}:1 past {total} bytes (zip bomb?)"
+                    )
+                chunks.append(chunk)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+        raise InputError(path, f"entry {name!r} is truncated or corrupt ({exc})") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read entry {name!r}: {exc.strerror or exc}") from None
+    return b"".join(chunks)
+
+
+def _kind_of_zip(path: Path, archive: zipfile.ZipFile) -> str:
+    names = set(archive.namelist())
+    if "savedGame" in names:
+        suffix = path.suffix.lower()
+        if suffix in _LOG_SUFFIXES:
+            return "log"
+        if suffix in _SAVE_SUFFIXES:
+            return "save"
+        return "save?"  # decided from the content (LOG steps after end_save)
+    if not names & set(_BUILD_ENTRIES):
+        raise InputError(path, "zip archive has no savedGame, buildFile.xml or buildFile: not a VASSAL file")
+    if "extensiondata" in names:
+        return "extension"
+    if "moduledata" in names:
+        return "module"
+    build = next(name for name in _BUILD_ENTRIES if name in names)
+    head = _read_zip_entry(archive, build, path)[:4096]
+    return "extension" if b"VASSAL.build.module.ModuleExtension" in head else "module"
+
+
+def _looks_like_log(text: str) -> bool:
+    end = text.find("end_save")
+    return end >= 0 and text.find("LOG\t", end) >= 0
+
+
+def _bare_kind(path: Path, data: bytes) -> tuple[str, dict[str, bytes]]:
+    head = data.lstrip()[:4096]
+    if head.startswith(b"<"):
+        if b"<data" in head and path.name in _METADATA_ENTRIES:
+            return "moduledata", {path.name: data}
+        if b"<data" in head and b"VASSAL.build" not in head:
+            return "moduledata", {"moduledata": data}
+        if b"VASSAL.build" in head or b"VASSAL.launch" in head:
+            entry = "buildFile.xml" if path.name == "buildFile.xml" else "buildFile"
+            return "buildfile", {entry: data}
+        raise InputError(path, "XML file is neither a VASSAL build file nor VASSAL metadata")
+    if data.startswith((b"!VCSK", b"VOBS", _XZ_MAGIC, b"begin_save")):
+        return "command-stream", {"savedGame": data}
+    raise InputError(path, "not a VASSAL file (not a zip, VASSAL XML or command stream)")
+
+
+def open_container(path: str | os.PathLike[str]) -> Container:
+    """Open a VASSAL file of any kind; InputError (one line) when it is not one or is broken."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(path, "no such file")
+    if path.is_dir():
+        raise InputError(path, "is a directory, not a VASSAL file")
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(8)
+    except OSError as exc:
+        raise InputError(path, f"cannot read file: {exc.strerror or exc}") from None
+    if not head:
+        raise InputError(path, "empty file")
+    if head.startswith(_ZIP_MAGICS):
+        with _open_zip(path) as archive:
+            kind = _kind_of_zip(path, archive)
+        container = Container(path, kind, None)
+        if kind == "save?":
+            container.kind = "save"
+            container.kind = "log" if _looks_like_log(container.command_text()) else "save"
+        return container
+    if path.suffix.lower() in (".vmod", ".vmdx", ".mdx", ".zip"):
+        raise InputError(path, "not a zip archive")
+    if path.stat().st_size > MAX_ENTRY_BYTES:
+        raise InputError(path, f"file is larger than {MAX_ENTRY_BYTES} bytes")
+    data = path.read_bytes()
+    kind, entries = _bare_kind(path, data)
+    container = Container(path, kind, entries)
+    if kind == "command-stream":
+        container.command_text()  # validate now: a broken stream is reported on open
+    return container

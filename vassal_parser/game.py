@@ -1,0 +1,420 @@
+"""A saved game or log replayed into a position: every piece with its map, board, zone and location.
+
+Why replay and not just list AddPiece commands: VASSAL's position is the result of executing the
+restore commands in order (members join stacks and decks by id, spec §3.2) and, for a log, of
+each replay step (moves, merges onto other pieces via `underId`, state changes, removals; spec
+§3.5). Only the replayed state says which stack or deck a piece is in and where it really is: a
+piece inside a stack or deck takes its container's position (`BasicPiece.getPosition`).
+
+Public API:
+    load_game(path, module=None) -> Game
+    Game: path, kind ("save"|"log"), module, module_name, module_version, vassal_version,
+        extensions [(name, version)], board_selections {map_id: [(board, reversed, col, row)]},
+        global_properties {(container, name): value}, steps (list of replay steps),
+        position() -> list[PlacedPiece]          (what VASSAL shows when the file is opened)
+        position_at(step) -> list[PlacedPiece]   (after `step` replay steps; negative counts from the end)
+        layout(map_id) -> MapLayout | None
+        problems() -> list[str]      (what the layouts used so far could not compute)
+    check_same_module(game, module)  (InputError when the save names another module)
+    PlacedPiece (docs/architecture.md)
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vassal_parser.commands import Command, decode_stream, split_log
+from vassal_parser.container import open_container
+from vassal_parser.errors import InputError
+from vassal_parser.layout import OFFBOARD, MapLayout
+from vassal_parser.module import BoardSelection, Module, parse_board_picker
+from vassal_parser.pieces import Deck, Piece, Stack, make_piece
+from vassal_parser.traits import Trait
+
+
+@dataclass
+class PlacedPiece:
+    """One non-stack piece where the game has it; `location` is VASSAL's LocationName."""
+
+    id: str
+    basic_name: str
+    piece_name: str
+    map: str | None
+    x: int
+    y: int
+    board: str | None
+    zone: str | None
+    location: str | None
+    stack_id: str | None
+    stack_index: int | None
+    deck: str | None
+    properties: dict[str, str] = field(default_factory=dict)
+    hidden_by: str | None = None
+    masked_by: str | None = None
+    traits: list[Trait] = field(default_factory=list, repr=False)
+
+
+class _Container:
+    """A stack or deck during replay: where it is and its member ids, bottom first."""
+
+    __slots__ = ("deck_name", "deck_type", "id", "map", "members", "x", "y")
+
+    def __init__(
+        self,
+        container_id: str,
+        map_id: str | None,
+        x: int,
+        y: int,
+        deck_name: str | None,
+        deck_type: str = "",
+    ) -> None:
+        self.id = container_id
+        self.deck_type = deck_type
+        self.map = map_id
+        self.x = x
+        self.y = y
+        self.members: list[str] = []
+        self.deck_name = deck_name
+
+
+class _Board:
+    """The replayed state: pieces by id (insertion order), containers, and who contains whom."""
+
+    def __init__(self) -> None:
+        self.pieces: dict[str, Piece] = {}
+        self.containers: dict[str, _Container] = {}
+        self.parent: dict[str, str] = {}
+        self.selections: dict[str, BoardSelection] = {}
+        self.global_properties: dict[tuple[str, str], str] = {}
+        self._synthetic = 0
+
+    def copy(self) -> _Board:
+        other = _Board()
+        other.pieces = dict(self.pieces)
+        for key, container in self.containers.items():
+            clone = _Container(
+                container.id,
+                container.map,
+                container.x,
+                container.y,
+                container.deck_name,
+                container.deck_type,
+            )
+            clone.members = list(container.members)
+            other.containers[key] = clone
+        other.parent = dict(self.parent)
+        other.selections = dict(self.selections)
+        other.global_properties = dict(self.global_properties)
+        other._synthetic = self._synthetic
+        return other
+
+    # --- membership ------------------------------------------------------------------------
+    def _detach(self, piece_id: str) -> None:
+        container_id = self.parent.pop(piece_id, None)
+        if container_id is None:
+            return
+        container = self.containers.get(container_id)
+        if container is None:
+            return
+        if piece_id in container.members:
+            container.members.remove(piece_id)
+        if not container.members and container.deck_name is None:
+            del self.containers[container_id]  # an emptied Stack disappears; a Deck stays
+
+    def _set_members(self, container: _Container, member_ids: list[str]) -> None:
+        """`Stack.setState`/`Deck.setState`: ids not (yet) known are skipped silently (spec §3.2)."""
+        for old in container.members:
+            if self.parent.get(old) == container.id:
+                del self.parent[old]
+        container.members = []
+        for member in member_ids:
+            if member not in self.pieces:
+                continue
+            self._detach(member)
+            container.members.append(member)
+            self.parent[member] = container.id
+
+    def position_of(self, piece_id: str) -> tuple[str | None, int, int]:
+        """`BasicPiece.getPosition/getMap`: a contained piece is where its container is."""
+        container_id = self.parent.get(piece_id)
+        if container_id is not None and container_id in self.containers:
+            container = self.containers[container_id]
+            return container.map, container.x, container.y
+        piece = self.pieces[piece_id]
+        return piece.map, piece.x, piece.y
+
+    # --- commands --------------------------------------------------------------------------
+    def apply(self, command: Command) -> None:
+        kind = command.kind
+        if kind == "add_piece":
+            self._add(command)
+        elif kind == "remove_piece":
+            self._remove(command.fields["id"])
+        elif kind == "change_piece":
+            self._change(command.fields["id"], command.fields["new_state"])
+        elif kind == "move_piece":
+            self._move(command.fields)
+        elif kind == "board_picker":
+            map_id, selection = parse_board_picker(command.text)
+            self.selections[map_id] = selection
+        elif kind == "global_property":
+            fields = command.fields
+            self.global_properties[(fields["container"], fields["name"])] = fields["value"]
+
+    def _add(self, command: Command) -> None:
+        fields = command.fields
+        piece_id = fields["id"]
+        if piece_id is None or piece_id in self.pieces or piece_id in self.containers:
+            return  # AddPiece of a known id does nothing in VASSAL
+        thing = make_piece(piece_id, fields["type"], fields["state"])
+        self._install(piece_id, thing)
+
+    def _install(self, piece_id: str, thing: Piece | Stack | Deck) -> None:
+        if isinstance(thing, Stack):
+            container = _Container(piece_id, thing.map, thing.x, thing.y, None)
+            self.containers[piece_id] = container
+            self._set_members(container, thing.member_ids)
+        elif isinstance(thing, Deck):
+            container = _Container(piece_id, thing.map, thing.x, thing.y, thing.name, thing.type_string())
+            self.containers[piece_id] = container
+            self._set_members(container, thing.member_ids)
+        else:
+            self.pieces[piece_id] = thing
+
+    def _remove(self, piece_id: str) -> None:
+        if piece_id in self.pieces:
+            self._detach(piece_id)
+            del self.pieces[piece_id]
+        elif piece_id in self.containers:
+            for member in self.containers[piece_id].members:
+                self.parent.pop(member, None)
+            del self.containers[piece_id]
+
+    def _change(self, piece_id: str, new_state: str) -> None:
+        if piece_id in self.containers:
+            container = self.containers[piece_id]
+            if container.deck_name is not None:
+                thing: Stack | Deck = Deck(piece_id, container.deck_type, new_state)
+            else:
+                thing = Stack(piece_id, new_state)
+            container.map, container.x, container.y = thing.map, thing.x, thing.y
+            self._set_members(container, thing.member_ids)
+            return
+        old = self.pieces.get(piece_id)
+        if old is None:
+            return
+        new = Piece(piece_id, old.type_string(), new_state)
+        if new.map != old.map:
+            self._detach(piece_id)  # BasicPiece.setState: a new map re-adds the piece there, alone
+        self.pieces[piece_id] = new
+
+    def _move(self, fields: dict) -> None:
+        """`MovePiece.executeCommand`: merge onto `new_under` when it is at the new point, else place."""
+        piece_id = fields["id"]
+        new_map, new_x, new_y = fields["new_map"], fields["new_x"], fields["new_y"]
+        if piece_id in self.containers:
+            container = self.containers[piece_id]
+            container.map, container.x, container.y = new_map, new_x, new_y
+            return
+        piece = self.pieces.get(piece_id)
+        if piece is None:
+            return
+        self._detach(piece_id)
+        self.pieces[piece_id] = piece.moved_to(new_map, new_x, new_y)
+        if new_map is None:
+            return
+        under = fields.get("new_under")
+        if under and under != piece_id and self._at(under) == (new_map, new_x, new_y):
+            self._merge(under, piece_id)
+
+    def _at(self, thing_id: str) -> tuple[str | None, int, int] | None:
+        if thing_id in self.containers:
+            container = self.containers[thing_id]
+            return container.map, container.x, container.y
+        if thing_id in self.pieces:
+            return self.position_of(thing_id)
+        return None
+
+    def _merge(self, fixed: str, moving: str) -> None:
+        """`StackMetrics.merge`: onto a stack/deck's top, above a stacked piece, or a new stack of two."""
+        if fixed in self.containers:
+            container = self.containers[fixed]
+            container.members.append(moving)
+        elif fixed in self.parent:
+            container = self.containers[self.parent[fixed]]
+            container.members.insert(container.members.index(fixed) + 1, moving)
+        else:
+            map_id, x, y = self.position_of(fixed)
+            self._synthetic += 1
+            container = _Container(f"{fixed}#stack{self._synthetic}", map_id, x, y, None)
+            self.containers[container.id] = container
+            container.members = [fixed]
+            self.parent[fixed] = container.id
+            container.members.append(moving)
+        self.parent[moving] = container.id
+
+
+@dataclass
+class Game:
+    """A loaded save or log; positions are computed on demand from the replayed commands."""
+
+    path: str
+    kind: str
+    module: Module | None
+    module_name: str
+    module_version: str
+    vassal_version: str
+    extensions: list[tuple[str, str]]
+    steps: list[list[Command]]
+    _start: _Board = field(repr=False)
+    _layouts: dict[tuple[str, tuple], MapLayout | None] = field(default_factory=dict, repr=False)
+
+    @property
+    def board_selections(self) -> dict[str, BoardSelection]:
+        return dict(self._start.selections)
+
+    @property
+    def global_properties(self) -> dict[tuple[str, str], str]:
+        return dict(self._start.global_properties)
+
+    def layout(
+        self, map_id: str | None, selections: dict[str, BoardSelection] | None = None
+    ) -> MapLayout | None:
+        """The map's layout with the boards this game chose (its BoardPicker command, else the default)."""
+        if self.module is None or map_id is None:
+            return None
+        map_def = self.module.map_by_id(map_id)
+        if map_def is None:
+            return None
+        chosen = (selections if selections is not None else self._start.selections).get(map_def.identifier)
+        key = (map_def.identifier, tuple(chosen) if chosen is not None else ())
+        if key not in self._layouts:
+            self._layouts[key] = MapLayout(map_def, chosen, self.module.module_property)
+        return self._layouts[key]
+
+    def problems(self) -> list[str]:
+        """What could not be computed in the layouts used so far (unplaceable boards, non-core numberings)."""
+        found: list[str] = []
+        for layout in self._layouts.values():
+            for problem in layout.problems if layout is not None else []:
+                if problem not in found:
+                    found.append(problem)
+        return found
+
+    def position(self) -> list[PlacedPiece]:
+        """The position VASSAL shows on opening the file (for a log: before any step)."""
+        return self._placed(self._start)
+
+    def position_at(self, step: int) -> list[PlacedPiece]:
+        """The position after `step` replay steps (0 = on opening; -1 = after the last step)."""
+        count = len(self.steps)
+        index = step + count + 1 if step < 0 else step
+        if not 0 <= index <= count:
+            raise InputError(self.path, f"step {step} is out of range: this file has {count} replay steps")
+        board = self._start.copy()
+        for commands in self.steps[:index]:
+            for command in commands:
+                board.apply(command)
+        return self._placed(board)
+
+    def _placed(self, board: _Board) -> list[PlacedPiece]:
+        result: list[PlacedPiece] = []
+        for piece_id, piece in board.pieces.items():
+            map_id, x, y = board.position_of(piece_id)
+            container_id = board.parent.get(piece_id)
+            container = board.containers.get(container_id) if container_id else None
+            stack_id = stack_index = deck = None
+            if container is not None:
+                if container.deck_name is not None:
+                    deck = container.deck_name
+                else:
+                    stack_id = container.id
+                stack_index = container.members.index(piece_id)
+            layout = self.layout(map_id, board.selections)
+            board_name = zone = location = None
+            if layout is not None:
+                placed_board = layout.board_at(x, y)
+                board_name = placed_board.name if placed_board else None
+                found_zone = layout.zone_at(x, y)
+                zone = found_zone.name if found_zone else None
+                location = layout.location_name(x, y)
+            elif self.module is not None:
+                location = OFFBOARD
+            properties = piece.properties()
+            map_def = self.module.map_by_id(map_id) if self.module is not None else None
+            properties.update(
+                {
+                    "CurrentMap": map_def.name if map_def is not None else (map_id or ""),
+                    "CurrentBoard": board_name or "",
+                    "CurrentZone": zone or "",
+                    "CurrentX": str(x),
+                    "CurrentY": str(y),
+                    "DeckName": deck or "",
+                }
+            )
+            if location is not None:
+                properties["LocationName"] = location
+            result.append(
+                PlacedPiece(
+                    id=piece_id,
+                    basic_name=piece.basic_name,
+                    piece_name=piece.piece_name,
+                    map=map_id,
+                    x=x,
+                    y=y,
+                    board=board_name,
+                    zone=zone,
+                    location=location,
+                    stack_id=stack_id,
+                    stack_index=stack_index,
+                    deck=deck,
+                    properties=properties,
+                    hidden_by=piece.hidden_by,
+                    masked_by=piece.masked_by,
+                    traits=piece.traits,
+                )
+            )
+        return result
+
+
+def load_game(path: str | os.PathLike[str], module: Module | None = None) -> Game:
+    """Read a `.vsav`/`.vlog` (or old `.sav`/`.log`, or a bare command stream) and replay its restore."""
+    path = Path(path)
+    container = open_container(path)
+    if container.kind not in ("save", "log", "command-stream"):
+        raise InputError(path, f"is a {container.kind}, not a VASSAL saved game or log")
+    tree = decode_stream(container.command_text())
+    restore, steps = split_log(tree)
+    if not restore or restore[0].text != "begin_save":
+        raise InputError(path, "saved game does not start with begin_save: not a VASSAL game stream")
+    board = _Board()
+    extensions: list[tuple[str, str]] = []
+    for command in restore:
+        board.apply(command)
+        if command.kind == "extension":
+            extensions.append((command.fields["name"], command.fields["version"]))
+    metadata = container.metadata
+    return Game(
+        path=str(path),
+        kind="log" if steps else ("log" if container.kind == "log" else "save"),
+        module=module,
+        module_name=metadata.get("name", ""),
+        module_version=metadata.get("version") or metadata.get("moduleVersion", ""),
+        vassal_version=metadata.get("VassalVersion", ""),
+        extensions=extensions,
+        steps=steps,
+        _start=board,
+    )
+
+
+def check_same_module(game: Game, module: Module) -> None:
+    """Refuse a save written by a different module: its map ids and boards would not match ours.
+
+    Old saves without metadata (VASSAL 2.x) record no module name; they are accepted as is.
+    """
+    if game.module_name and module.name and game.module_name != module.name:
+        raise InputError(
+            game.path, f"was saved by module {game.module_name!r}, but the module given is {module.name!r}"
+        )

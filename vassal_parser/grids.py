@@ -1,0 +1,703 @@
+"""VASSAL's board grids: point -> location name and name -> point, exactly as the Java computes them.
+
+Why a port and not "nice" geometry: the name VASSAL shows (and stores in `OldLocationName`) comes
+from integer truncation, half-up rounding and a few quirks (spec §6.4-§6.8). Players compare our
+output with what VASSAL says, so every cast is reproduced: `(int)` truncates toward zero
+(`int()`), `Math.round` is `floor(x + 0.5)` (never Python's banker's `round`), `Math.floor`
+is `math.floor`. All points here are **board-local** integer pixels; the board origin, edge
+buffer and reversed-board flip are `layout.py`'s job.
+
+Public API:
+    HexGrid, SquareGrid, RegionGrid, Region, ZonedGrid, Zone, HexGridNumbering,
+    ObliqueHexGridNumbering, SquareGridNumbering, java_round(x), format_string(fmt, props, fallback),
+    polygon_contains(points, x, y), GridSizeUnknown
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from vassal_parser.sequence import decode
+
+Point = tuple[int, int]
+PropertyLookup = Callable[[str], str | None]
+
+ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_ALPHABETIC_MATCH = "-?(?:" + "|".join(f"{c}+" for c in ALPHABET) + ")"
+
+
+class GridSizeUnknown(ValueError):
+    """A descending numbering needs its container's size, and the module does not tell it.
+
+    Why an error and not a guess: `maxRows/maxCols` come from the board image size; without the
+    image (a bare buildFile) a guessed size would silently produce wrong hex names.
+    """
+
+
+def java_round(value: float) -> int:
+    """Java `Math.round(double)`: floor(x + 0.5), i.e. half rounds up (toward +infinity)."""
+    return math.floor(value + 0.5)
+
+
+def java_int(value: float) -> int:
+    """Java `(int)` cast of a double: truncation toward zero."""
+    return int(value)
+
+
+def format_string(fmt: str, props: Mapping[str, str | None], fallback: PropertyLookup | None = None) -> str:
+    """VASSAL `FormattedString`: `$name$` substitution, split with SequenceEncoder on `$`.
+
+    Tokens at odd positions are property names; a name not in `props` (or set to None) is asked
+    of `fallback` (module/map/zone properties), else it becomes empty (spec §6.5).
+    """
+    tokens = decode(fmt, "$")
+    out: list[str] = []
+    for index, token in enumerate(tokens):
+        if index % 2 == 0:
+            out.append(token)
+            continue
+        value = props.get(token)
+        if value is None and fallback is not None:
+            value = fallback(token)
+        out.append(value or "")
+    return "".join(out)
+
+
+def polygon_contains(xs: Sequence[int], ys: Sequence[int], x: float, y: float) -> bool:
+    """`java.awt.Polygon.contains(x, y)`: even-odd rule, bounding-box test first.
+
+    Points on the left/top edges count as inside, right/bottom edges as outside (spec §6.7).
+    """
+    n = len(xs)
+    if n <= 2:
+        return False
+    min_x, max_x, min_y, max_y = min(xs), max(xs), min(ys), max(ys)
+    if not (min_x <= x < max_x and min_y <= y < max_y):
+        return False
+    hits = 0
+    last_x, last_y = xs[-1], ys[-1]
+    for i in range(n):
+        cur_x, cur_y = xs[i], ys[i]
+        try:
+            if cur_y == last_y:
+                continue
+            if cur_x < last_x:
+                if x >= last_x:
+                    continue
+                left_x = cur_x
+            else:
+                if x >= cur_x:
+                    continue
+                left_x = last_x
+            if cur_y < last_y:
+                if y < cur_y or y >= last_y:
+                    continue
+                if x < left_x:
+                    hits += 1
+                    continue
+                test1 = x - cur_x
+                test2 = y - cur_y
+            else:
+                if y < last_y or y >= cur_y:
+                    continue
+                if x < left_x:
+                    hits += 1
+                    continue
+                test1 = x - last_x
+                test2 = y - last_y
+            if test1 < (test2 / (last_y - cur_y) * (last_x - cur_x)):
+                hits += 1
+        finally:
+            last_x, last_y = cur_x, cur_y
+    return (hits & 1) != 0
+
+
+# --------------------------------------------------------------------------------------------
+# Numberings (RegularGridNumbering and its two subclasses)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class RegularGridNumbering:
+    """Shared numbering rules (spec §6.5): offsets, leading zeros, alphabetic parts, format."""
+
+    first: str = "H"
+    sep: str = ""
+    h_type: str = "N"
+    v_type: str = "N"
+    h_leading: int = 1
+    v_leading: int = 1
+    h_off: int = 1
+    v_off: int = 1
+    h_descend: bool = False
+    v_descend: bool = False
+    location_format: str = "$gridLocation$"
+
+    # --- names of single parts -------------------------------------------------------------
+    @staticmethod
+    def part_name(value: int, kind: str, leading: int) -> str:
+        """`RegularGridNumbering.getName(int, char, int)`: sign, then letters or zero-padded digits."""
+        text = "-" if value < 0 else ""
+        value = abs(value)
+        if kind == "A":
+            while True:
+                text += ALPHABET[value % 26]
+                value -= 26
+                if value < 0:
+                    return text
+        while leading > 0 and value < 10.0**leading:
+            text += "0"
+            leading -= 1
+        return text + str(value)
+
+    @staticmethod
+    def parse_part(text: str, kind: str) -> int:
+        """`RegularGridNumbering.parseName`: `AA` is 26, `BB` 27; numbers as Integer.parseInt."""
+        if kind != "A":
+            return int(text)
+        index = 0
+        negative = text.startswith("-")
+        if negative:
+            index = 1
+        value = 0
+        while index < len(text) and text[index].isupper():
+            value += 26 if index < len(text) - 1 else ALPHABET.index(text[index])
+            index += 1
+        return -value if negative else value
+
+    def grid_location(self, row: int, col: int) -> str:
+        row_name = self.part_name(row + self.v_off, self.v_type, self.v_leading)
+        col_name = self.part_name(col + self.h_off, self.h_type, self.h_leading)
+        return col_name + self.sep + row_name if self.first == "H" else row_name + self.sep + col_name
+
+    def format_name(self, row: int, col: int, fallback: PropertyLookup | None = None) -> str:
+        props = {
+            "gridLocation": self.grid_location(row, col),
+            "row": self.part_name(row + self.v_off, self.v_type, self.v_leading),
+            "column": self.part_name(col + self.h_off, self.h_type, self.h_leading),
+        }
+        return format_string(self.location_format, props, fallback)
+
+    def _pattern(self, kind: str, leading: int) -> str:
+        return _ALPHABETIC_MATCH if kind == "A" else f"-?[0-9]{{{leading + 1},}}"
+
+    def parse_location(self, name: str) -> tuple[int, int] | None:
+        """Name -> (col, row) before offsets are removed, as `getLocation` parses it; None = no match.
+
+        The regex is built from `locationFormat` the way the Java does: literal text quoted,
+        `$gridLocation$`/`$row$`/`$column$` as groups, other properties skipped, and a last
+        token always taken literally.
+        """
+        tokens = decode(self.location_format, "$")
+        regex: list[str] = []
+        col_group = row_group = groups = 0
+        is_property = True
+        for index, token in enumerate(tokens):
+            is_property = not is_property
+            if not token:
+                continue
+            has_more = index < len(tokens) - 1
+            if not is_property or not has_more:
+                regex.append(re.escape(token))
+            elif token == "gridLocation":
+                h = "(" + self._pattern(self.h_type, self.h_leading) + ")"
+                v = "(" + self._pattern(self.v_type, self.v_leading) + ")"
+                if self.first == "H":
+                    regex += [h, re.escape(self.sep), v]
+                    col_group, row_group = groups + 1, groups + 2
+                else:
+                    regex += [v, re.escape(self.sep), h]
+                    row_group, col_group = groups + 1, groups + 2
+                groups += 2
+            elif token == "row":
+                regex.append("(" + self._pattern(self.v_type, self.v_leading) + ")")
+                groups += 1
+                row_group = groups
+            elif token == "column":
+                regex.append("(" + self._pattern(self.h_type, self.h_leading) + ")")
+                groups += 1
+                col_group = groups
+        if not regex or not col_group or not row_group:
+            return None
+        match = re.fullmatch("".join(regex), name)
+        if match is None:
+            return None
+        col = self.parse_part(match.group(col_group), self.h_type)
+        row = self.parse_part(match.group(row_group), self.v_type)
+        return col - self.h_off, row - self.v_off
+
+
+@dataclass
+class HexGridNumbering(RegularGridNumbering):
+    """`HexGridNumbering`: adds `stagger` and the descend rules of sideways grids."""
+
+    stagger: bool = True
+
+
+@dataclass
+class ObliqueHexGridNumbering(HexGridNumbering):
+    """VASSAL core `ObliqueHexGridNumbering` (2022): rows slant by half the column number.
+
+    `getRow` = slantRow(HexGridNumbering row, column): `direction` true -> trunc(col/2) + row,
+    false -> row - trunc(col/2) + 1 (Java int division). VASSAL does not override `getLocation`,
+    so its own name -> point ignores the slant; ours undoes it (docs/locations.md).
+    """
+
+    direction: bool = True
+
+    def slant(self, row: int, col: int) -> int:
+        half = int(col / 2)
+        return half + row if self.direction else row - half + 1
+
+    def unslant(self, row: int, col: int) -> int:
+        half = int(col / 2)
+        return row - half if self.direction else row + half - 1
+
+
+@dataclass
+class SquareGridNumbering(RegularGridNumbering):
+    """`SquareGridNumbering`: no stagger; rows are truncated, not floored (spec §6.6)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Grids
+# --------------------------------------------------------------------------------------------
+
+
+class Grid:
+    """What every board grid answers; the container size is set by the board or zone holding it."""
+
+    container_size: tuple[int, int] | None = None
+
+    def location_name(self, x: int, y: int, fallback: PropertyLookup | None = None) -> str | None:
+        raise NotImplementedError
+
+    def location(self, name: str) -> Point | None:
+        raise NotImplementedError
+
+    def snap(self, x: int, y: int) -> Point:
+        return (x, y)
+
+    def _size(self) -> tuple[int, int]:
+        if self.container_size is None:
+            raise GridSizeUnknown("descending grid numbering needs the board size, which is unknown")
+        return self.container_size
+
+
+@dataclass
+class HexGrid(Grid):
+    """`HexGrid` (spec §6.4): flat-topped hexes in columns, odd columns half a hex lower.
+
+    `sideways` swaps x and y *before* the origin applies, so x0 runs along board y.
+    """
+
+    dx: float = 55.42562584220407
+    dy: float = 64.0
+    x0: int = 0
+    y0: int = 32
+    sideways: bool = False
+    snap_to: bool = True
+    edges_legal: bool = False
+    corners_legal: bool = False
+    numbering: HexGridNumbering | None = None
+    container_size: tuple[int, int] | None = None
+    unknown_numbering: str | None = None  # class name of a numbering VASSAL core does not have
+
+    def _rot(self, x: int, y: int) -> Point:
+        return (y, x) if self.sideways else (x, y)
+
+    # --- numbering (HexGridNumbering.getRawColumn/getRawRow/getColumn/getRow) -------------------
+    def raw_column(self, x: int, y: int) -> int:
+        px, _ = self._rot(x, y)
+        return math.floor((px - self.x0) / self.dx + 0.5)
+
+    def raw_row(self, x: int, y: int) -> int:
+        px, py = self._rot(x, y)
+        nx = java_round((px - self.x0) / self.dx)
+        if nx % 2 == 0:
+            return java_round((py - self.y0) / self.dy)
+        return java_round((py - self.y0 - self.dy / 2) / self.dy)
+
+    def _max_rows(self) -> int:
+        # Quirk kept: height divided by dx (column pitch), spec §6.5.
+        return math.floor(self._size()[1] / self.dx + 0.5)
+
+    def _max_columns(self) -> int:
+        return math.floor(self._size()[0] / self.dy + 0.5)
+
+    def column_row(self, x: int, y: int) -> tuple[int, int]:
+        """Numbering (col, row) of a board point, before the offsets (spec §6.5)."""
+        numbering = self.numbering or HexGridNumbering()
+        raw_col = self.raw_column(x, y)
+        col = raw_col
+        if numbering.v_descend and self.sideways:
+            col = self._max_rows() - col
+        if numbering.h_descend and not self.sideways:
+            col = self._max_columns() - col
+        row = self.raw_row(x, y)
+        if numbering.v_descend and not self.sideways:
+            row = self._max_rows() - row
+        if numbering.h_descend and self.sideways:
+            row = self._max_columns() - row
+        if numbering.stagger and raw_col % 2 != 0:
+            descending = numbering.h_descend if self.sideways else numbering.v_descend
+            row += -1 if descending else 1
+        if isinstance(numbering, ObliqueHexGridNumbering):
+            row = numbering.slant(row, col)
+        return col, row
+
+    def location_name(self, x: int, y: int, fallback: PropertyLookup | None = None) -> str | None:
+        if self.numbering is None:
+            return None
+        col, row = self.column_row(x, y)
+        return self.numbering.format_name(row, col, fallback)
+
+    def center_of(self, col: int, row: int) -> Point:
+        """`HexGridNumbering.getCenterPoint(col, row)`: numbering (col, row) -> board point."""
+        numbering = self.numbering or HexGridNumbering()
+        if isinstance(numbering, ObliqueHexGridNumbering):
+            row = numbering.unslant(row, col)
+        if numbering.stagger and col % 2 != 0:
+            descending = numbering.h_descend if self.sideways else numbering.v_descend
+            row += 1 if descending else -1
+        if self.sideways:
+            if numbering.v_descend:
+                col = self._max_rows() - col
+            if numbering.h_descend:
+                row = self._max_columns() - row
+        else:
+            if numbering.h_descend:
+                col = self._max_columns() - col
+            if numbering.v_descend:
+                row = self._max_rows() - row
+        px = java_int(col * self.dx) + self.x0
+        if col % 2 == 0:
+            py = java_int(row * self.dy) + self.y0
+        else:
+            py = java_int(row * self.dy + self.dy / 2) + self.y0
+        return self._rot(px, py)
+
+    def location(self, name: str) -> Point | None:
+        if self.numbering is None:
+            return None
+        parsed = self.numbering.parse_location(name)
+        if parsed is None:
+            return None
+        return self.center_of(*parsed)
+
+    # --- raw hex geometry (HexGrid) -----------------------------------------------------------
+    def raw_center(self, c: int, r: int) -> Point:
+        """Centre of raw hex (c, r) in board pixels (spec §6.4)."""
+        cx = java_int(self.dx * c + self.x0)
+        if c % 2 == 0:
+            cy = java_int(self.dy * r + self.y0)
+        else:
+            cy = java_int(self.dy * r + java_int(self.dy / 2) + self.y0)
+        return self._rot(cx, cy)
+
+    def _hex_polygon_rotated(self, cx: int, cy: int) -> tuple[list[int], list[int]]:
+        radius = 2 * self.dx / 3
+        half = self.dy / 2
+        xs = [
+            java_round(cx - radius),
+            java_round(cx - radius / 2),
+            java_round(cx + radius / 2) + 1,
+            java_round(cx + radius) + 1,
+            java_round(cx + radius / 2) + 1,
+            java_round(cx - radius / 2),
+        ]
+        ys = [
+            java_round(cy),
+            java_round(cy - half),
+            java_round(cy - half),
+            java_round(cy),
+            java_round(cy + half) + 1,
+            java_round(cy + half) + 1,
+        ]
+        return xs, ys
+
+    def hex_polygon(self, c: int, r: int) -> list[Point]:
+        """The six corners of raw hex (c, r) in board pixels, as VASSAL's snap test builds it.
+
+        Why exposed: a later issue draws an SVG inset from the module's own grid geometry.
+        """
+        cx, cy = self._rot(*self.raw_center(c, r))  # back into the unrotated frame
+        xs, ys = self._hex_polygon_rotated(cx, cy)
+        return [self._rot(px, py) for px, py in zip(xs, ys, strict=True)]
+
+    def _snap_to_hex(self, x: int, y: int) -> Point:
+        """`HexGrid.snapToHex` (spec §6.4 steps 1-2), in the unrotated frame."""
+        px, py = self._rot(x, y)
+        c = math.floor((px - self.x0 + self.dx / 2) / self.dx)
+        if c % 2 == 0:
+            r = math.floor((py - self.y0 + self.dy / 2) / self.dy)
+            neighbours = [(c - 1, r - 1), (c - 1, r), (c + 1, r - 1), (c + 1, r)]
+        else:
+            r = math.floor((py - self.y0) / self.dy)
+            neighbours = [(c - 1, r), (c - 1, r + 1), (c + 1, r), (c + 1, r + 1)]
+        for cc, rr in [(c, r), *neighbours]:
+            cx, cy = self._rot(*self.raw_center(cc, rr))
+            xs, ys = self._hex_polygon_rotated(cx, cy)
+            if polygon_contains(xs, ys, px, py):
+                return self.raw_center(cc, rr)
+        return self.raw_center(c, r)
+
+    def snap(self, x: int, y: int) -> Point:
+        """Snap to the containing hex centre (edges/corners snapping is not reproduced)."""
+        if not self.snap_to:
+            return (x, y)
+        return self._snap_to_hex(x, y)
+
+
+@dataclass
+class SquareGrid(Grid):
+    """`SquareGrid` (spec §6.6): cells of dx x dy, (x0, y0) the centre of cell (0, 0)."""
+
+    dx: float = 48.0
+    dy: float = 48.0
+    x0: int = 24
+    y0: int = 24
+    snap_to: bool = True
+    edges_legal: bool = False
+    corners_legal: bool = False
+    numbering: SquareGridNumbering | None = None
+    container_size: tuple[int, int] | None = None
+    unknown_numbering: str | None = None
+
+    def _max_rows(self) -> int:
+        return java_int(self._size()[1] / self.dy + 0.5)
+
+    def _max_columns(self) -> int:
+        return java_int(self._size()[0] / self.dx + 0.5)
+
+    def column_row(self, x: int, y: int) -> tuple[int, int]:
+        numbering = self.numbering or SquareGridNumbering()
+        col = math.floor((x - self.x0) / self.dx + 0.5)
+        row = java_int((y - self.y0) / self.dy + 0.5)  # truncation, not floor (spec §6.6)
+        if numbering.h_descend:
+            col = self._max_columns() - col
+        if numbering.v_descend:
+            row = self._max_rows() - row
+        return col, row
+
+    def location_name(self, x: int, y: int, fallback: PropertyLookup | None = None) -> str | None:
+        if self.numbering is None:
+            return None
+        col, row = self.column_row(x, y)
+        return self.numbering.format_name(row, col, fallback)
+
+    def center_of(self, col: int, row: int) -> Point:
+        numbering = self.numbering or SquareGridNumbering()
+        if numbering.v_descend:
+            row = self._max_rows() - row
+        if numbering.h_descend:
+            col = self._max_columns() - col
+        return (java_int(col * self.dx + self.x0), java_int(row * self.dy + self.y0))
+
+    def location(self, name: str) -> Point | None:
+        if self.numbering is None:
+            return None
+        parsed = self.numbering.parse_location(name)
+        return None if parsed is None else self.center_of(*parsed)
+
+    def snap(self, x: int, y: int) -> Point:
+        """Cell centre: `x0 + round(2*round((x-x0)/dx)*dx/2)` (edges/corners not reproduced)."""
+        if not self.snap_to:
+            return (x, y)
+        cx = self.x0 + java_round(2 * java_round((x - self.x0) / self.dx) * self.dx / 2)
+        cy = self.y0 + java_round(2 * java_round((y - self.y0) / self.dy) * self.dy / 2)
+        return (cx, cy)
+
+
+@dataclass(frozen=True)
+class Region:
+    name: str
+    x: int
+    y: int
+
+
+@dataclass
+class RegionGrid(Grid):
+    """`RegionGrid` (spec §6.8): the nearest named point wins (strictly smaller squared distance).
+
+    Ties: VASSAL resolves them by HashMap order; we keep the first in build order (docs/locations.md).
+    """
+
+    regions: list[Region] = field(default_factory=list)
+    snap_to: bool = True
+    container_size: tuple[int, int] | None = None
+
+    def nearest(self, x: int, y: int) -> Region | None:
+        best: Region | None = None
+        best_distance = 0
+        seen: set[Point] = set()
+        for region in self.regions:
+            if (region.x, region.y) in seen:
+                continue  # duplicate points collapse in VASSAL's map keyed by point
+            seen.add((region.x, region.y))
+            distance = (region.x - x) ** 2 + (region.y - y) ** 2
+            if best is None or distance < best_distance:
+                best, best_distance = region, distance
+        return best
+
+    def location_name(self, x: int, y: int, fallback: PropertyLookup | None = None) -> str | None:
+        region = self.nearest(x, y)
+        return None if region is None else region.name
+
+    def location(self, name: str) -> Point | None:
+        for region in self.regions:
+            if region.name == name:
+                return (region.x, region.y)
+        return None
+
+    def snap(self, x: int, y: int) -> Point:
+        region = self.nearest(x, y)
+        if not self.snap_to or region is None:
+            return (x, y)
+        return (region.x, region.y)
+
+
+@dataclass
+class Zone:
+    """`Zone` (spec §6.7): a polygon in board pixels with its own name format and optional grid."""
+
+    name: str
+    xs: list[int] = field(default_factory=list)
+    ys: list[int] = field(default_factory=list)
+    location_format: str = "$name$"
+    use_parent_grid: bool = False
+    grid: Grid | None = None
+    properties: dict[str, str] = field(default_factory=dict)
+    parent: ZonedGrid | None = field(default=None, repr=False)
+
+    @staticmethod
+    def parse_path(path: str) -> tuple[list[int], list[int]]:
+        """`PolygonEditor.reset`: `x1,y1;x2,y2;...`, trimmed, bad pairs skipped."""
+        xs: list[int] = []
+        ys: list[int] = []
+        for pair in path.split(";"):
+            parts = pair.split(",")
+            if len(parts) != 2:
+                continue
+            try:
+                x, y = int(parts[0].strip()), int(parts[1].strip())
+            except ValueError:
+                continue
+            xs.append(x)
+            ys.append(y)
+        return xs, ys
+
+    @property
+    def points(self) -> list[Point]:
+        return list(zip(self.xs, self.ys, strict=True))
+
+    def bounds(self) -> tuple[int, int, int, int]:
+        """`Polygon.getBounds()`: (x, y, width, height); all zero for an empty polygon."""
+        if not self.xs:
+            return (0, 0, 0, 0)
+        return (min(self.xs), min(self.ys), max(self.xs) - min(self.xs), max(self.ys) - min(self.ys))
+
+    def contains(self, x: float, y: float) -> bool:
+        return polygon_contains(self.xs, self.ys, x, y)
+
+    def effective_grid(self) -> Grid | None:
+        if self.use_parent_grid:
+            return self.parent.background if self.parent is not None else None
+        return self.grid
+
+    def location_name(self, x: int, y: int, fallback: PropertyLookup | None = None) -> str:
+        grid = self.effective_grid()
+        grid_location = grid.location_name(x, y, fallback) if grid is not None else None
+
+        def zone_first(key: str) -> str | None:
+            # Zone.getProperty: the zone's own ZoneProperty values first, then the map's/module's.
+            if key in self.properties:
+                return self.properties[key]
+            return fallback(key) if fallback is not None else None
+
+        return format_string(
+            self.location_format, {"name": self.name, "gridLocation": grid_location}, zone_first
+        )
+
+    def location(self, name: str) -> Point | None:
+        """`Zone.getLocation`: match the format; grid part via the grid, else the polygon's mean."""
+        tokens = decode(self.location_format, "$")
+        regex: list[str] = []
+        groups = 0
+        is_property = True
+        grid = self.effective_grid()
+        for index, token in enumerate(tokens):
+            is_property = not is_property
+            if not token:
+                continue
+            if not is_property or index == len(tokens) - 1:
+                regex.append(re.escape(token))
+            elif token == "name":
+                regex.append(re.escape(self.name))
+            elif token == "gridLocation" and grid is not None:
+                regex.append("(.*)")
+                groups += 1
+        if not regex:
+            return None
+        match = re.fullmatch("".join(regex), name)
+        if match is None:
+            return None
+        if groups and grid is not None:
+            point = grid.location(match.group(groups))
+            if point is None or not self.contains(*point):
+                return None
+            return point
+        if not self.xs:
+            return None
+        px = java_int(sum(self.xs) / len(self.xs))
+        py = java_int(sum(self.ys) / len(self.ys))
+        if not self.contains(px, py):
+            return (self.xs[0], self.ys[0])  # concave polygon: VASSAL falls back to the first point
+        return (px, py)
+
+    def snap(self, x: int, y: int) -> Point:
+        grid = self.effective_grid()
+        return grid.snap(x, y) if grid is not None else (x, y)
+
+
+@dataclass
+class ZonedGrid(Grid):
+    """`ZonedGrid`: zones in build order over an optional background grid (spec §6.7)."""
+
+    zones: list[Zone] = field(default_factory=list)
+    background: Grid | None = None
+    container_size: tuple[int, int] | None = None
+
+    def zone_at(self, x: int, y: int) -> Zone | None:
+        for zone in self.zones:
+            if zone.contains(x, y):
+                return zone
+        return None
+
+    def location_name(self, x: int, y: int, fallback: PropertyLookup | None = None) -> str | None:
+        zone = self.zone_at(x, y)
+        if zone is not None:
+            return zone.location_name(x, y, fallback)
+        if self.background is not None:
+            return self.background.location_name(x, y, fallback)
+        return None
+
+    def location(self, name: str) -> Point | None:
+        for zone in self.zones:
+            point = zone.location(name)
+            if point is not None:
+                return point
+        if self.background is not None:
+            return self.background.location(name)
+        return None
+
+    def snap(self, x: int, y: int) -> Point:
+        zone = self.zone_at(x, y)
+        if zone is not None and zone.effective_grid() is not None:
+            return zone.snap(x, y)
+        if self.background is not None:
+            return self.background.snap(x, y)
+        return (x, y)

@@ -1,0 +1,311 @@
+"""One module map with the boards a game chose: map pixels -> board, zone, location name, and back.
+
+Why separate from `module.py`: the same map lays out differently per game (the save's
+BoardPicker command picks boards, their cells and which are reversed), and every piece's
+`LocationName` depends on that layout (spec §6.2, §5.5).
+
+Public API:
+    MapLayout(map_def, board_selection=None, properties=None)
+        .boards -> list[PlacedBoard]; .size -> (w, h) | None
+        .board_at(x, y) -> PlacedBoard | None
+        .zone_at(x, y) -> Zone | None            (CurrentZone: no reversed flip)
+        .location_name(x, y) -> str              (DrawPile at the exact point, else grid, else "offboard")
+        .point_for(name) -> (x, y) | None        (inverse: a location name -> map pixels)
+        .snap(x, y) -> (x, y)
+        .setup_stack_position(setup_stack) -> (x, y) | None
+        .cell_polygon(x, y) -> list[(x, y)] | None   (hex/square/zone outline in map pixels)
+        .draw_pile_positions -> dict[name, (x, y)]
+        .problems -> list[str]   (what could not be computed: unplaceable boards, non-core numberings)
+    OFFBOARD
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from vassal_parser import grids
+from vassal_parser.module import BoardDef, BoardSelection, MapDef, SetupStackDef, parse_board_picker
+
+OFFBOARD = "offboard"  # VASSAL's English `Map.offboard` resource string
+
+
+@dataclass
+class PlacedBoard:
+    """A board at its place in the map: origin in map pixels, and whether it is reversed."""
+
+    board: BoardDef
+    reversed: bool
+    col: int
+    row: int
+    x: int = 0
+    y: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.board.name
+
+    def contains(self, x: int, y: int) -> bool:
+        """`Rectangle.contains`; a board of unknown size extends without limit right and down."""
+        if x < self.x or y < self.y:
+            return False
+        size = self.board.size
+        if size is None:
+            return True
+        return x < self.x + size[0] and y < self.y + size[1]
+
+    def local(self, x: int, y: int) -> tuple[int, int]:
+        """`Board.localCoordinates`: map -> board pixels, flipped when the board is reversed."""
+        lx, ly = x - self.x, y - self.y
+        if self.reversed:
+            size = self._known_size()
+            lx, ly = size[0] - lx, size[1] - ly
+        return lx, ly
+
+    def global_point(self, lx: int, ly: int) -> tuple[int, int]:
+        """`Board.globalCoordinates`: the inverse of `local`."""
+        if self.reversed:
+            size = self._known_size()
+            lx, ly = size[0] - lx, size[1] - ly
+        return lx + self.x, ly + self.y
+
+    def _known_size(self) -> tuple[int, int]:
+        size = self.board.size
+        if size is None:
+            raise grids.GridSizeUnknown(
+                f"board {self.name!r} is reversed but its size is unknown (its image is not in the module)"
+            )
+        return size
+
+
+class MapLayout:
+    """A `MapDef` with chosen boards placed as `Map.setBoardBoundaries` places them (spec §6.2)."""
+
+    def __init__(
+        self,
+        map_def: MapDef,
+        board_selection: BoardSelection | None = None,
+        properties: Callable[[str], str | None] | None = None,
+    ) -> None:
+        self.map_def = map_def
+        self._properties = properties
+        if board_selection is None:
+            board_selection = self.default_selection(map_def)
+        self.problems: list[str] = []
+        self.boards: list[PlacedBoard] = []
+        for name, reversed_, col, row in board_selection:
+            board = map_def.board(name)
+            if board is None:
+                continue  # VASSAL skips boards the module no longer has
+            self.boards.append(PlacedBoard(board, reversed_, col, row))
+        self._place()
+        self.draw_pile_positions = self._draw_piles()
+
+    @staticmethod
+    def default_selection(map_def: MapDef) -> BoardSelection:
+        """No save selection: the BoardPicker `<setup>`, else the only board (BoardPicker rules)."""
+        if map_def.default_setup:
+            return parse_board_picker(map_def.default_setup)[1]
+        if len(map_def.boards) == 1:
+            return [(map_def.boards[0].name, False, 0, 0)]
+        return []
+
+    def _place(self) -> None:
+        """Origins as `Map.setBoardBoundaries` computes them; a board after one of unknown size cannot be
+        placed and is left out (recorded in `problems`) rather than guessed."""
+        widths: dict[tuple[int, int], int | None] = {}
+        heights: dict[tuple[int, int], int | None] = {}
+        for placed in self.boards:
+            size = placed.board.size
+            widths[(placed.col, placed.row)] = size[0] if size else None
+            heights[(placed.col, placed.row)] = size[1] if size else None
+        kept: list[PlacedBoard] = []
+        for placed in self.boards:
+            before = [widths.get((c, placed.row), 0) for c in range(placed.col)]
+            before += [heights.get((placed.col, r), 0) for r in range(placed.row)]
+            if any(value is None for value in before):
+                self._problem(
+                    f"map {self.map_def.identifier!r}: board {placed.name!r} cannot be placed, a board "
+                    "before it has no known size (its image is not in the module); pass the .vmod"
+                )
+                continue
+            placed.x = self.map_def.edge_width + sum(
+                widths.get((c, placed.row), 0) or 0 for c in range(placed.col)
+            )
+            placed.y = self.map_def.edge_height + sum(
+                heights.get((placed.col, r), 0) or 0 for r in range(placed.row)
+            )
+            kept.append(placed)
+        self.boards = kept
+        for placed in kept:
+            grid = placed.board.grid
+            unknown = _unknown_numberings(grid) if grid is not None else []
+            for class_name in unknown:
+                self._problem(
+                    f"map {self.map_def.identifier!r}: board {placed.name!r} numbers its grid with "
+                    f"{class_name}, which is not part of VASSAL; those location names cannot be computed"
+                )
+
+    def _problem(self, text: str) -> None:
+        if text not in self.problems:
+            self.problems.append(text)
+
+    def _draw_piles(self) -> dict[str, tuple[int, int]]:
+        """`DrawPile.getPosition`: x, y are relative to the owning board when it is in the map."""
+        positions: dict[str, tuple[int, int]] = {}
+        for pile in self.map_def.draw_pile_defs:
+            x, y = pile.x, pile.y
+            owner = next((p for p in self.boards if p.name == pile.owning_board), None)
+            if owner is not None:
+                x, y = x + owner.x, y + owner.y
+            positions.setdefault(pile.name, (x, y))
+        return positions
+
+    @property
+    def size(self) -> tuple[int, int] | None:
+        """Map size: union of boards plus the edge buffer on both sides; None if a size is unknown."""
+        right = bottom = 0
+        for placed in self.boards:
+            size = placed.board.size
+            if size is None:
+                return None
+            right = max(right, placed.x + size[0])
+            bottom = max(bottom, placed.y + size[1])
+        return right + self.map_def.edge_width, bottom + self.map_def.edge_height
+
+    # --- point -> things ---------------------------------------------------------------------
+    def board_at(self, x: int, y: int) -> PlacedBoard | None:
+        """`Map.findBoard`: the first selected board whose rectangle holds the point."""
+        for placed in self.boards:
+            if placed.contains(x, y):
+                return placed
+        return None
+
+    def zone_at(self, x: int, y: int) -> grids.Zone | None:
+        """`CurrentZone` (`Map.findZone`): board-relative point, deliberately NOT reversed (§6.7)."""
+        placed = self.board_at(x, y)
+        if placed is None or not isinstance(placed.board.grid, grids.ZonedGrid):
+            return None
+        return placed.board.grid.zone_at(x - placed.x, y - placed.y)
+
+    def deck_at(self, x: int, y: int) -> str | None:
+        for name, position in self.draw_pile_positions.items():
+            if position == (x, y):
+                return name
+        return None
+
+    def location_name(self, x: int, y: int) -> str:
+        """`Map.locationName` (spec §5.5): DrawPile at the exact point, else the grid, else offboard."""
+        deck = self.deck_at(x, y)
+        if deck is not None:
+            return deck
+        placed = self.board_at(x, y)
+        if placed is not None and placed.board.grid is not None:
+            try:
+                name = placed.board.grid.location_name(*placed.local(x, y), self._properties)
+            except grids.GridSizeUnknown as exc:
+                self._problem(f"map {self.map_def.identifier!r}, board {placed.name!r}: {exc}")
+                return OFFBOARD
+            if name is not None:
+                return name
+        return OFFBOARD
+
+    def snap(self, x: int, y: int) -> tuple[int, int]:
+        placed = self.board_at(x, y)
+        if placed is None or placed.board.grid is None:
+            return (x, y)
+        try:
+            return placed.global_point(*placed.board.grid.snap(*placed.local(x, y)))
+        except grids.GridSizeUnknown as exc:
+            self._problem(f"map {self.map_def.identifier!r}, board {placed.name!r}: {exc}")
+            return (x, y)
+
+    # --- name -> point -----------------------------------------------------------------------
+    def point_for(self, name: str) -> tuple[int, int] | None:
+        """Map pixels of a location name: a DrawPile's position, else the first board grid that parses it."""
+        if name in self.draw_pile_positions:
+            return self.draw_pile_positions[name]
+        for placed in self.boards:
+            grid = placed.board.grid
+            if grid is None:
+                continue
+            try:
+                local = grid.location(name)
+                if local is not None:
+                    return placed.global_point(*local)
+            except grids.GridSizeUnknown as exc:
+                self._problem(f"map {self.map_def.identifier!r}, board {placed.name!r}: {exc}")
+        return None
+
+    def setup_stack_position(self, stack: SetupStackDef) -> tuple[int, int] | None:
+        """Where an at-start stack goes: its grid `location` on the owning board when
+        `useGridLocation`, else (x, y) relative to that board (map pixels without one)."""
+        owner = next((p for p in self.boards if p.name == stack.owning_board), None)
+        if stack.owning_board and owner is None:
+            return None  # its board is not in this game's selection
+        if owner is None:
+            return (stack.x, stack.y)
+        if stack.use_grid_location and stack.location and owner.board.grid is not None:
+            try:
+                local = owner.board.grid.location(stack.location)
+                return None if local is None else owner.global_point(*local)
+            except grids.GridSizeUnknown as exc:
+                self._problem(f"map {self.map_def.identifier!r}, board {owner.name!r}: {exc}")
+                return None
+        return (stack.x + owner.x, stack.y + owner.y)
+
+    # --- geometry for drawing ----------------------------------------------------------------
+    def cell_polygon(self, x: int, y: int) -> list[tuple[int, int]] | None:
+        """Outline (map pixels) of the hex, square or zone holding the point; None when there is none.
+
+        Why: a later issue draws an SVG inset of a location from the module's own grid geometry.
+        """
+        placed = self.board_at(x, y)
+        if placed is None or placed.board.grid is None:
+            return None
+        try:
+            lx, ly = placed.local(x, y)
+        except grids.GridSizeUnknown:
+            return None
+        grid = placed.board.grid
+        outline: list[tuple[int, int]] | None = None
+        if isinstance(grid, grids.ZonedGrid):
+            zone = grid.zone_at(lx, ly)
+            if zone is not None:
+                inner = zone.effective_grid()
+                outline = _grid_cell(inner, lx, ly) if inner is not None else None
+                if outline is None:
+                    outline = zone.points
+            elif grid.background is not None:
+                outline = _grid_cell(grid.background, lx, ly)
+        else:
+            outline = _grid_cell(grid, lx, ly)
+        if outline is None:
+            return None
+        return [placed.global_point(px, py) for px, py in outline]
+
+
+def _grid_cell(grid: grids.Grid, x: int, y: int) -> list[tuple[int, int]] | None:
+    if isinstance(grid, grids.HexGrid):
+        return grid.hex_polygon(grid.raw_column(x, y), grid.raw_row(x, y))
+    if isinstance(grid, grids.SquareGrid):
+        cx = grid.x0 + math.floor((x - grid.x0) / grid.dx + 0.5) * grid.dx
+        cy = grid.y0 + math.floor((y - grid.y0) / grid.dy + 0.5) * grid.dy
+        half_x, half_y = grid.dx / 2, grid.dy / 2
+        return [
+            (grids.java_int(cx - half_x), grids.java_int(cy - half_y)),
+            (grids.java_int(cx + half_x), grids.java_int(cy - half_y)),
+            (grids.java_int(cx + half_x), grids.java_int(cy + half_y)),
+            (grids.java_int(cx - half_x), grids.java_int(cy + half_y)),
+        ]
+    return None
+
+
+def _unknown_numberings(grid: grids.Grid) -> list[str]:
+    found: list[grids.Grid] = [grid]
+    if isinstance(grid, grids.ZonedGrid):
+        found += [zone.grid for zone in grid.zones if zone.grid is not None]
+        if grid.background is not None:
+            found.append(grid.background)
+    return [g.unknown_numbering for g in found if getattr(g, "unknown_numbering", None)]

@@ -1,0 +1,658 @@
+"""A VASSAL module's build file as plain objects: maps, boards, grids, zones, decks, setups.
+
+Why our own model: the location names VASSAL stores in saves come from the module's maps,
+boards and grids (spec §6); reading them from the build file lets Adjutant recompute every
+`LocationName` itself and place pieces by name. Extensions (.vmdx) are merged first, exactly as
+VASSAL adds each `ExtensionElement` child at its `target` (spec §7), so the model is the one a
+player sees with those extensions loaded.
+
+Public API:
+    load_module(path, extensions=()) -> Module
+    Module, MapDef, BoardDef, DrawPileDef, SetupStackDef, PieceSlotDef, GlobalPropertyDef
+    parse_board_picker(text) -> (map_identifier, [(board_name, reversed, col, row)])
+    image_size(data) -> (width, height) | None
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+import re
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lxml import etree
+
+from vassal_parser import grids
+from vassal_parser.container import Container, open_container, parse_xml, safe_xml_parser
+from vassal_parser.errors import InputError
+from vassal_parser.sequence import decode
+
+PKG = "VASSAL.build.module."
+BOARD_PKG = PKG + "map.boardPicker."
+GRID_PKG = BOARD_PKG + "board."
+MAP_TAGS = (PKG + "Map", PKG + "PrivateMap", PKG + "PlayerHand", "VASSAL.build.widget.WidgetMap")
+ROOT_TAGS = ("VASSAL.build.GameModule", "VASSAL.launch.BasicModule")
+EXTENSION_TAG = PKG + "ModuleExtension"
+SLOT_TAGS = ("VASSAL.build.widget.PieceSlot", "VASSAL.build.widget.CardSlot")
+
+BoardSelection = list[tuple[str, bool, int, int]]
+
+
+# --------------------------------------------------------------------------------------------
+# Image headers (board sizes)
+# --------------------------------------------------------------------------------------------
+
+_SVG_LENGTH = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(px)?\s*$")
+_JPEG_SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int] | None:
+    """Walk JPEG segments to the first SOFn frame header (height, then width)."""
+    pos, n = 2, len(data)
+    while pos + 4 <= n:
+        if data[pos] != 0xFF:
+            pos += 1
+            continue
+        marker = data[pos + 1]
+        if marker == 0xFF:
+            pos += 1
+            continue
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+            pos += 2
+            continue
+        (length,) = struct.unpack(">H", data[pos + 2 : pos + 4])
+        if marker in _JPEG_SOF:
+            if pos + 9 > n:
+                return None
+            height, width = struct.unpack(">HH", data[pos + 5 : pos + 9])
+            return width, height
+        pos += 2 + length
+    return None
+
+
+def _svg_size(data: bytes) -> tuple[int, int] | None:
+    try:
+        root = etree.fromstring(data, parser=safe_xml_parser())
+    except etree.XMLSyntaxError:
+        return None
+    if root is None:
+        return None
+    width = _SVG_LENGTH.match(root.get("width") or "")
+    height = _SVG_LENGTH.match(root.get("height") or "")
+    if width and height:
+        return int(float(width.group(1))), int(float(height.group(1)))
+    box = (root.get("viewBox") or "").replace(",", " ").split()
+    if len(box) == 4:
+        try:
+            return int(float(box[2])), int(float(box[3]))
+        except ValueError:
+            return None
+    return None
+
+
+def image_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG/GIF/JPEG/SVG header; None for anything else.
+
+    Why no Pillow: only the header is needed, and a board size is all we want from an image.
+    """
+    if data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) >= 24 and data[12:16] == b"IHDR":
+        return struct.unpack(">II", data[16:24])  # type: ignore[return-value]
+    if data.startswith((b"GIF87a", b"GIF89a")) and len(data) >= 10:
+        return struct.unpack("<HH", data[6:10])  # type: ignore[return-value]
+    if data.startswith(b"\xff\xd8"):
+        return _jpeg_size(data)
+    if b"<svg" in data.lstrip()[:1024].lower():
+        return _svg_size(data)
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Model
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class PieceSlotDef:
+    """A piece definition: `PieceSlot`/`CardSlot` (entryName, gpid) holding an AddPiece text."""
+
+    entry_name: str
+    gpid: str
+    text: str
+
+
+@dataclass
+class GlobalPropertyDef:
+    name: str
+    initial_value: str
+    container: str  # "Module", the map name, or "<mapName>:<zoneName>" (spec §3.4)
+
+
+@dataclass
+class BoardDef:
+    """A `Board`: size is the image's (when the .vmod has it), else width/height, else unknown."""
+
+    name: str
+    image: str
+    width: int | None
+    height: int | None
+    reversible: bool
+    grid: grids.Grid | None = None
+
+    @property
+    def size(self) -> tuple[int, int] | None:
+        if self.width is None or self.height is None:
+            return None
+        return (self.width, self.height)
+
+
+@dataclass
+class DrawPileDef:
+    """A `DrawPile` (deck holder): x, y relative to `owning_board` when set, else map pixels."""
+
+    name: str
+    x: int
+    y: int
+    owning_board: str | None
+
+
+@dataclass
+class SetupStackDef:
+    """An at-start stack: at (x, y) on `owning_board`, or at grid `location` when `use_grid_location`."""
+
+    name: str
+    owning_board: str | None
+    x: int
+    y: int
+    location: str
+    use_grid_location: bool
+    pieces: list[PieceSlotDef] = field(default_factory=list)
+
+
+@dataclass
+class MapDef:
+    """One `Map`/`PrivateMap`/`PlayerHand`; `identifier` is what saves use (spec §6.1)."""
+
+    identifier: str
+    name: str
+    internal_id: str
+    kind: str
+    edge_width: int
+    edge_height: int
+    boards: list[BoardDef] = field(default_factory=list)
+    default_setup: str | None = None
+    draw_pile_defs: list[DrawPileDef] = field(default_factory=list)
+    setup_stacks: list[SetupStackDef] = field(default_factory=list)
+    global_properties: list[GlobalPropertyDef] = field(default_factory=list)
+
+    @property
+    def draw_piles(self) -> dict[str, tuple[int, int]]:
+        """name -> (x, y) as written (board-relative when the pile has an owning board)."""
+        return {pile.name: (pile.x, pile.y) for pile in self.draw_pile_defs}
+
+    def board(self, name: str) -> BoardDef | None:
+        return next((board for board in self.boards if board.name == name), None)
+
+
+@dataclass
+class Module:
+    path: str
+    name: str
+    version: str
+    vassal_version: str
+    description: str
+    maps: list[MapDef] = field(default_factory=list)
+    prototypes: dict[str, str] = field(default_factory=dict)
+    piece_slots: list[PieceSlotDef] = field(default_factory=list)
+    extensions: list[str] = field(default_factory=list)
+    global_properties: list[GlobalPropertyDef] = field(default_factory=list)
+
+    def map_by_id(self, identifier: str | None) -> MapDef | None:
+        """`Map.getMapById`: the identifier (mapName) or the internal `MapN` id."""
+        if identifier is None:
+            return None
+        for map_def in self.maps:
+            if map_def.identifier == identifier:
+                return map_def
+        for map_def in self.maps:
+            if map_def.internal_id == identifier:
+                return map_def
+        return None
+
+    def module_property(self, name: str) -> str | None:
+        for prop in self.global_properties:
+            if prop.name == name:
+                return prop.initial_value
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# Attribute helpers (Java-lenient)
+# --------------------------------------------------------------------------------------------
+
+
+def _int(element: etree._Element, key: str, default: int) -> int:
+    text = (element.get(key) or "").strip()
+    if not text:
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return int(float(text))
+        except ValueError:
+            return default
+
+
+def _float(element: etree._Element, key: str, default: float) -> float:
+    try:
+        return float((element.get(key) or "").strip())
+    except ValueError:
+        return default
+
+
+def _bool(element: etree._Element, key: str, default: bool) -> bool:
+    text = element.get(key)
+    return default if text is None else text.strip().lower() == "true"
+
+
+def _first_letter(element: etree._Element, key: str, default: str) -> str:
+    text = element.get(key) or ""
+    return text[0] if text else default
+
+
+def parse_board_picker(text: str) -> tuple[str, BoardSelection]:
+    """A BoardPicker command (spec §3.4): `<mapId>BoardPicker<TAB>name[/rev]<TAB>col<TAB>row...`."""
+    tokens = decode(text, "\t")
+    head = tokens[0]
+    map_id = head[: -len("BoardPicker")] if head.endswith("BoardPicker") else head
+    selection: BoardSelection = []
+    rest = tokens[1:]
+    for i in range(0, len(rest) - 2, 3):
+        name_parts = decode(rest[i], "/")
+        reversed_ = len(name_parts) > 1 and name_parts[1] == "rev"
+        try:
+            col, row = int(rest[i + 1]), int(rest[i + 2])
+        except ValueError:
+            continue
+        selection.append((name_parts[0], reversed_, col, row))
+    return map_id, selection
+
+
+# --------------------------------------------------------------------------------------------
+# Grids
+# --------------------------------------------------------------------------------------------
+
+
+def _numbering_fields(element: etree._Element) -> dict[str, object]:
+    return {
+        "first": _first_letter(element, "first", "H"),
+        "sep": element.get("sep") or "",
+        "h_type": _first_letter(element, "hType", "N"),
+        "v_type": _first_letter(element, "vType", "N"),
+        "h_leading": _int(element, "hLeading", 1),
+        "v_leading": _int(element, "vLeading", 1),
+        "h_off": _int(element, "hOff", 1),
+        "v_off": _int(element, "vOff", 1),
+        "h_descend": _bool(element, "hDescend", False),
+        "v_descend": _bool(element, "vDescend", False),
+        "location_format": element.get("locationFormat", "$gridLocation$"),
+    }
+
+
+def _hex_grid(element: etree._Element, size: tuple[int, int] | None) -> grids.HexGrid:
+    sqrt3_2 = math.sqrt(3) / 2.0
+    dy = _float(element, "dy", 64.0)
+    dx = _float(element, "dx", sqrt3_2 * 64.0)
+    if dx == sqrt3_2 * 64.0 and element.get("dy") is not None:
+        dx = sqrt3_2 * dy  # HexGrid.setAttribute: dy recomputes a default dx (applied after dx, §6.4)
+    numbering: grids.HexGridNumbering | None = None
+    unknown: str | None = None
+    for child in element:
+        if not isinstance(child.tag, str):
+            continue
+        if child.tag == GRID_PKG + "mapgrid.HexGridNumbering":
+            numbering = grids.HexGridNumbering(
+                stagger=_bool(child, "stagger", True), **_numbering_fields(child)
+            )
+        elif child.tag == GRID_PKG + "mapgrid.ObliqueHexGridNumbering":
+            numbering = grids.ObliqueHexGridNumbering(
+                stagger=_bool(child, "stagger", True),
+                direction=_bool(child, "direction", True),
+                **_numbering_fields(child),
+            )
+        elif child.tag.endswith("Numbering"):
+            unknown = child.tag  # a module's own class (e.g. ThirdReich.ObliqueHexGridNumbering)
+    return grids.HexGrid(
+        dx=dx,
+        dy=dy,
+        x0=_int(element, "x0", 0),
+        y0=_int(element, "y0", 32),
+        sideways=_bool(element, "sideways", False),
+        snap_to=_bool(element, "snapTo", True),
+        edges_legal=_bool(element, "edgesLegal", False),
+        corners_legal=_bool(element, "cornersLegal", False),
+        numbering=numbering,
+        container_size=size,
+        unknown_numbering=unknown,
+    )
+
+
+def _square_grid(element: etree._Element, size: tuple[int, int] | None) -> grids.SquareGrid:
+    numbering = None
+    unknown: str | None = None
+    for child in element:
+        if not isinstance(child.tag, str):
+            continue
+        if child.tag == GRID_PKG + "mapgrid.SquareGridNumbering":
+            numbering = grids.SquareGridNumbering(**_numbering_fields(child))
+        elif child.tag.endswith("Numbering"):
+            unknown = child.tag
+    return grids.SquareGrid(
+        dx=_float(element, "dx", 48.0),
+        dy=_float(element, "dy", 48.0),
+        x0=_int(element, "x0", 24),
+        y0=_int(element, "y0", 24),
+        snap_to=_bool(element, "snapTo", True),
+        edges_legal=_bool(element, "edgesLegal", False),
+        corners_legal=_bool(element, "cornersLegal", False),
+        numbering=numbering,
+        container_size=size,
+        unknown_numbering=unknown,
+    )
+
+
+def _region_grid(element: etree._Element, size: tuple[int, int] | None) -> grids.RegionGrid:
+    regions = [
+        grids.Region(child.get("name") or "", _int(child, "originx", 0), _int(child, "originy", 0))
+        for child in element
+        if child.tag == GRID_PKG + "Region"
+    ]
+    return grids.RegionGrid(regions=regions, snap_to=_bool(element, "snapto", True), container_size=size)
+
+
+def _simple_grid(element: etree._Element, size: tuple[int, int] | None) -> grids.Grid | None:
+    if element.tag == GRID_PKG + "HexGrid":
+        return _hex_grid(element, size)
+    if element.tag == GRID_PKG + "SquareGrid":
+        return _square_grid(element, size)
+    if element.tag == GRID_PKG + "RegionGrid":
+        return _region_grid(element, size)
+    return None
+
+
+def _zoned_grid(element: etree._Element, size: tuple[int, int] | None, map_name: str) -> grids.ZonedGrid:
+    zoned = grids.ZonedGrid(container_size=size)
+    for child in element:
+        if child.tag == GRID_PKG + "mapgrid.Zone":
+            xs, ys = grids.Zone.parse_path(child.get("path") or "")
+            zone = grids.Zone(
+                name=child.get("name") or "",
+                xs=xs,
+                ys=ys,
+                location_format=child.get("locationFormat", "$name$"),
+                use_parent_grid=_bool(child, "useParentGrid", False),
+                parent=zoned,
+            )
+            zone_size = zone.bounds()[2:]
+            for sub in child:
+                grid = _simple_grid(sub, (zone_size[0], zone_size[1]))
+                if grid is not None:
+                    zone.grid = grid
+                elif sub.tag == GRID_PKG + "mapgrid.ZoneProperty":
+                    zone.properties[sub.get("name") or ""] = sub.get("initialValue") or ""
+            zoned.zones.append(zone)
+        else:
+            grid = _simple_grid(child, size)
+            if grid is not None:
+                zoned.background = grid
+    return zoned
+
+
+def _board_grid(element: etree._Element, size: tuple[int, int] | None, map_name: str) -> grids.Grid | None:
+    for child in element:
+        if child.tag == GRID_PKG + "ZonedGrid":
+            return _zoned_grid(child, size, map_name)
+        grid = _simple_grid(child, size)
+        if grid is not None:
+            return grid
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Building the model
+# --------------------------------------------------------------------------------------------
+
+
+class _ImageSource:
+    """Board image sizes from the module archive (`images/<name>`), when it has them."""
+
+    def __init__(self, container: Container | None) -> None:
+        self._container = container
+        self._names: set[str] = (
+            set(container.entry_names) if container is not None and container.is_zip else set()
+        )
+
+    def size(self, image: str) -> tuple[int, int] | None:
+        if not image or self._container is None:
+            return None
+        for entry in (f"images/{image}", image):
+            if entry in self._names:
+                try:
+                    return image_size(self._container.read_entry(entry))
+                except InputError:
+                    return None
+        return None
+
+
+def _board(element: etree._Element, images: _ImageSource, map_name: str) -> BoardDef:
+    image = element.get("image") or ""
+    size = images.size(image) if image else None
+    width: int | None
+    height: int | None
+    if size is not None:
+        width, height = size
+    elif not image:
+        # Board.boundaries defaults to 500x500; width/height attributes override it.
+        width, height = _int(element, "width", 500), _int(element, "height", 500)
+    else:
+        # Image not in hand (bare build file): the attributes are a fallback, else the size is unknown.
+        width = _int(element, "width", 0) if element.get("width") else None
+        height = _int(element, "height", 0) if element.get("height") else None
+    board = BoardDef(
+        name=element.get("name") or "",
+        image=image,
+        width=width,
+        height=height,
+        reversible=_bool(element, "reversible", False),
+    )
+    board.grid = _board_grid(element, board.size, map_name)
+    return board
+
+
+def _slot(element: etree._Element) -> PieceSlotDef:
+    return PieceSlotDef(element.get("entryName") or "", element.get("gpid") or "", element.text or "")
+
+
+def _map(element: etree._Element, index: int, images: _ImageSource) -> MapDef:
+    map_name = element.get("mapName") or ""
+    edge_width = _int(element, "edgeWidth", 0)
+    edge_height = _int(element, "edgeHeight", 0)
+    legacy_edge = element.get("edge")
+    if legacy_edge and element.get("edgeWidth") is None:
+        parts = legacy_edge.split(",")
+        if len(parts) == 2 and all(p.strip().lstrip("-").isdigit() for p in parts):
+            edge_width, edge_height = int(parts[0]), int(parts[1])
+    internal_id = f"Map{index}"
+    map_def = MapDef(
+        identifier=map_name or internal_id,
+        name=map_name,
+        internal_id=internal_id,
+        kind=element.tag.rsplit(".", 1)[-1],
+        edge_width=edge_width,
+        edge_height=edge_height,
+    )
+    for node in element.iter():
+        tag = node.tag
+        if not isinstance(tag, str):
+            continue
+        if tag.endswith("BoardPicker"):
+            for child in node:
+                if isinstance(child.tag, str) and child.tag.endswith("Board"):
+                    map_def.boards.append(_board(child, images, map_name))
+                elif child.tag == "setup" and (child.text or "").strip():
+                    map_def.default_setup = child.text
+        elif tag == PKG + "map.DrawPile":
+            owning = node.get("owningBoard") or None
+            map_def.draw_pile_defs.append(
+                DrawPileDef(node.get("name") or "", _int(node, "x", 0), _int(node, "y", 0), owning)
+            )
+        elif tag == PKG + "map.SetupStack":
+            map_def.setup_stacks.append(
+                SetupStackDef(
+                    name=node.get("name") or "",
+                    owning_board=node.get("owningBoard") or None,
+                    x=_int(node, "x", 0),
+                    y=_int(node, "y", 0),
+                    location=node.get("location") or "",
+                    use_grid_location=_bool(node, "useGridLocation", False),
+                    pieces=[_slot(slot) for slot in node if slot.tag in SLOT_TAGS],
+                )
+            )
+        elif tag == PKG + "properties.GlobalProperty":
+            map_def.global_properties.append(
+                GlobalPropertyDef(node.get("name") or "", node.get("initialValue") or "", map_name)
+            )
+    return map_def
+
+
+def _is_map(element: etree._Element) -> bool:
+    """Stock map classes, or a module's own Map subclass (recognised by its BoardPicker child)."""
+    if element.tag in MAP_TAGS:
+        return True
+    return element.get("mapName") is not None and any(
+        isinstance(child.tag, str) and child.tag.endswith("BoardPicker") for child in element
+    )
+
+
+def _is_inside_map(element: etree._Element) -> bool:
+    parent = element.getparent()
+    while parent is not None:
+        if _is_map(parent):
+            return True
+        parent = parent.getparent()
+    return False
+
+
+def _build(root: etree._Element, path: str, images: _ImageSource, extensions: list[str]) -> Module:
+    module = Module(
+        path=path,
+        name=root.get("name") or "",
+        version=root.get("version") or "",
+        vassal_version=root.get("VassalVersion") or root.get("vassalVersion") or "",
+        description=root.get("description") or "",
+        extensions=extensions,
+    )
+    map_index = 0
+    for node in root.iter():
+        tag = node.tag
+        if not isinstance(tag, str):
+            continue
+        if _is_map(node):
+            module.maps.append(_map(node, map_index, images))
+            map_index += 1
+        elif tag == PKG + "PrototypeDefinition":
+            module.prototypes[node.get("name") or ""] = node.text or ""
+        elif tag in SLOT_TAGS:
+            module.piece_slots.append(_slot(node))
+        elif tag == PKG + "properties.GlobalProperty" and not _is_inside_map(node):
+            module.global_properties.append(
+                GlobalPropertyDef(node.get("name") or "", node.get("initialValue") or "", "Module")
+            )
+    return module
+
+
+# --------------------------------------------------------------------------------------------
+# Extensions (spec §7)
+# --------------------------------------------------------------------------------------------
+
+
+def _configure_name(element: etree._Element) -> str | None:
+    for key in ("mapName", "name", "entryName"):
+        value = element.get(key)
+        if value is not None:
+            return value or None
+    return None
+
+
+def _find_target(root: etree._Element, target: str, source: str) -> etree._Element:
+    """Resolve an ExtensionElement `target` (SE('/') of SE(':')(class, name)) in the module tree."""
+    node = root
+    if not target:
+        return node
+    steps = decode(target, "/")
+    for index, step in enumerate(steps):
+        parts = decode(step, ":")
+        class_name = parts[0]
+        name = parts[1] if len(parts) > 1 and parts[1] else None
+        same_class = [child for child in node if child.tag == class_name]
+        exact = [child for child in same_class if _configure_name(child) == name]
+        if exact:
+            node = exact[0]
+        elif same_class:
+            node = same_class[0]
+        else:
+            raise InputError(
+                source, f"extension target {target!r} not found in the module (step {index + 1})"
+            )
+    return node
+
+
+def _merge_extension(root: etree._Element, ext_path: Path, module_name: str) -> str:
+    container = open_container(ext_path)
+    if container.kind != "extension":
+        raise InputError(ext_path, f"is a {container.kind}, not a VASSAL extension (.vmdx)")
+    ext_root = parse_xml(container.build_xml_bytes(), ext_path, huge=True)
+    if ext_root.tag != EXTENSION_TAG:
+        raise InputError(ext_path, f"build file root is {ext_root.tag}, not {EXTENSION_TAG}")
+    universal = (ext_root.get("anyModule") or "").lower() == "true"
+    base = ext_root.get("module") or ""
+    if not universal and base != module_name:
+        raise InputError(ext_path, f"extension is for module {base!r}, not {module_name!r}")
+    for element in ext_root:
+        if element.tag != PKG + "ExtensionElement":
+            continue
+        children = [child for child in element if isinstance(child.tag, str)]
+        if not children:
+            continue
+        target = _find_target(root, element.get("target") or "", str(ext_path))
+        target.append(copy.deepcopy(children[0]))
+    return ext_path.stem
+
+
+def load_module(path: str | os.PathLike[str], extensions: Iterable[str | os.PathLike[str]] = ()) -> Module:
+    """Load a `.vmod`, a bare `buildFile`/`buildFile.xml`, with `.vmdx` extensions merged (spec §1, §7).
+
+    Module name/version come from `moduledata` when present (what saves record), else from the
+    build file's root attributes.
+    """
+    path = Path(path)
+    container = open_container(path)
+    if container.kind not in ("module", "buildfile"):
+        raise InputError(path, f"is a {container.kind}, not a VASSAL module (.vmod or buildFile)")
+    root = parse_xml(container.build_xml_bytes(), path, huge=True)
+    if root.tag == EXTENSION_TAG:
+        raise InputError(path, "is a module extension; pass it with --extension next to its module")
+    if root.tag not in ROOT_TAGS:
+        raise InputError(path, f"build file root is {root.tag}, not a VASSAL GameModule")
+    metadata = container.metadata_entries.get("moduledata", {})
+    module_name = metadata.get("name") or root.get("name") or ""
+    ext_names = [_merge_extension(root, Path(ext), module_name) for ext in extensions]
+    module = _build(root, str(path), _ImageSource(container), ext_names)
+    module.name = module_name
+    module.version = metadata.get("version") or module.version
+    module.vassal_version = metadata.get("VassalVersion") or module.vassal_version
+    return module

@@ -1,0 +1,302 @@
+"""Pieces, stacks and decks as VASSAL stores them in AddPiece commands (spec §5).
+
+Why separate from traits.py: a Piece is what the game layer (`game.py`) and the rules care
+about — id, name, where it is, its properties — while traits.py only knows how strings nest.
+Trait chains stay undecoded until a caller asks for something that needs them; `moved_to` /
+`with_state` change only the traits they must and re-encode, so untouched traits keep their
+exact bytes (the writer and the demo tooling rely on that).
+
+Public API:
+    make_piece(piece_id, type_string, state_string) -> Piece | Stack | Deck
+    piece_from_command(command) -> Piece | Stack | Deck        (an `add_piece` Command)
+    Piece: id, type_string(), state_string(), traits, basic, basic_name, piece_name, map, x, y,
+        gpid, persistent, properties(), hidden_by, masked_by, layers(), layer(name),
+        moved_to(map, x, y) -> Piece, with_state(...) -> Piece, add_command() -> Command
+    Stack: id, map, x, y, member_ids (bottom first), layer, state_string(), with_members(ids)
+    Deck: id, name, map, x, y, face_down, member_ids (bottom first), state_string()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from vassal_parser import sequence
+from vassal_parser.commands import Command, add_piece_command
+from vassal_parser.traits import (
+    BasicPiece,
+    DynamicProperty,
+    Invisible,
+    Label,
+    Layer,
+    Marker,
+    Mask,
+    Trait,
+    decode_chain,
+    encode_chain,
+)
+
+
+class Piece:
+    """A game piece: an id plus a trait chain (outermost first, BasicPiece last)."""
+
+    __slots__ = ("_state", "_traits", "_type", "id")
+
+    def __init__(self, piece_id: str | None, type_string: str, state_string: str | None) -> None:
+        self.id = piece_id
+        self._type = type_string
+        self._state = state_string
+        self._traits: list[Trait] | None = None
+
+    @classmethod
+    def from_traits(cls, piece_id: str | None, traits: list[Trait]) -> Piece:
+        type_string, state_string = encode_chain(traits)
+        piece = cls(piece_id, type_string, state_string)
+        piece._traits = list(traits)
+        return piece
+
+    # -- raw strings -----------------------------------------------------------------------
+    def type_string(self) -> str:
+        return self._type
+
+    def state_string(self) -> str:
+        return self._state or ""
+
+    def add_command(self) -> Command:
+        """The `+/id/type/state` command that recreates this piece."""
+        return add_piece_command(self.id, self._type, self.state_string())
+
+    # -- traits ----------------------------------------------------------------------------
+    @property
+    def traits(self) -> list[Trait]:
+        if self._traits is None:
+            self._traits = decode_chain(self._type, self._state)
+        return self._traits
+
+    @property
+    def basic(self) -> BasicPiece | None:
+        last = self.traits[-1]
+        return last if isinstance(last, BasicPiece) else None
+
+    def _basic_field(self, key: str, default: object) -> object:
+        basic = self.basic
+        return basic.fields.get(key, default) if basic is not None else default
+
+    @property
+    def basic_name(self) -> str:
+        return str(self._basic_field("name", ""))
+
+    @property
+    def map(self) -> str | None:
+        value = self._basic_field("map", None)
+        return value if isinstance(value, str) else None
+
+    @property
+    def x(self) -> int:
+        return int(self._basic_field("x", 0))  # type: ignore[arg-type]
+
+    @property
+    def y(self) -> int:
+        return int(self._basic_field("y", 0))  # type: ignore[arg-type]
+
+    @property
+    def gpid(self) -> str:
+        return str(self._basic_field("gpid", ""))
+
+    @property
+    def persistent(self) -> dict[str, str]:
+        return dict(self._basic_field("persistent", {}))  # type: ignore[call-overload]
+
+    @property
+    def piece_name(self) -> str:
+        """`PieceName` (spec §5.5): the outermost trait's getName(), built from the inside out."""
+        name = ""
+        for trait in reversed(self.traits):
+            name = trait.name(name)
+        return name
+
+    @property
+    def hidden_by(self) -> str | None:
+        return next((t.hidden_by for t in self.traits if isinstance(t, Invisible) and t.hidden_by), None)
+
+    @property
+    def masked_by(self) -> str | None:
+        return next((t.obscured_by for t in self.traits if isinstance(t, Mask) and t.obscured_by), None)
+
+    def layers(self) -> list[Layer]:
+        return [trait for trait in self.traits if isinstance(trait, Layer)]
+
+    def layer(self, layer_name: str) -> Layer | None:
+        return next((layer for layer in self.layers() if layer.layer_name == layer_name), None)
+
+    def properties(self) -> dict[str, str]:
+        """VASSAL-derived properties (spec §5.5); like getProperty, outer traits shadow inner ones.
+
+        Includes BasicName, PieceName, Marker values, Layer `_Level/_Name/_Image/_Active`,
+        DynamicProperty values, Text Label properties and persistent BasicPiece properties
+        (OldLocationName, UniqueID…). Map-derived ones (CurrentZone, LocationName) need the
+        module and are added by the game layer.
+        """
+        result: dict[str, str] = {}
+        for trait in self.traits:
+            if isinstance(trait, Marker | Layer | DynamicProperty | Label | BasicPiece):
+                for key, value in trait.properties().items():
+                    result.setdefault(key, value)
+        result["BasicName"] = self.basic_name
+        result["PieceName"] = self.piece_name
+        if self.id is not None:
+            result.setdefault("PieceUID", self.id)
+            result.setdefault("UniqueID", self.id)
+        return result
+
+    # -- changing state ----------------------------------------------------------------------
+    def with_state(
+        self,
+        *,
+        map: str | object | None = ...,
+        x: int | None = None,
+        y: int | None = None,
+        persistent: Mapping[str, str] | None = None,
+        layer_levels: Mapping[str, int] | None = None,
+        markers: Mapping[str, str] | None = None,
+        dynamic: Mapping[str, str] | None = None,
+    ) -> Piece:
+        """A new Piece with some state changed; untouched traits keep their exact strings.
+
+        `map=None` means "not on a map" (written `null`); leave `map` out to keep it.
+        `persistent` entries are merged into the BasicPiece's persistent properties.
+        """
+        traits = list(self.traits)
+        for index, trait in enumerate(traits):
+            if layer_levels and isinstance(trait, Layer) and trait.layer_name in layer_levels:
+                traits[index] = trait.with_level(layer_levels[trait.layer_name])
+            elif markers and isinstance(trait, Marker):
+                names, values = trait.fields["names"], list(trait.fields["values"])
+                if any(name in markers for name in names):
+                    values = [markers.get(name, value) for name, value in zip(names, values, strict=True)]
+                    traits[index] = trait.with_state(sequence.encode(values, ",") or "")
+            elif dynamic and isinstance(trait, DynamicProperty) and trait.fields.get("name") in dynamic:
+                traits[index] = trait.with_state(dynamic[trait.fields["name"]])
+        basic = traits[-1]
+        if isinstance(basic, BasicPiece) and (map is not ... or x is not None or y is not None or persistent):
+            fields = basic.fields
+            merged = dict(fields["persistent"])
+            if persistent:
+                merged.update(persistent)
+            new_state = BasicPiece.encode_state(
+                fields["map"] if map is ... else map,  # type: ignore[arg-type]
+                fields["x"] if x is None else x,
+                fields["y"] if y is None else y,
+                fields["gpid"],
+                merged,
+                fields["state_field_count"],
+            )
+            traits[-1] = basic.with_state(new_state)
+        return Piece.from_traits(self.id, traits)
+
+    def moved_to(self, map_id: str | None, x: int, y: int) -> Piece:
+        return self.with_state(map=map_id, x=x, y=y)
+
+    def __repr__(self) -> str:
+        return f"Piece({self.id!r}, {self.basic_name!r})"
+
+
+class Stack:
+    """`stack` AddPiece; state `map;x;y;id1;…;idN;@@layer`, members bottom first (spec §5.4)."""
+
+    __slots__ = ("_state", "id", "layer", "map", "member_ids", "x", "y")
+    type_string_value = "stack"
+
+    def __init__(self, piece_id: str | None, state_string: str) -> None:
+        self.id = piece_id
+        self._state = state_string
+        tokens = sequence.decode(state_string, ";")
+        map_id = tokens[0] if tokens else "null"
+        self.map = None if map_id == "null" else map_id
+        rest = tokens[1:]
+        self.x = self.y = 0
+        if self.map is not None:
+            # Stack.setState reads x;y only when the map is known; with `null` they are read as ids.
+            self.x = _int(rest[0]) if rest else 0
+            self.y = _int(rest[1]) if len(rest) > 1 else 0
+            rest = rest[2:]
+        self.layer: int | None = None
+        self.member_ids: list[str] = []
+        for token in rest:
+            if token.startswith("@@"):
+                self.layer = _int(token[2:])
+            elif token:
+                self.member_ids.append(token)
+
+    def type_string(self) -> str:
+        return "stack"
+
+    def state_string(self) -> str:
+        return self._state
+
+    def with_members(self, member_ids: list[str], map_id: str | None = None, x: int = 0, y: int = 0) -> Stack:
+        tokens = [map_id or "null", str(x), str(y), *member_ids]
+        if self.layer is not None:
+            tokens.append(f"@@{self.layer}")
+        return Stack(self.id, sequence.encode(tokens, ";") or "")
+
+    def add_command(self) -> Command:
+        return add_piece_command(self.id, "stack", self._state)
+
+    def __repr__(self) -> str:
+        return f"Stack({self.id!r}, map={self.map!r}, members={len(self.member_ids)})"
+
+
+class Deck:
+    """`deck;…` AddPiece: name is type field 13; state `map;x;y;faceDown;ids` (spec §5.4)."""
+
+    __slots__ = ("_state", "_type", "face_down", "id", "map", "member_ids", "name", "x", "y")
+
+    def __init__(self, piece_id: str | None, type_string: str, state_string: str) -> None:
+        self.id = piece_id
+        self._type = type_string
+        self._state = state_string
+        type_tokens = sequence.decode(type_string, ";")
+        self.name = type_tokens[13] if len(type_tokens) > 13 else ""
+        tokens = sequence.Decoder(state_string, ";")
+        map_id = tokens.next_token("null")
+        self.map = None if map_id == "null" else map_id
+        self.x = tokens.next_int(0)
+        self.y = tokens.next_int(0)
+        self.face_down = tokens.next_token("false") == "true"
+        ids_field = tokens.next_token("")
+        self.member_ids = [token for token in sequence.decode(ids_field, ",") if token] if ids_field else []
+
+    def type_string(self) -> str:
+        return self._type
+
+    def state_string(self) -> str:
+        return self._state
+
+    def add_command(self) -> Command:
+        return add_piece_command(self.id, self._type, self._state)
+
+    def __repr__(self) -> str:
+        return f"Deck({self.id!r}, {self.name!r}, members={len(self.member_ids)})"
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text.strip())
+    except ValueError:
+        return 0
+
+
+def make_piece(piece_id: str | None, type_string: str, state_string: str | None) -> Piece | Stack | Deck:
+    """The right object for an AddPiece's type (`stack`, `deck;…`, else a trait chain)."""
+    if type_string == "stack":
+        return Stack(piece_id, state_string or "")
+    if type_string.startswith("deck;"):
+        return Deck(piece_id, type_string, state_string or "")
+    return Piece(piece_id, type_string, state_string)
+
+
+def piece_from_command(command: Command) -> Piece | Stack | Deck:
+    if command.kind != "add_piece":
+        raise ValueError(f"not an AddPiece command: {command!r}")
+    fields = command.fields
+    return make_piece(fields["id"], fields["type"], fields["state"])

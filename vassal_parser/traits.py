@@ -1,0 +1,577 @@
+"""Trait chains (spec §5): a piece's type and state strings split into one Trait per Decorator.
+
+Why lazy and raw-preserving: a Cattlesquat save holds thousands of pieces with chains up to
+~200 traits and 70 KB commands; most callers only need the BasicPiece and a few Markers/Layers.
+Each Trait keeps its own raw type and raw state token, so re-encoding an unmodified chain is
+byte-identical, and unknown or custom traits (VASL's `conceal;`, `turr;` ...) pass through
+untouched. Chains are walked iteratively, never recursively (no recursion-limit failures).
+
+Public API:
+    decode_chain(type_string, state_string) -> list[Trait]      (outermost first, BasicPiece last)
+    encode_chain(traits) -> (type_string, state_string)
+    encode_type_chain(traits) -> str, encode_state_chain(traits) -> str | None
+    trait_prefix(own_type) -> str        (e.g. "piece;", "emb2;", "stack")
+    Trait: prefix, type, state (raw own strings), fields (dict, lazy), properties(), with_state(state)
+    Known: BasicPiece, Marker, Layer (emb2;/emb;), Label, Mask, Invisible, DynamicProperty,
+        Prototype, SendToLocation, PlaceMarker, Replace, ReturnToDeck, BasicNameTrait
+    TRAIT_CLASSES: dict prefix -> class
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from vassal_parser import sequence
+
+TAB = "\t"
+
+
+def trait_prefix(own_type: str) -> str:
+    """The class key: up to and including the first `;`, or the whole token (spec §5.1)."""
+    semicolon = own_type.find(";")
+    return own_type if semicolon < 0 else own_type[: semicolon + 1]
+
+
+class Trait:
+    """One Decorator (or the BasicPiece) with its own raw type and state strings.
+
+    `state` is None when the state chain ended before this trait (VASSAL then keeps defaults).
+    """
+
+    __slots__ = ("_fields", "prefix", "state", "type")
+    PREFIXES: ClassVar[tuple[str, ...]] = ()
+    DESCRIPTION: ClassVar[str] = "unknown trait"
+
+    def __init__(self, type_: str, state: str | None) -> None:
+        self.type = type_
+        self.state = state
+        self.prefix = trait_prefix(type_)
+        self._fields: dict[str, Any] | None = None
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        if self._fields is None:
+            try:
+                self._fields = self._parse()
+            except (ValueError, IndexError):
+                self._fields = {}  # malformed configuration: VASSAL falls back to defaults too
+        return self._fields
+
+    def _parse(self) -> dict[str, Any]:
+        return {}
+
+    def _type_tokens(self) -> list[str]:
+        """Own type as SE(';') without the prefix token."""
+        return sequence.decode(self.type, ";")[1:]
+
+    def properties(self) -> dict[str, str]:
+        """Properties this trait answers in `getProperty` (outer traits shadow inner ones)."""
+        return {}
+
+    def name(self, inner_name: str) -> str:
+        """`getName()` given the inner piece's name; most traits pass it through."""
+        return inner_name
+
+    def with_state(self, state: str | None) -> Trait:
+        """A copy of this trait with another own state (type untouched)."""
+        return type(self)(self.type, state)
+
+    def __repr__(self) -> str:
+        preview = self.type if len(self.type) <= 40 else self.type[:37] + "..."
+        return f"{type(self).__name__}({preview!r}, state={self.state!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Trait) and (self.type, self.state) == (other.type, other.state)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.state))
+
+
+class BasicPiece(Trait):
+    """`piece;cloneKey;deleteKey;image;name`; state `map;x;y;gpid;n;k1;v1;…` (spec §5.2/§5.3)."""
+
+    __slots__ = ()
+    PREFIXES = ("piece;",)
+    DESCRIPTION = "Basic Piece"
+
+    def _parse(self) -> dict[str, Any]:
+        tokens = sequence.Decoder(self.type, ";")
+        tokens.next_token("")
+        result: dict[str, Any] = {
+            "clone_key": tokens.next_token(""),
+            "delete_key": tokens.next_token(""),
+            "image": tokens.next_token(""),
+            "name": tokens.next_token(""),
+        }
+        state = sequence.decode(self.state, ";") if self.state is not None else []
+        result["state_field_count"] = len(state)
+        state_tokens = sequence.Decoder(self.state, ";")
+        map_id = state_tokens.next_token("null")
+        result["map"] = None if map_id == "null" else map_id
+        result["x"] = state_tokens.next_int(0)
+        result["y"] = state_tokens.next_int(0)
+        result["gpid"] = state_tokens.next_token("")
+        count = state_tokens.next_int(0)
+        persistent: dict[str, str] = {}
+        for _ in range(count):
+            if not state_tokens.has_more():
+                break
+            key = state_tokens.next_token()
+            persistent[key] = state_tokens.next_token("")
+        result["persistent"] = persistent
+        return result
+
+    @staticmethod
+    def encode_state(
+        map_id: str | None,
+        x: int,
+        y: int,
+        gpid: str,
+        persistent: dict[str, str],
+        field_count: int = 5,
+    ) -> str:
+        """BasicPiece.getState; `field_count` < 5 keeps pre-3.4 short states short when possible."""
+        tokens = [map_id if map_id is not None else "null", str(x), str(y)]
+        if field_count > 3 or gpid or persistent:
+            tokens.append(gpid)
+        if field_count > 4 or persistent:
+            tokens.append(str(len(persistent)))
+            for key, value in persistent.items():
+                tokens.extend((key, value))
+        return sequence.encode(tokens, ";") or ""
+
+    def properties(self) -> dict[str, str]:
+        return dict(self.fields.get("persistent", {}))
+
+    def name(self, inner_name: str) -> str:
+        return self.fields.get("name", "")
+
+
+class Marker(Trait):
+    """`mark;` + SE(',') names; state SE(',') values in the same order (spec §5.2)."""
+
+    __slots__ = ()
+    PREFIXES = ("mark;",)
+    DESCRIPTION = "Marker"
+
+    def _parse(self) -> dict[str, Any]:
+        names_field = self.type[len("mark;") :]
+        names = [] if names_field in ("", "null") else sequence.decode(names_field, ",")
+        values = sequence.decode(self.state, ",") if self.state else []
+        values += [""] * (len(names) - len(values))
+        return {"names": names, "values": values[: len(names)]}
+
+    def properties(self) -> dict[str, str]:
+        fields = self.fields
+        return dict(zip(fields.get("names", []), fields.get("values", []), strict=False))
+
+
+_LAYER_FIELDS = (
+    "activate_command",
+    "activate_modifiers",
+    "activate_key",
+    "up_command",
+    "up_modifiers",
+    "up_key",
+    "down_command",
+    "down_modifiers",
+    "down_key",
+    "reset_command",
+    "reset_key",
+    "reset_level",
+    "draw_underneath_when_selected",
+    "x_offset",
+    "y_offset",
+    "images",
+    "level_names",
+    "loop_levels",
+    "layer_name",
+    "random_key",
+    "random_text",
+    "follow_property",
+    "property_name",
+    "first_level_value",
+    "version",
+    "always_active",
+    "activate_named_key",
+    "increase_named_key",
+    "decrease_named_key",
+    "description",
+    "scale",
+    "only_property_name",
+    "only_property_state",
+)
+
+
+def _strip_plus(level_name: str) -> str:
+    if level_name.startswith("+"):
+        return level_name[1:]
+    if level_name.endswith("+"):
+        return level_name[:-1]
+    return level_name
+
+
+class Layer(Trait):
+    """Embellishment "Layer" `emb2;` with its 33 type fields (spec §5.2); state = signed level.
+
+    Value > 0: active at level `value` (1-based); < 0: inactive, remembering |value|.
+    """
+
+    __slots__ = ()
+    PREFIXES = ("emb2;", "emb;")
+    DESCRIPTION = "Layer"
+
+    def _parse(self) -> dict[str, Any]:
+        tokens = self._type_tokens()
+        tokens += [""] * (len(_LAYER_FIELDS) - len(tokens))
+        result: dict[str, Any] = dict(zip(_LAYER_FIELDS, tokens, strict=False))
+        result["images"] = sequence.decode(result["images"], ",") if result["images"] else []
+        result["level_names"] = sequence.decode(result["level_names"], ",") if result["level_names"] else []
+        result["always_active"] = result["always_active"] == "true"
+        # Old (2.x) layers write `value;…`: Embellishment reads only the first ';' token.
+        first = sequence.first_token(self.state, ";").strip() if self.state else ""
+        try:
+            result["value"] = int(first or "1")
+        except ValueError:
+            result["value"] = 1
+        return result
+
+    @property
+    def layer_name(self) -> str:
+        return self.fields.get("layer_name", "")
+
+    @property
+    def value(self) -> int:
+        return self.fields.get("value", 1)
+
+    @property
+    def level_count(self) -> int:
+        return max(len(self.fields.get("images", [])), len(self.fields.get("level_names", [])))
+
+    @property
+    def active(self) -> bool:
+        return self.value > 0 or bool(self.fields.get("always_active"))
+
+    def _level_index(self) -> int | None:
+        value = abs(self.value)
+        if not self.active or value == 0:
+            return None
+        return value - 1
+
+    def level_name(self) -> str:
+        """Current level's name with `+` markers stripped; "" when inactive (`_Name`)."""
+        index = self._level_index()
+        names = self.fields.get("level_names", [])
+        if index is None or index >= len(names):
+            return ""
+        return _strip_plus(names[index])
+
+    def properties(self) -> dict[str, str]:
+        name = self.layer_name
+        index = self._level_index()
+        images = self.fields.get("images", [])
+        return {
+            f"{name}_Level": str(self.value),
+            f"{name}_Name": self.level_name(),
+            f"{name}_Image": images[index] if index is not None and index < len(images) else "",
+            f"{name}_Active": "true" if self.active else "false",
+        }
+
+    def name(self, inner_name: str) -> str:
+        index = self._level_index()
+        names = self.fields.get("level_names", [])
+        if index is None or index >= len(names) or not names[index]:
+            return inner_name
+        level = names[index]
+        if level.startswith("+"):
+            return inner_name + level[1:]
+        if level.endswith("+"):
+            return level[:-1] + inner_name
+        return level
+
+    def with_level(self, value: int) -> Layer:
+        """Same layer at another signed level (clamped to ±levels like Embellishment.setValue)."""
+        count = self.level_count
+        if count:
+            value = max(-count, min(count, value))
+        suffix = self.state[self.state.index(";") :] if self.state and ";" in self.state else ""
+        return Layer(self.type, f"{value}{suffix}")
+
+
+_LABEL_FIELDS = (
+    "label_key",
+    "menu_command",
+    "font_size",
+    "text_bg",
+    "text_fg",
+    "vertical_pos",
+    "vertical_offset",
+    "horizontal_pos",
+    "horizontal_offset",
+    "vertical_just",
+    "horizontal_just",
+    "name_format",
+    "font_family",
+    "font_style",
+    "rotate_degrees",
+    "property_name",
+    "description",
+)
+
+
+class Label(Trait):
+    """Text Label `label;`; state = the label text; name via its name format."""
+
+    __slots__ = ()
+    PREFIXES = ("label;",)
+    DESCRIPTION = "Text Label"
+
+    def _parse(self) -> dict[str, Any]:
+        tokens = sequence.Decoder(self.type, ";")
+        tokens.next_token("")
+        keys = _LABEL_FIELDS
+        result: dict[str, Any] = {key: tokens.next_token("") for key in keys}
+        if not result["name_format"]:
+            result["name_format"] = "$pieceName$ ($label$)"
+        if not result["property_name"]:
+            result["property_name"] = "TextLabel"
+        result["label"] = self.state or ""
+        return result
+
+    def properties(self) -> dict[str, str]:
+        return {self.fields.get("property_name", "TextLabel"): self.state or ""}
+
+    def name(self, inner_name: str) -> str:
+        # Labeler.getName: only the $pieceName$/$label$ substitutions are evaluated here;
+        # other $property$ references in a name format need the live piece and stay as written.
+        label = self.state or ""
+        if not label:
+            return inner_name
+        name_format = self.fields.get("name_format", "$pieceName$ ($label$)")
+        return name_format.replace("$pieceName$", inner_name).replace("$label$", label)
+
+
+class Mask(Trait):
+    """Obscurable "Mask" `obs;`; state `obscuredBy;options` (spec §5.2)."""
+
+    __slots__ = ()
+    PREFIXES = ("obs;",)
+    DESCRIPTION = "Mask"
+
+    def _parse(self) -> dict[str, Any]:
+        tokens = sequence.Decoder(self.type, ";")
+        tokens.next_token("")
+        keys = ("key", "mask_image", "menu_text", "display_style", "mask_name", "access", "peek_command")
+        result: dict[str, Any] = {key: tokens.next_token("") for key in keys}
+        if not result["mask_name"]:
+            result["mask_name"] = "?"
+        state = sequence.Decoder(self.state or "null", ";")
+        obscured_by = state.next_token("null")
+        result["obscured_by"] = None if obscured_by == "null" else obscured_by
+        result["options"] = state.next_token("")
+        return result
+
+    @property
+    def obscured_by(self) -> str | None:
+        return self.fields.get("obscured_by")
+
+    def name(self, inner_name: str) -> str:
+        # Masked "to you" is viewer-dependent; Adjutant has no viewer, so masked means masked.
+        return self.fields.get("mask_name", "?") if self.obscured_by else inner_name
+
+
+class Invisible(Trait):
+    """Hideable "Invisible" `hide;`; state = hiddenBy or `null`."""
+
+    __slots__ = ()
+    PREFIXES = ("hide;",)
+    DESCRIPTION = "Invisible"
+
+    @property
+    def hidden_by(self) -> str | None:
+        state = self.state or "null"
+        return None if state == "null" else state
+
+
+class DynamicProperty(Trait):
+    """`PROP;name;constraints;commands;description`; state = current value."""
+
+    __slots__ = ()
+    PREFIXES = ("PROP;",)
+    DESCRIPTION = "Dynamic Property"
+
+    def _parse(self) -> dict[str, Any]:
+        tokens = sequence.Decoder(self.type, ";")
+        tokens.next_token("")
+        return {
+            "name": tokens.next_token(""),
+            "constraints": tokens.next_token(""),
+            "commands": tokens.next_token(""),
+            "description": tokens.next_token(""),
+            "value": self.state or "",
+        }
+
+    def properties(self) -> dict[str, str]:
+        name = self.fields.get("name", "")
+        return {name: self.state or ""} if name else {}
+
+
+class Prototype(Trait):
+    """UsePrototype `prototype;name[;parameters]` (expanded away in running games, spec §5.1)."""
+
+    __slots__ = ()
+    PREFIXES = ("prototype;",)
+    DESCRIPTION = "Prototype"
+
+    def _parse(self) -> dict[str, Any]:
+        tokens = self._type_tokens()
+        return {"name": tokens[0] if tokens else "", "parameters": tokens[1:]}
+
+
+class SendToLocation(Trait):
+    """`sendto;` — configuration only (state is trivial)."""
+
+    __slots__ = ()
+    PREFIXES = ("sendto;",)
+    DESCRIPTION = "Send To Location"
+
+    def _parse(self) -> dict[str, Any]:
+        tokens = self._type_tokens()
+        keys = ("command_name", "key", "map", "board", "x", "y")
+        result: dict[str, Any] = dict(zip(keys, tokens + [""] * len(keys), strict=False))
+        result["tokens"] = tokens
+        return result
+
+
+class PlaceMarker(Trait):
+    """`placemark;` — command, key, marker definition (`+/null/type/state` or slot path), text, offsets."""
+
+    __slots__ = ()
+    PREFIXES = ("placemark;",)
+    DESCRIPTION = "Place Marker"
+
+    def _parse(self) -> dict[str, Any]:
+        tokens = self._type_tokens()
+        keys = ("command_name", "key", "marker_spec", "marker_text", "x_offset", "y_offset")
+        result: dict[str, Any] = dict(zip(keys, tokens + [""] * len(keys), strict=False))
+        result["tokens"] = tokens
+        return result
+
+
+class Replace(PlaceMarker):
+    """`replace;` — a Place Marker that also deletes the original; same fields."""
+
+    __slots__ = ()
+    PREFIXES = ("replace;",)
+    DESCRIPTION = "Replace With Other"
+
+
+class ReturnToDeck(Trait):
+    """`return;` — command, key, deck name (after the fixed/select fields)."""
+
+    __slots__ = ()
+    PREFIXES = ("return;",)
+    DESCRIPTION = "Return to Deck"
+
+    def _parse(self) -> dict[str, Any]:
+        tokens = self._type_tokens()
+        keys = ("command_name", "key", "deck_name", "select_prompt")
+        result: dict[str, Any] = dict(zip(keys, tokens + [""] * len(keys), strict=False))
+        result["tokens"] = tokens
+        return result
+
+
+class BasicNameTrait(Trait):
+    """`basicName;name` (3.7 BasicName trait): overrides the name seen by outer traits."""
+
+    __slots__ = ()
+    PREFIXES = ("basicName;",)
+    DESCRIPTION = "Basic Name"
+
+    def _parse(self) -> dict[str, Any]:
+        tokens = self._type_tokens()
+        return {"name": tokens[0] if tokens else ""}
+
+    def name(self, inner_name: str) -> str:
+        return self.fields.get("name") or inner_name
+
+
+TRAIT_CLASSES: dict[str, type[Trait]] = {
+    prefix: cls
+    for cls in (
+        BasicPiece,
+        Marker,
+        Layer,
+        Label,
+        Mask,
+        Invisible,
+        DynamicProperty,
+        Prototype,
+        SendToLocation,
+        PlaceMarker,
+        Replace,
+        ReturnToDeck,
+        BasicNameTrait,
+    )
+    for prefix in cls.PREFIXES
+}
+
+
+def make_trait(own_type: str, own_state: str | None) -> Trait:
+    cls = TRAIT_CLASSES.get(trait_prefix(own_type), Trait)
+    return cls(own_type, own_state)
+
+
+def decode_chain(type_string: str, state_string: str | None) -> list[Trait]:
+    """Split a piece's type/state into traits exactly like BasicCommandEncoder.createPiece and
+    Decorator.setState: token 0 is this trait's own part, token 1 the whole inner chain, further
+    tokens ignored. The innermost state is passed through undecoded (as VASSAL does)."""
+    own_types: list[str] = []
+    rest = type_string
+    while True:
+        tokens = sequence.decode(rest, TAB, 2)
+        own_types.append(tokens[0])
+        if len(tokens) < 2:
+            break
+        rest = tokens[1]
+    own_states: list[str | None] = []
+    rest_state = state_string
+    last = len(own_types) - 1
+    for index in range(len(own_types)):
+        if rest_state is None:
+            own_states.append(None)
+            continue
+        if index == last:
+            own_states.append(rest_state)
+            break
+        tokens = sequence.decode(rest_state, TAB, 2)
+        own_states.append(tokens[0])
+        rest_state = tokens[1] if len(tokens) > 1 else None
+    return [make_trait(own, state) for own, state in zip(own_types, own_states, strict=True)]
+
+
+def encode_type_chain(traits: list[Trait]) -> str:
+    """Decorator.getType folded from the innermost outwards (iteratively)."""
+    if not traits:
+        return ""
+    encoded = traits[-1].type
+    for trait in reversed(traits[:-1]):
+        encoded = sequence.encode([trait.type, encoded], TAB) or ""
+    return encoded
+
+
+def encode_state_chain(traits: list[Trait]) -> str | None:
+    """Decorator.getState folded from the innermost outwards; None if no trait has a state."""
+    if not traits:
+        return None
+    encoded = traits[-1].state
+    for trait in reversed(traits[:-1]):
+        if encoded is None:
+            encoded = None if trait.state is None else sequence.encode([trait.state], TAB)
+        else:
+            encoded = sequence.encode([trait.state, encoded], TAB)
+    return encoded
+
+
+def encode_chain(traits: list[Trait]) -> tuple[str, str | None]:
+    return encode_type_chain(traits), encode_state_chain(traits)
