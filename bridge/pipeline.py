@@ -33,7 +33,7 @@ class PlanResult:
     plan: dict[str, Any]  # JSON-able: the engine's plan + "vassal" (file, module, warnings, unmapped)
     exit_status: int
     text: str  # the plan as a player reads it
-    mapping: MappingResult = field(repr=False, default=None)  # type: ignore[assignment]
+    mapping: MappingResult | None = field(repr=False, default=None)  # unmapped/concealed details
 
     @property
     def due(self) -> bool:

@@ -57,6 +57,11 @@ def mask_trait() -> Trait:
     return type_, "null"
 
 
+def hide_trait() -> Trait:
+    """Invisible (`hide;` key;command;colour;access;transparency): its side may hide it from the others."""
+    return "hide;" + (encode(["73,130", "Hide", "", "side:", "0.3"], ";") or ""), "null"
+
+
 def marker_trait(counter: CounterSpec) -> Trait:
     return "mark;" + (encode(list(MARKER_NAMES), ",") or ""), encode(marker_values(counter), ",") or ""
 
@@ -74,6 +79,8 @@ def prototype_traits(counter: CounterSpec, world: World) -> list[Trait]:
 def expanded_traits(counter: CounterSpec, world: World) -> list[Trait]:
     """Outermost first, BasicPiece excluded: the chain VASSAL keeps for a piece in play."""
     traits: list[Trait] = []
+    if counter.hide:
+        traits.append(hide_trait())
     if counter.mask:
         traits.append(mask_trait())
     layer = layer_trait(counter, world)
@@ -87,6 +94,8 @@ def expanded_traits(counter: CounterSpec, world: World) -> list[Trait]:
 def slot_traits(counter: CounterSpec, world: World) -> list[Trait]:
     """The PieceSlot's chain: own traits plus a `prototype;` reference (expanded when placed)."""
     traits: list[Trait] = []
+    if counter.hide:
+        traits.append(hide_trait())
     if counter.mask:
         traits.append(mask_trait())
     layer = layer_trait(counter, world)

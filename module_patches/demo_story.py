@@ -42,6 +42,7 @@ class Scene:
     place: dict[str, str] = field(default_factory=dict)
     level: dict[str, int] = field(default_factory=dict)
     mask: dict[str, str] = field(default_factory=dict)
+    hide: dict[str, str] = field(default_factory=dict)
     remove: list[str] = field(default_factory=list)
     answers: dict[str, Any] = field(default_factory=dict)
 
@@ -53,11 +54,13 @@ class Table:
     places: dict[str, str] = field(default_factory=dict)
     levels: dict[str, int] = field(default_factory=dict)
     masks: dict[str, str] = field(default_factory=dict)
+    hidden: dict[str, str] = field(default_factory=dict)
 
     def apply(self, scene: Scene, world: World) -> None:
         self.places.update(scene.place)
         self.levels.update(scene.level)
         self.masks.update(scene.mask)
+        self.hidden.update(scene.hide)
         for counter_id in scene.remove:
             self.places.pop(counter_id, None)
         turn_box = next(b.name for b in world.boxes if b.name.startswith(f"Turn {scene.turn} "))
@@ -94,6 +97,8 @@ def save_stream(table: Table, world: World) -> str:
         for type_, state in traits:
             if type_.startswith("emb2;"):
                 state = _layer_state(counter.layer, table.levels.get(counter.id, 1))
+            elif type_.startswith("hide;"):
+                state = table.hidden.get(counter.id, "") or "null"
             elif type_.startswith("obs;"):
                 side = table.masks.get(counter.id, "")
                 state = encode([side or "null", ""], ";") or ""

@@ -99,6 +99,7 @@ class CounterSpec:
     card: str = ""
     layer: str = "none"
     mask: bool = False
+    hide: bool = False
 
     @property
     def image(self) -> str:

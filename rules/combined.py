@@ -171,3 +171,41 @@ def plan_combined(data: dict[str, Any], tk_pack: Pack, ds_pack: Pack, answers: d
 
 
 __all__ = ["CombinedPlan", "carry_over", "ds_pack_for_combined", "is_combined", "plan_combined"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m rules.combined POSITION.json [ANSWERS.json] [--json]` until `adjutant plan` calls
+    `plan_combined`; exit 0 nothing due, 1 due, 2 bad input (one line, no traceback)."""
+    import json
+    import sys
+    from pathlib import Path
+
+    from rules.packs import load_pack
+    from vassal_parser.errors import InputError
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    as_json = "--json" in args
+    files = [a for a in args if a != "--json"]
+    try:
+        if not 1 <= len(files) <= 2:
+            raise InputError(None, "usage: python -m rules.combined POSITION.json [ANSWERS.json] [--json]")
+        loaded = []
+        for name in files:
+            try:
+                loaded.append(json.loads(Path(name).read_text(encoding="utf-8")))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise InputError(name, f"cannot read JSON: {exc}") from None
+        if not is_combined(loaded[0]):
+            raise InputError(files[0], 'not a combined position (expected {"maps": {"TK": ..., "DS": ...}})')
+        answers = loaded[1] if len(loaded) > 1 else {}
+        result = plan_combined(loaded[0], load_pack("tk"), load_pack("ds"), answers, source=files[0],
+                               answers_source=files[1] if len(files) > 1 else "<answers>")
+    except InputError as error:
+        print(f"adjutant: {error.one_line()}", file=sys.stderr)
+        return 2
+    print(json.dumps(result.to_json(), indent=2, ensure_ascii=False) if as_json else result.render_text())
+    return 1 if result.due else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

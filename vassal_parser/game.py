@@ -269,7 +269,8 @@ class Game:
     extensions: list[tuple[str, str]]
     steps: list[list[Command]]
     _start: _Board = field(repr=False)
-    _layouts: dict[tuple[str, tuple], MapLayout | None] = field(default_factory=dict, repr=False)
+    _layouts: dict[tuple[str, tuple | None], MapLayout | None] = field(default_factory=dict, repr=False)
+    _replayed: tuple[int, _Board] | None = field(default=None, repr=False)
 
     @property
     def board_selections(self) -> dict[str, BoardSelection]:
@@ -289,7 +290,7 @@ class Game:
         if map_def is None:
             return None
         chosen = (selections if selections is not None else self._start.selections).get(map_def.identifier)
-        key = (map_def.identifier, tuple(chosen) if chosen is not None else ())
+        key = (map_def.identifier, tuple(chosen) if chosen is not None else None)
         if key not in self._layouts:
             self._layouts[key] = MapLayout(map_def, chosen, self.module.module_property)
         return self._layouts[key]
@@ -313,10 +314,15 @@ class Game:
         index = step + count + 1 if step < 0 else step
         if not 0 <= index <= count:
             raise InputError(self.path, f"step {step} is out of range: this file has {count} replay steps")
-        board = self._start.copy()
-        for commands in self.steps[:index]:
+        # Stepping forward (a viewer's "next step") continues from the last replayed step.
+        done, board = (0, self._start) if self._replayed is None else self._replayed
+        if done > index:
+            done, board = 0, self._start
+        board = board.copy()
+        for commands in self.steps[done:index]:
             for command in commands:
                 board.apply(command)
+        self._replayed = (index, board)
         return self._placed(board)
 
     def _placed(self, board: _Board) -> list[PlacedPiece]:

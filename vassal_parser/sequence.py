@@ -17,7 +17,6 @@ Public API:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 _NO_DEFAULT = object()
@@ -53,16 +52,6 @@ def _unquote(token: str) -> str:
     return token
 
 
-_UNESCAPED: dict[str, re.Pattern[str]] = {}
-
-
-def _unescaped_pattern(delim: str) -> re.Pattern[str]:
-    pattern = _UNESCAPED.get(delim)
-    if pattern is None:
-        pattern = _UNESCAPED[delim] = re.compile("(?<!\\\\)" + re.escape(delim))
-    return pattern
-
-
 def decode(text: str | None, delim: str, max_tokens: int = 0) -> list[str]:
     """Split like SequenceEncoder.Decoder (spec §4.2), including the backslash-merge quirk.
 
@@ -71,33 +60,48 @@ def decode(text: str | None, delim: str, max_tokens: int = 0) -> list[str]:
     `max_tokens` > 0 stops after that many tokens — what Java callers that read only the first
     one or two tokens see — so deep trait chains are not split to the end at every level.
 
-    Implementation: a token ends at the next delimiter NOT preceded by a backslash (a regex
-    search, in C); inside it every backslash+delimiter pair loses its backslash (`str.replace`,
-    which matches the Java's "drop only the backslash right before the delimiter").
+    Speed: `str.find` jumps between delimiters; when every delimiter left is escaped (the
+    usual case for the nested tail of a trait chain or command group) the rest is one token,
+    unescaped by a single `str.replace` instead of a Python loop over each escape.
     """
     if text is None:
         return []
     tokens: list[str] = []
     append = tokens.append
+    find = text.find
     escaped = _BACKSLASH + delim
-    search = _unescaped_pattern(delim).search
     n = len(text)
     pos = 0
     while True:
         if pos == n:
             append("")
             return tokens
-        match = search(text, pos)
-        end = match.start() if match is not None else n
-        token = text[pos:end]
-        if escaped in token:
-            token = token.replace(escaped, delim)
-        if len(token) > 1 and token[0] == "'" and token[-1] == "'":
-            token = token[1:-1]
-        append(token)
-        if match is None or len(tokens) == max_tokens:
+        i = find(delim, pos)
+        if i < 0:
+            append(_unquote(text[pos:]))
             return tokens
-        pos = end + 1
+        if i > 0 and text[i - 1] == _BACKSLASH:
+            if text.count(delim, i) == text.count(escaped, i - 1):
+                # All remaining delimiters are escaped: one last token.
+                append(_unquote(text[pos:].replace(escaped, delim)))
+                return tokens
+            parts: list[str] = []
+            start = pos
+            while i >= 0 and text[i - 1] == _BACKSLASH:
+                parts.append(text[start : i - 1])
+                start = i
+                i = find(delim, i + 1)
+            if i < 0:
+                parts.append(text[start:])
+                append(_unquote("".join(parts)))
+                return tokens
+            parts.append(text[start:i])
+            append(_unquote("".join(parts)))
+        else:
+            append(_unquote(text[pos:i]))
+        if len(tokens) == max_tokens:
+            return tokens
+        pos = i + 1
 
 
 def first_token(text: str, delim: str) -> str:

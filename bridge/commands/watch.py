@@ -37,7 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     parser.add_argument(
-        "--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST}; loopback only)"
+        "--host",
+        default=DEFAULT_HOST,
+        help=f"address to bind (default {DEFAULT_HOST}; another address exposes the overlay to the network)",
     )
     parser.add_argument(
         "--allow-origin",

@@ -132,10 +132,21 @@ def test_16_5_4_border_defense_met_then_failed(pipeline) -> None:
     assert moves(failed) == {"RU-1": "e3806"}  # the story's Axis redeployment answer
 
 
-def test_masked_cards_are_marked_concealed(pipeline) -> None:
-    """Face-down cards (VASSAL Mask) are flagged so a stream view never shows them."""
+def test_masked_and_hidden_pieces_are_marked_concealed(pipeline) -> None:
+    """Face-down cards (VASSAL Mask) and the hidden Soviet reserve (Invisible) are flagged so a
+    stream view never shows them; the hidden unit is still a counter of the position."""
     plan = plan_of(pipeline, "01-opening")
     concealed = plan["vassal"]["concealed"]
-    assert sorted(concealed.values()) == ["masked", "masked"]
+    assert concealed.pop("RU-RES") == "hidden"
+    assert sorted(concealed.values()) == ["masked", "masked"]  # the two cards in hand (ignored pieces)
+    assert all(key.startswith("piece:") for key in concealed)
     plan5 = plan_of(pipeline, "05-case-yellow")
-    assert list(plan5["vassal"]["concealed"].values()) == ["masked"]  # 22a is face up on the Current Card
+    assert sorted(plan5["vassal"]["concealed"].values()) == ["hidden", "masked"]  # 22a is face up now
+
+
+def test_demo_pack_runs_exactly_the_tk_events_and_cards() -> None:
+    """The demo differs from TK only in geography: rule 16 order, events and cards are TK's."""
+    from rules.packs import load_pack
+
+    demo, tk = load_pack(DEMO_PACK), load_pack("tk")
+    assert (demo.order, demo.events, demo.cards) == (tk.order, tk.events, tk.cards)

@@ -42,7 +42,7 @@ def position(phasing: str = "Axis", countries: dict[str, dict[str, Any]] | None 
                                "dependent_of": info.dependent_of}
     data = {
         "pack": "ds",
-        "turn": {"date": "Jul-Aug 1941", "phasing": phasing, "war_state": war_state,
+        "turn": {"date": "1941-07", "phasing": phasing, "war_state": war_state,
                  "current_cards": cards or {}, "fired": fired or []},
         "countries": countries,
         "counters": counters or [],

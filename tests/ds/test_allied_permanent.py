@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.ds.helpers import ceded, entry, marker, position, run, unit, where
+from tests.ds.helpers import ceded, entry, extended_pack, marker, position, run, unit, where
 
 WESTERN_AT_WAR = {"US": {"faction": "Western", "status": "active", "posture": "War"},
                   "Britain": {"faction": "Western", "status": "active", "posture": "War"},
@@ -159,3 +159,30 @@ def test_16_5_4_european_reserves_total_war_each_once():
 def test_16_5_4_european_reserves_pre_war_neutral_russia_not_due():
     result = run(_reserves("Neutrality", "Pre-War"))
     assert entry(result, "16.5.4").status == "not_due"
+
+
+def test_16_5_5_step_1_ungarrisoned_kansu_city_communist_china_may_return_to_war(tmp_path):
+    """16.5.5 Step 1 first bullet: Kansu a Japanese Dependent and a Kansu City without a Japanese unit,
+    Detachment or Logistics marker. Rule 16 names no Kansu City: the test adds one (test only)."""
+    pack = extended_pack(tmp_path, '[hexes.w9951]\ncountry = "Kansu"\narea = "kansu_jd"\ncity = true\n')
+    countries = {"Communist China": {"faction": "Soviet", "status": "active", "posture": "Neutrality",
+                                     "markers": ["Surrender"]}}
+    state = position("Soviet", countries, [ceded("kansu_jd", "ceded_lands")])
+    assert entry(run(state, pack=pack), "16.5.5").choices[0].id == "16.5.5:step1:war"
+    result = run(state, {"16.5.5:step1:war": "yes"}, pack=pack)
+    assert result.resulting_position["countries"]["Communist China"]["posture"] == "War"
+    assert where(result, "cl_kansu_jd") == "force_pool:Axis"
+    garrisoned = position("Soviet", countries,
+                          [ceded("kansu_jd", "ceded_lands"), unit("jp", "Japan", "w9951")])
+    assert entry(run(garrisoned, pack=pack), "16.5.5").status == "not_due"
+
+
+def test_16_5_5_step_1_ignored_on_soviet_card_29_communist_chinese_surrender(tmp_path):
+    """16.5.5 Step 1: ignored when the Soviet Current Card is card 29 (errata card_29: id 29S)."""
+    pack = extended_pack(tmp_path, '[hexes.w9951]\ncountry = "Kansu"\narea = "kansu_jd"\ncity = true\n')
+    countries = {"Communist China": {"faction": "Soviet", "status": "active", "posture": "Neutrality",
+                                     "markers": ["Surrender"]}}
+    state = position("Soviet", countries, [ceded("kansu_jd", "ceded_lands")], cards={"Soviet": "29S"})
+    event = entry(run(state, {"16.6.1:influence": "none"}, pack=pack), "16.5.5")
+    assert not any(c.id == "16.5.5:step1:war" for c in event.choices)
+    assert any("29S" in why for why in event.why)

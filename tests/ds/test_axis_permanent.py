@@ -103,7 +103,7 @@ def test_16_1_4_ignored_while_britain_is_neutral():
     pact = unit("bnp", "Japan", "conditional_events:Axis", kind="support", tags=["british_neutrality_pact"])
     result = run(position(countries={"Britain": {"faction": "Western", "status": "active",
                                                  "posture": "Neutrality"}}, counters=[pact]))
-    assert entry(result, "16.1.4").status == "not_due"
+    assert entry(result, "16.1.4").status == "ignored"
     assert where(result, "bnp") == "conditional_events:Axis"
 
 

@@ -29,7 +29,7 @@ def _tk_case_yellow_position() -> dict:
     """TK: Axis plays card 22a Case Yellow with a supplied German unit in Paris (w3516)."""
     return {
         "pack": "tk",
-        "turn": {"date": "May-Jun 1940", "phasing": "Axis", "war_state": "Limited War",
+        "turn": {"date": "1940-05", "phasing": "Axis", "war_state": "Limited War",
                  "current_cards": {"Axis": "22a"}},
         "countries": {"Germany": {"faction": "Axis", "status": "active"},
                       "France": {"faction": "Western", "status": "active", "posture": "War"},

@@ -52,7 +52,7 @@ def test_16_1_3_ignored_unless_russia_is_neutral():
     countries = {**NEUTRAL_RUSSIA, "Russia": {"faction": "Soviet", "status": "active", "posture": "War"}}
     state = position(countries=countries, counters=[_inner_mongolia_is_japanese()])
     event = entry(run(state), "16.1.3")
-    assert event.status == "not_due" and "not Neutrality" in event.why[0]
+    assert event.status == "ignored" and "not Neutrality" in event.why[0]
 
 
 def test_16_1_3_allied_ground_unit_in_a_checked_dependent_lifts_every_requirement():

@@ -88,3 +88,27 @@ def test_an_option_naming_no_reading_is_one_line_input_error(tmp_path):
     with pytest.raises(InputError, match="not one of its readings") as caught:
         reading(load_pack(tmp_path), "irkutsk")
     assert "\n" not in str(caught.value)
+
+
+HEADING = re.compile(r"^[△©* ]*(16\.[1-6]\.\d+) (.+)$", re.MULTILINE)
+PERMANENT = {"16.1": "Axis", "16.3": "Western", "16.5": "Soviet"}
+
+
+def test_every_event_of_the_ds_text_is_in_the_pack_with_its_title(rules_text_dir):
+    """Rule 16: each numbered event is a pack event, titled as the text titles it."""
+    headings = dict(HEADING.findall(_text(rules_text_dir)))
+    assert len(headings) == 37  # 6 + 5 (no 16.2.3 in the text) + 11 + 5 + 8 + 2
+    assert sorted(set(headings) - set(DS.events)) == []
+    for rule, title in headings.items():
+        assert DS.event(rule).title.replace(" (*)", "") == title.strip(), rule
+
+
+def test_permanent_events_in_text_order_and_option_events_on_cards(rules_text_dir):
+    """6.2 Step 1: permanent events in the order listed; Step 2: option events come from a card."""
+    rules = [r for r, _ in HEADING.findall(_text(rules_text_dir))]
+    for section, faction in PERMANENT.items():
+        assert list(DS.order[faction]) == [r for r in rules if r.startswith(section + ".")]
+    on_cards = {rule for card in DS.cards.values() for rule in card.events}
+    for rule in rules:
+        if rule[:4] in ("16.2", "16.4", "16.6"):
+            assert rule in on_cards, rule

@@ -36,7 +36,7 @@ def test_16_2_5_three_strategic_hexes_impose_a_surrender(ds_strategic):
     result = _settlement(ds_strategic, 3, unit("jp_vlad", "Japan", "e5301", supplied=True))
     assert entry(result, "16.2.5").status == "fired"
     assert "Surrender" in result.resulting_position["countries"]["Russia"]["markers"]
-    assert where(result, "ru_peace") == "turn_track:Jul-Aug 1942"
+    assert where(result, "ru_peace") == "turn_track:1942-07"
     assert where(result, "jgov") == "delay"
     assert where(result, "cl_kirin") == "force_pool:Soviet"
     assert where(result, "cl_primorye") == "ceded_lands"
@@ -107,7 +107,7 @@ def test_16_2_6_japanese_concessions_to_russia():
     (Sakhalin) returned; Step 4 a supplied Russian unit in Harbin (w5427) -> Kirin ceded."""
     result = _concessions(unit("ru_harbin", "Russia", "w5427", supplied=True))
     assert entry(result, "16.2.6").status == "fired"
-    assert where(result, "jgov") == "turn_track:Jul-Aug 1942"
+    assert where(result, "jgov") == "turn_track:1942-07"
     assert where(result, "cl_sakhalin") == "force_pool:Axis"
     assert where(result, "cl_kirin") == "ceded_lands"
 

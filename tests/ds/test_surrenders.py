@@ -26,6 +26,7 @@ def _british(*counters, answers=None):
 def test_one_year_ahead_follows_the_16_2_5_example():
     """16.2.5 Step 1 example: July-Aug 1940 -> July-Aug 1941."""
     assert one_year_ahead("Jul-Aug 1940") == "Jul-Aug 1941"
+    assert one_year_ahead("1940-07") == "1941-07"  # the position format's YYYY-MM
 
 
 def test_16_4_1_british_surrender_steps_1_to_3():
@@ -34,7 +35,7 @@ def test_16_4_1_british_surrender_steps_1_to_3():
     result = _british(unit("jp_sing", "Japan", "w3218", supplied=True))
     assert entry(result, "16.4.1").status == "fired"
     assert "Surrender" in result.resulting_position["countries"]["Britain"]["markers"]
-    assert where(result, "gb_peace") == "turn_track:Jul-Aug 1942"
+    assert where(result, "gb_peace") == "turn_track:1942-07"
     assert where(result, "cl_okinawa_gb") == "force_pool:Western"
     assert where(result, "cl_malaya_jd") == "ceded_lands"
     assert where(result, "cl_burma_jd") == "force_pool:Axis"

@@ -100,6 +100,8 @@ def test_log_steps_move_merge_remove_change_3_5(tmp_path: Path, module) -> None:
     end = by_id(game.position_at(-1))
     assert end["c"].properties["Side"] == "Axis"
     assert by_id(game.position())["c"].properties["Side"] == "Allies"  # the start is not mutated
+    again = by_id(game.position_at(1))  # stepping back replays from the start
+    assert [(again[i].stack_id, again[i].stack_index) for i in "acb"] == [("s1", 0), ("s1", 1), ("s1", 2)]
     with pytest.raises(InputError, match="out of range"):
         game.position_at(5)
 

@@ -155,3 +155,52 @@ def test_a3r_awaw_custom_numbering_is_reported_not_guessed_6_3(corpus_dir: Path)
     names = {p.location for p in on_map}
     assert names == {"offboard", "US Box", "Turn Tracker"}
     assert any("ThirdReich.ObliqueHexGridNumbering" in problem for problem in game.problems())
+
+
+def _stack_points(path: Path) -> list[tuple[str | None, int, int]]:
+    """(map, x, y) of every Stack in a file's restore commands (empty ones included)."""
+    from vassal_parser.commands import decode_stream, split_log
+    from vassal_parser.container import open_container
+    from vassal_parser.pieces import Stack, piece_from_command
+
+    restore, _ = split_log(decode_stream(open_container(path).command_text()))
+    stacks = [piece_from_command(c) for c in restore if c.kind == "add_piece"]
+    return [(s.map, s.x, s.y) for s in stacks if isinstance(s, Stack)]
+
+
+@pytest.mark.parametrize(
+    ("save", "module", "points"),
+    [
+        ("uckelman__tld-mod/tmp/campaign.sav", "uckelman__tld-mod/tmp/buildFile", 898),
+        ("uckelman__tld-mod/tmp/scenario_1.sav", "uckelman__tld-mod/tmp/buildFile", 78),
+        ("uckelman__tld-mod/tmp/scenario_2.sav", "uckelman__tld-mod/tmp/buildFile", 26),
+        ("uckelman__tld-mod/tmp/scenario_3.sav", "uckelman__tld-mod/tmp/buildFile", 25),
+        ("uckelman__tld-mod/tmp/scenario_4.sav", "uckelman__tld-mod/tmp/buildFile", 263),
+        ("uckelman__tld-mod/game/0611-2", "uckelman__tld-mod/buildFile", 2208),
+        (f"{RAGNAROK}/ragnarok-start.vsav", f"{RAGNAROK}/buildFile.xml", 16),
+    ],
+)
+def test_saved_pieces_sit_on_our_snapped_hex_centres_6_4(
+    corpus_dir: Path, save: str, module: str, points: int
+) -> None:
+    """Independent evidence for the hex geometry (origin, pitch, odd-column shift, sideways swap, a
+    grid inside a Zone using board -- not zone -- coordinates): VASSAL snapped these pieces and stacks
+    when they were placed, so each one on a hex grid sits exactly on the centre our snapToHex (§6.4)
+    computes. The tld-mod scenarios use five boards (Normandy, Board F, G, A, ABCF: various x0/y0)."""
+    from vassal_parser.game import load_game
+
+    game = load_game(corpus_dir / save, load_module(corpus_dir / module))
+    located = [(p.map, p.x, p.y) for p in game.position_at(-1)] + _stack_points(corpus_dir / save)
+    on_hexes = 0
+    for map_id, x, y in located:
+        layout = game.layout(map_id)
+        placed = layout.board_at(x, y) if layout is not None else None
+        if placed is None:
+            continue
+        zone = layout.zone_at(x, y)
+        grid = placed.board.grid
+        hexes = zone.effective_grid() if zone is not None else getattr(grid, "background", grid)
+        if isinstance(hexes, HexGrid):
+            on_hexes += 1
+            assert layout.snap(x, y) == (x, y), (map_id, x, y)
+    assert on_hexes == points

@@ -84,7 +84,7 @@ def manchukuo_garrison_check(ctx: EventContext) -> None:
     need = int(ctx.param("steps", 2))
     posture = ctx.state.country("Russia").posture
     if posture != "Neutrality":
-        ctx.not_due(f"Russia's Posture is {posture or 'not set'}, not Neutrality: ignore this event")
+        ctx.ignore(f"Russia's Posture is {posture or 'not set'}, not Neutrality: ignore this event")
         return
     board = ctx.board
     checked, required = border_hexes(ctx)

@@ -40,7 +40,10 @@ def release_counters(ctx: EventContext) -> None:
     if condition is not None:
         holds, why = _posture_holds(ctx, condition)
         if not holds:
-            ctx.not_due(f"{why}: ignore this event")
+            if condition.get("ignore"):
+                ctx.ignore(f"{why}: ignore this event")
+            else:
+                ctx.not_due(f"{why}: the event does not occur")
             return
         ctx.why(why)
     counters = ctx.state.tagged(tag, location=box)
