@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -26,6 +27,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
 )
 
 EXIT_BAD_INPUT = 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader went away
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,6 +63,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # `adjutant demo --no-serve | head -1`: the reader left, which is not an error worth a
+        # traceback. Point stdout at /dev/null so the interpreter's final flush cannot fail again.
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+
+
+def _silence_stdout() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass  # stdout is not a real file (tests capture it): nothing left to flush into a pipe
+    finally:
+        os.close(devnull)
 
 
 if __name__ == "__main__":

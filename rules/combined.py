@@ -137,12 +137,12 @@ def carry_over(tk_plan: Plan, ds_state: GameState, ds_pack: Pack) -> list[Step]:
     return steps
 
 
-def ds_pack_for_combined(ds_pack: Pack, tk_state: GameState) -> Pack:
+def ds_pack_for_combined(ds_pack: Pack, european_war: str) -> Pack:
     """The DS pack with the European war state (TK map) handed to the `*` events (16.3.6, 16.5.4)."""
     events = dict(ds_pack.events)
     for rule, spec in ds_pack.events.items():
         if spec.impl == "ds_european_reserves":
-            events[rule] = replace(spec, params={**spec.params, "european_war": tk_state.turn.war_state})
+            events[rule] = replace(spec, params={**spec.params, "european_war": european_war})
     return replace(ds_pack, events=events)
 
 
@@ -156,7 +156,10 @@ def plan_combined(data: dict[str, Any], tk_pack: Pack, ds_pack: Pack, answers: d
     tk_blocked = [c.id for c in tk_plan.pending_choices if c.affects_position]
     if not tk_blocked:
         bridge = carry_over(tk_plan, ds_state, ds_pack)
-    ds_plan = plan(ds_state, ds_pack_for_combined(ds_pack, states["TK"]),
+    # The European war state after the TK events (a Policy ended in Pre-War starts Limited War, 16.7).
+    after_tk = tk_plan.resulting_position or {}
+    european_war = after_tk.get("turn", {}).get("war_state", states["TK"].turn.war_state)
+    ds_plan = plan(ds_state, ds_pack_for_combined(ds_pack, european_war),
                    _answers_for(answers, "DS", answers_source), answers_source)
     if tk_blocked:
         for entry in ds_plan.events:

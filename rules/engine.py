@@ -379,6 +379,11 @@ def plan(
     validate_position(state, pack)
     answers = dict(answers or {})
     work = state.clone()
+    for name, info in pack.countries.items():
+        # A Major Power the position does not mention keeps its pack alignment (never "Neutral" by omission).
+        if info.faction and name not in work.countries:
+            work.ensure_country(name).faction = info.faction
+            work.countries[name].status = "active"
     result = Plan(pack=pack.name, phasing=work.turn.phasing, turn=work.turn.date)
     result.violations = validate_actions(work, pack)
     blocked_by: list[str] = []

@@ -49,6 +49,7 @@ class CountryInfo:
     colonial_unit: bool = False  # has an associated British 1-2-2 colonial unit (16.1.1 Step 3)
     region: str | None = None  # "Europe" / "Pacific" when both maps are combined
     neighbors: tuple[str, ...] = ()  # countries it shares a border with (Influence options, 15.19)
+    faction: str | None = None  # default alignment when a position does not list the country (Major Powers)
 
 
 @dataclass(frozen=True)
@@ -265,6 +266,8 @@ def load_pack(name_or_path: str | Path) -> Pack:
             raise InputError(
                 where("countries"), f"country {name}: dependent_of unknown {info.dependent_of!r}"
             )
+        if info.faction is not None and info.faction not in ("Axis", "Western", "Soviet"):
+            raise InputError(where("countries"), f"country {name}: faction must be Axis, Western or Soviet")
         if info.kind not in ("major", "minor"):
             raise InputError(where("countries"), f"country {name}: kind must be 'major' or 'minor'")
     for area_id, area in areas.items():

@@ -562,7 +562,7 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
                 separator = position
                 break
             if backslashes < level:
-                limit = position  # an unescaped TAB at an outer level: the token ends here
+                limit = position - backslashes  # unescaped at an outer level: the token ends here
                 break
         if separator is None or last_allowed:
             segment = text[start:limit]
@@ -571,7 +571,7 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
             else:
                 own.append(_unquote(_unescape_tabs(segment, level + 1)))
             return own
-        own.append(_unquote(_unescape_tabs(text[start:separator], level + 1)))
+        own.append(_unquote(_unescape_tabs(text[start : separator - level], level + 1)))
         start = separator + 1
         # token 1 of this level is text[start:limit]; Java unquotes it when it is '…' — rare,
         # and it shifts every inner level, so leave that case to the slow path.
@@ -670,9 +670,9 @@ def encode_type_chain(traits: list[Trait]) -> str:
     if not traits:
         return ""
     tokens = [trait.type for trait in traits]
-    if not _needs_slow_encode(tokens[1:]) and not tokens[0].startswith("\\"):
-        if not (tokens[0][:1] == "'" and tokens[0][-1:] == "'"):
-            return _fold_fast(tokens)
+    outer_quoted = tokens[0][:1] == "'" and tokens[0][-1:] == "'"
+    if not _needs_slow_encode(tokens[1:]) and not tokens[0].startswith("\\") and not outer_quoted:
+        return _fold_fast(tokens)
     encoded = traits[-1].type
     for trait in reversed(traits[:-1]):
         encoded = sequence.encode([trait.type, encoded], TAB) or ""

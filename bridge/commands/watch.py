@@ -71,12 +71,12 @@ def pipeline_planner(
         return pipeline.plan_file(path, answers=dict(answers) or None).plan
 
     def replay_file(path: Path, answers: Mapping[str, Any]) -> Iterator[tuple[int, dict]]:
-        """Plan the position after every replay step of a log (spec §3.5): step 0 .. last."""
-        first = pipeline.plan_file(path, step=0, answers=dict(answers) or None).plan
-        yield 0, first
-        steps = int((first.get("vassal") or {}).get("steps") or 0)
-        for step in range(1, steps + 1):
-            yield step, pipeline.plan_file(path, step=step, answers=dict(answers) or None).plan
+        """Plan the position after every replay step of a log (spec §3.5): step 0 .. last.
+
+        Why `plan_steps`: it reads and decodes the log once and replays it forward, instead of
+        re-reading the whole file for every step (a long session has hundreds of steps)."""
+        for step, result in pipeline.plan_steps(path, answers=dict(answers) or None):
+            yield step, result.plan
 
     return plan_file, replay_file
 

@@ -133,3 +133,24 @@ def test_combined_maps_must_agree_on_the_phasing_faction(TK):
     data["maps"]["DS"]["turn"]["phasing"] = "Western"
     with pytest.raises(InputError, match="phasing"):
         plan_combined(data, TK, DS, {})
+
+
+def test_carry_over_tk_16_2_2_step_11_places_russia_defeated_in_the_ds_box():
+    """TK 16.2.2 Step 11 ©: the Russia Defeated marker goes to the DS Strategic Warfare Box."""
+    from rules.combined import carry_over
+    from rules.plan import EventEntry, Plan, Step
+    from rules.state import GameState
+
+    tk_plan = Plan(pack="tk", phasing="Axis", turn="1941-07", events=[
+        EventEntry(rule="16.2.2", title="Ostland Accord", source="card:27b", status="fired",
+                   steps=[Step("16.2.2", "Step 11", "note", "place the Russia Defeated marker ...")])])
+    ds = GameState.from_json(position(counters=[
+        {"id": "rd", "kind": "marker", "location": "set_aside", "tags": ["russia_defeated"]},
+        unit("fr_inf", "France", "w5322")]).to_json())
+    steps = carry_over(tk_plan, ds, DS)
+    moved = [(s.rule, s.step, s.counter, s.to) for s in steps]
+    assert moved == [("TK 16.2.2", "Step 11", "rd", "strategic_warfare")]
+    assert ds.counters["rd"].location == "strategic_warfare"
+    assert ds.counters["fr_inf"].location == "w5322", "only TK 16.2.1 Step 7 removes French units"
+    not_fired = Plan(pack="tk", phasing="Axis", turn="1941-07")
+    assert carry_over(not_fired, ds, DS) == []

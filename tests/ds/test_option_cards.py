@@ -124,3 +124,48 @@ def test_16_5_2_soviet_liberation_of_an_axis_minor_places_soviet_ceded_marker():
     assert entry(result, "16.5.2").status == "fired"
     assert result.resulting_position["countries"]["Hopeh"]["faction"] == "Soviet"
     assert where(result, "hopeh_inf") == "force_pool:Soviet"
+
+
+def test_16_2_2_not_due_when_the_marker_has_already_left_the_box():
+    lm = marker("jp_log", "delay", ["economic_program"], kind="logistics")
+    assert entry(_axis_card("economic_program", lm), "16.2.2").status == "not_due"
+
+
+def test_16_3_9_no_roll_while_nationalist_china_is_not_at_war():
+    countries = {"Nationalist China": {"faction": "Western", "status": "active", "posture": "Neutrality"},
+                 "France": {"faction": "Western", "status": "active"}}
+    aid = marker("aid1", "conditional_events:Western", ["aid_to_china"])
+    assert entry(run(position("Western", countries, [aid])), "16.3.9").status == "not_due"
+
+
+def test_16_3_6_western_european_reserves_when_britain_at_war():
+    """16.3.6 (*): Britain's Posture War -> Western Limited War Reserves to the Delay Box (standalone DS)."""
+    countries = {"Britain": {"faction": "Western", "status": "active", "posture": "War"},
+                 "France": {"faction": "Western", "status": "active"}}
+    lwr = marker("w_lwr", "conditional_events:Western", ["western_limited_war_reserves"])
+    twr = marker("w_twr", "conditional_events:Western", ["western_total_war_reserves"])
+    result = run(position("Western", countries, [lwr, twr], war_state="Pre-War"))
+    assert where(result, "w_lwr") == "delay" and where(result, "w_twr") == "conditional_events:Western"
+
+
+def test_16_4_5_not_due_without_a_supplied_us_unit_in_a_city():
+    countries = {"Philippines": {"faction": "Axis", "status": "active"},
+                 "France": {"faction": "Western", "status": "active"}}
+    state = position("Western", countries, [unit("us_inf", "US", "w3824", supplied=False)],
+                     cards={"Western": "operation_avalanche"})
+    assert entry(run(state), "16.4.5").status == "not_due"
+
+
+def test_16_3_1_reactivation_of_a_conquered_western_minor():
+    """16.3.1: the Capital (Manila w3824) holds no enemy unit -> the Western faction may reactivate;
+    Step 1 its Res infantry on the Capital, Step 2 the rest to the Western Force Pool."""
+    countries = {"Philippines": {"faction": "Western", "status": "conquered"},
+                 "France": {"faction": "Western", "status": "active"}}
+    state = position("Western", countries, [
+        unit("ph_res", "Philippines", "conquered_minors:Western", tags=["res_infantry"]),
+        unit("ph_inf", "Philippines", "conquered_minors:Western")])
+    result = run(state, {"16.3.1:reactivate:Philippines": "w3824"})
+    assert where(result, "ph_res") == "w3824" and where(result, "ph_inf") == "force_pool:Western"
+    blocked = position("Western", countries, [unit("jp", "Japan", "w3824"),
+                                              unit("ph_res", "Philippines", "conquered_minors:Western")])
+    assert entry(run(blocked), "16.3.1").status == "not_due"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ds.helpers import ceded, entry, extended_pack, marker, position, run, unit, where
+from tests.ds.helpers import DS, ceded, entry, extended_pack, marker, position, run, unit, where
 
 # Rule 16 names no Allied Strategic Hex; these tests add three in Russia, marked test-only.
 STRATEGIC = "".join(f'\n[hexes.w99{n}]\ncountry = "Russia"\nstrategic = true\ncity = true\n'
@@ -140,3 +140,43 @@ def test_16_2_6_eniwetok_listed_for_britain_unless_us_only(tmp_path):
     narrowed = _concessions(gb, ceded("marshall_islands_gb", "force_pool:Western"),
                             card="concessions_britain", countries=countries, pack=us_only)
     assert entry(narrowed, "16.2.6").status == "waiting"  # nothing placed: Step 5 must choose
+
+
+def test_16_2_5_step_5_kiangsu_when_nationalist_china_is_the_sac(tmp_path):
+    """16.2.5 Step 5: the Axis controls all Cities in Kiangsu and Nationalist China is the SAC ->
+    Kiangsu becomes a Japanese Dependent. Rule 16 names no Kiangsu City: the test adds one."""
+    extra = "".join(f'\n[hexes.w992{n}]\ncountry = "Nationalist China"\nstrategic = true\n'
+                    for n in (1, 2, 3))
+    extra += '\n[hexes.w9961]\ncountry = "Kiangsu"\narea = "kiangsu_jd"\ncity = true\n'
+    pack = extended_pack(tmp_path, extra)
+    countries = {"Nationalist China": {"faction": "Western", "status": "active", "posture": "War"},
+                 "Kiangsu": {"faction": "Western", "status": "active"}}
+    counters = [unit(f"jp_{h}", "Japan", h) for h in ("w9921", "w9922", "w9923")]
+    counters += [ceded("kiangsu_jd", "force_pool:Axis"), ceded("hainan", "force_pool:Axis"),
+                 unit("jp_haikou", "Japan", "w4120", supplied=True), unit("jp_kiangsu", "Japan", "w9961")]
+    state = position("Axis", countries, counters, cards={"Axis": "37c"})
+    result = run(state, {"16.2.5:influence": "none", "16.1.5:dissolve": "no"}, pack=pack)
+    event = entry(result, "16.2.5")
+    assert "Kiangsu" in event.why[0], "Kiangsu is an SAC: an active Western Chinese Country"
+    assert where(result, "cl_hainan") == "ceded_lands", "Step 4 Haikou: Kiangsu is an SAC"
+    assert where(result, "cl_kiangsu_jd") == "ceded_lands"
+    assert where(result, "jp_kiangsu") == "w9961", "Step 6 spares units in the new Japanese Dependent"
+
+
+def test_16_2_5_sac_expansion_us_adds_non_chinese_western_minors():
+    """16.2.5: the US as SAC adds all active and conquered non-Chinese Western Minor Countries."""
+    from rules.engine import EventContext
+    from rules.events.ds.settlement import settlement_affected
+    from rules.plan import EventEntry
+
+    countries = {"Australia": {"faction": "Western", "status": "active"},
+                 "NEI": {"faction": "Western", "status": "conquered"},
+                 "Hopeh": {"faction": "Western", "status": "active"},
+                 "India": {"faction": "Soviet", "status": "active"}}
+    state = position("Axis", countries, [])
+    spec = DS.event("16.2.5")
+    ctx = EventContext(state, DS, spec, EventEntry("16.2.5", spec.title, "card:37e", "not_due"), {}, "-")
+    assert settlement_affected(ctx, "US", with_conquered=True, non_chinese_only=True) == \
+        ["US", "Australia", "NEI"]
+    assert settlement_affected(ctx, "US", with_conquered=False, non_chinese_only=False) == \
+        ["US", "Australia", "Hopeh"]

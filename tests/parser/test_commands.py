@@ -44,7 +44,9 @@ def test_spec_3_1_every_corpus_stream_decodes_and_reencodes_byte_identically(
     assert encode_stream(tree) == text
     assert tree.children[0] == Command("begin_save")
     # The two bare hand-made streams end "end_save\n" (a trailing newline VASSAL would not accept).
-    assert any(isinstance(child, Command) and child.text.rstrip("\n") == "end_save" for child in tree.children)
+    assert any(
+        isinstance(child, Command) and child.text.rstrip("\n") == "end_save" for child in tree.children
+    )
 
 
 @pytest.mark.parametrize("relative", sorted(EXPECTED))
@@ -63,8 +65,15 @@ def test_spec_3_2_example_layout_top_level_tokens() -> None:
     stack = "+/1700000000999/stack/Main Map;325;188;1700000000123;1700000000124;@@0"
     group = encode(["", piece, stack], ESC)
     parts = [
-        "begin_save", "", group, "UNMASK\tnull", "PLAYER\tsecret\tAlice\tGermany",
-        "Main MapBoardPicker\tEurope\t0\t0", "TURNTurnTracker0\t0|1;0;false;-1", "SETUP_STACK\t", "end_save",
+        "begin_save",
+        "",
+        group,
+        "UNMASK\tnull",
+        "PLAYER\tsecret\tAlice\tGermany",
+        "Main MapBoardPicker\tEurope\t0\t0",
+        "TURNTurnTracker0\t0|1;0;false;-1",
+        "SETUP_STACK\t",
+        "end_save",
     ]
     text = encode(parts, ESC)
     assert "\\\x1b+/1700000000123" in text
@@ -73,8 +82,17 @@ def test_spec_3_2_example_layout_top_level_tokens() -> None:
     assert len(tree.children) == 9
     kinds = [c.kind for c in iter_commands(tree)]
     assert kinds == [
-        "begin_save", "null", "null", "add_piece", "add_piece", "unmask", "player",
-        "board_picker", "turn", "setup_stack", "end_save",
+        "begin_save",
+        "null",
+        "null",
+        "add_piece",
+        "add_piece",
+        "unmask",
+        "player",
+        "board_picker",
+        "turn",
+        "setup_stack",
+        "end_save",
     ]
     commands = list(iter_commands(tree))
     assert commands[4].fields == {
@@ -93,9 +111,16 @@ def test_spec_3_2_example_layout_top_level_tokens() -> None:
     [
         ("-/1700000000123", "remove_piece", {"id": "1700000000123"}),
         ("D/17/new\\/state/old", "change_piece", {"id": "17", "new_state": "new/state", "old_state": "old"}),
-        ("GlobalProperty\t;VP;12\\;5;Module", "global_property", {"name": "VP", "value": "12;5", "container": "Module"}),
-        ("MutableProperty\t2d6_result\t3\t7\tModule", "mutable_property",
-         {"name": "2d6_result", "old_value": "3", "new_value": "7", "container": "Module"}),
+        (
+            "GlobalProperty\t;VP;12\\;5;Module",
+            "global_property",
+            {"name": "VP", "value": "12;5", "container": "Module"},
+        ),
+        (
+            "MutableProperty\t2d6_result\t3\t7\tModule",
+            "mutable_property",
+            {"name": "2d6_result", "old_value": "3", "new_value": "7", "container": "Module"},
+        ),
         ("EXT\tBFP_v403\t4.03", "extension", {"name": "BFP_v403", "version": "4.03"}),
         ("PLUGIN\tp\t1", "plugin", {"name": "p", "version": "1"}),
         ("NOTES\tline 1|line 2||x\\|y", "notes", {"text": "line 1\nline 2\n\nx|y"}),
@@ -105,12 +130,23 @@ def test_spec_3_2_example_layout_top_level_tokens() -> None:
         ("AUDIO\tbang.wav", "audio", {"clip": "bang.wav"}),
         ("SEMAIL\ta@b", "internet_dice", {"address": "a@b"}),
         ("FLARE\tFlare0\t10\t20", "flare", {"flare_id": "Flare0", "x": 10, "y": 20}),
-        ("Events1,alice,moved|2,bob,rolled", "events",
-         {"events": [{"time": "1", "user": "alice", "action": "moved"}, {"time": "2", "user": "bob", "action": "rolled"}]}),
+        (
+            "Events1,alice,moved|2,bob,rolled",
+            "events",
+            {
+                "events": [
+                    {"time": "1", "user": "alice", "action": "moved"},
+                    {"time": "2", "user": "bob", "action": "rolled"},
+                ]
+            },
+        ),
         ("SHOW_RESULTS\tbtn\t3\t5", "show_results", {"button_id": "btn", "results": ["3", "5"]}),
         ("PNOTE\tpw\thello|there", "private_note", {"owner_id": "pw", "text": "hello\nthere"}),
-        ("LOCKSPOTAB\tOptions\talice\tpw\tnow", "scenario_tab_lock",
-         {"tab": "Options", "locked_by": "alice", "locked_password": "pw", "locked_date": "now"}),
+        (
+            "LOCKSPOTAB\tOptions\talice\tpw\tnow",
+            "scenario_tab_lock",
+            {"tab": "Options", "locked_by": "alice", "locked_password": "pw", "locked_date": "now"},
+        ),
         ("SomethingNew\tx", "unknown", {}),
     ],
 )

@@ -15,6 +15,8 @@ from vassal_parser.container import decode_savedgame, open_container, read_metad
 from vassal_parser.errors import InputError
 from vassal_parser.writer import obfuscate
 
+VASL_FIXTURES = "pacman-ghost__vasl-templates/vasl_templates/webapp/tests/fixtures"
+TEMPLATE_VMOD = "jzedwards__vassal-hex-n-counters-template/jzhex-n-counters-template-v12-379.vmod"
 STREAM = "begin_save\x1bCHAT<Zoë> - héllo\x1bend_save"
 
 
@@ -62,8 +64,8 @@ def test_bare_plain_command_stream_from_corpus(corpus_dir: Path) -> None:
         ("uckelman__tld-mod/game/0611-2", "log"),  # no suffix: LOG steps after end_save
         ("uckelman__tld-mod/scenarios/campaign.sav", "save"),  # 2.x zip with only savedGame
         ("uckelman__tld-mod/buildFile", "buildfile"),
-        ("jzedwards__vassal-hex-n-counters-template/jzhex-n-counters-template-v12-379.vmod", "module"),
-        ("pacman-ghost__vasl-templates/vasl_templates/webapp/tests/fixtures/vasl-extensions/real/ffs.vmdx", "extension"),
+        (TEMPLATE_VMOD, "module"),
+        (VASL_FIXTURES + "/vasl-extensions/real/ffs.vmdx", "extension"),
         ("npe9__CID-extension/extensiondata", "moduledata"),
     ],
 )
@@ -80,7 +82,7 @@ def test_spec_1_2_metadata_of_a_real_save(corpus_dir: Path) -> None:
 
 
 def test_spec_1_1_build_xml_preferred_and_root_fallback_metadata(corpus_dir: Path) -> None:
-    module = open_container(corpus_dir / "jzedwards__vassal-hex-n-counters-template/jzhex-n-counters-template-v12-379.vmod")
+    module = open_container(corpus_dir / TEMPLATE_VMOD)
     assert module.build_entry_name == "buildFile.xml"
     assert module.build_xml_bytes().lstrip().startswith(b"<?xml")
     bare = open_container(corpus_dir / "uckelman__tld-mod/buildFile")
@@ -88,7 +90,10 @@ def test_spec_1_1_build_xml_preferred_and_root_fallback_metadata(corpus_dir: Pat
 
 
 def test_metadata_translation_entries_do_not_override_untranslated() -> None:
-    xml = b'<data version="1"><version>2</version><description>plain</description><description lang="de">x</description></data>'
+    xml = (
+        b'<data version="1"><version>2</version><description>plain</description>'
+        b'<description lang="de">x</description></data>'
+    )
     assert read_metadata_xml(xml, "m")["description"] == "plain"
 
 
@@ -113,10 +118,18 @@ def _bad_inputs(tmp_path: Path) -> list[tuple[Path, str]]:
     cases.append((_zip(tmp_path / "badheader.vsav", {"savedGame": b"!VCSK"}), "header has no key"))
     cases.append((_zip(tmp_path / "badhex.vsav", {"savedGame": b"!VCSK2a48zz"}), "non-hex"))
     cases.append((_zip(tmp_path / "oddhex.vsav", {"savedGame": b"!VCSK2a484"}), "odd number of hex digits"))
-    cases.append((_zip(tmp_path / "badxml.vsav", {"savedGame": obfuscate(STREAM), "savedata": b"<data><x></data>"}),
-                  "malformed XML"))
-    cases.append((_zip(tmp_path / "bomb.vsav", {"savedGame": obfuscate(STREAM), "savedata": BILLION_LAUGHS}),
-                  "entity bomb"))
+    cases.append(
+        (
+            _zip(tmp_path / "badxml.vsav", {"savedGame": obfuscate(STREAM), "savedata": b"<data><x></data>"}),
+            "malformed XML",
+        )
+    )
+    cases.append(
+        (
+            _zip(tmp_path / "bomb.vsav", {"savedGame": obfuscate(STREAM), "savedata": BILLION_LAUGHS}),
+            "entity bomb",
+        )
+    )
     zeros = b"\0" * (container_module.RATIO_CHECK_AFTER + 4 * 1024 * 1024)
     cases.append((_zip(tmp_path / "zipbomb.vsav", {"savedGame": zeros}), "zip bomb"))
     return cases
@@ -133,7 +146,9 @@ def test_bad_input_through_cli_is_one_line_exit_2(tmp_path: Path, capsys: pytest
         assert "Traceback" not in captured.err
 
 
-def test_zip_bomb_cap_counts_real_bytes_not_the_header(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_zip_bomb_cap_counts_real_bytes_not_the_header(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(container_module, "MAX_ENTRY_BYTES", 3 * 1024 * 1024)
     path = _zip(tmp_path / "big.vsav", {"savedGame": b"a" * (4 * 1024 * 1024)})
     with pytest.raises(InputError, match="expands beyond"):

@@ -166,3 +166,9 @@ def test_16_1_1_vichy_can_never_be_conquered():
     entry = event(position.plan(), "16.1.1")
     assert entry.status == NOT_DUE
     assert "never be conquered" in " ".join(entry.why)
+
+
+def test_16_1_1_major_powers_keep_their_pack_alignment_when_the_position_omits_them():
+    position = poland_position()
+    del position.data["countries"]["Germany"]
+    assert event(position.plan(), "16.1.1").status == FIRED

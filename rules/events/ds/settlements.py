@@ -186,6 +186,9 @@ def surrender(ctx: EventContext) -> None:
     ctx.fire(f"{sac} surrenders (once per game)")
     surrender_policy(ctx, ctx.param("posture_boxes", [sac]), ctx.param("enforced_peace_tag"))
     return_ceded(ctx, ctx.param("returned_areas", []), "Step 2")
+    if ctx.param("recreated"):
+        ctx.note(f"if {' or '.join(ctx.param('recreated'))} is re-created, it becomes an Axis Minor Country; "
+                 "place its units in the Axis Force Pool", "Step 2")
     pairs = ctx.param("listed", [])
     placed = cede_listed(ctx, pairs, {JAPAN}, "Step 3")
     if not placed:
