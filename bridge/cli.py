@@ -57,7 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_BAD_INPUT
     try:
-        return int(args.handler(args) or 0)
+        status = int(args.handler(args) or 0)
+        sys.stdout.flush()  # inside the try: a reader that went away is handled below, not at exit
+        return status
     except InputError as exc:
         print(f"adjutant: {exc.one_line()}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bridge.inset import LayoutFor, add_insets, hex_places
 from bridge.mapping import MappingResult, VassalMapping, slot_prototypes
 from rules.engine import plan as run_plan
 from rules.packs import Pack, load_pack
@@ -65,6 +66,8 @@ class CheckPipeline:
         self.pack: Pack = pack if isinstance(pack, Pack) else load_pack(pack)
         self.mapping = VassalMapping.from_pack(self.pack)
         self.prototypes = slot_prototypes(self.module)
+        # Pack hex id -> (map, grid location), for the map insets of due events (bridge/inset.py).
+        self.hex_places = hex_places(getattr(self.pack, "hexes", None) or {}, self.mapping.hex_maps)
 
     # ---- reading --------------------------------------------------------------------------------
     def load(self, path: str | Path) -> tuple[Any, dict[str, Any]]:
@@ -84,6 +87,10 @@ class CheckPipeline:
 
     def pieces_of(self, path: str | Path, step: int | None = None) -> tuple[list[Any], dict[str, Any]]:
         """The pieces of the position (a save's, or a log's after `step` replay steps) and file info."""
+        _game, pieces, info = self._position(path, step)
+        return pieces, info
+
+    def _position(self, path: str | Path, step: int | None) -> tuple[Any, list[Any], dict[str, Any]]:
         game, info = self.load(path)
         steps = info["steps"]
         if step is not None:
@@ -92,18 +99,18 @@ class CheckPipeline:
             if not 0 <= step <= steps:
                 raise InputError(path, f"--step {step} is out of range: this log has {steps} replay steps")
             info["step"] = step
-            return game.position_at(step), info
+            return game, game.position_at(step), info
         if game.kind == "log":
             info["step"] = steps
-            return game.position_at(steps), info
-        return game.position(), info
+            return game, game.position_at(steps), info
+        return game, game.position(), info
 
     # ---- planning -------------------------------------------------------------------------------
     def plan_file(self, path: str | Path, step: int | None = None,
                   answers: Mapping[str, Any] | None = None, answers_source: str = "<answers>") -> PlanResult:
         """The plan for a save, or for a log after `step` replay steps (default: all of them)."""
-        pieces, info = self.pieces_of(path, step)
-        return self.plan_pieces(pieces, info, answers, answers_source)
+        game, pieces, info = self._position(path, step)
+        return self.plan_pieces(pieces, info, answers, answers_source, layout_for=game.layout)
 
     def plan_steps(self, path: str | Path, answers: Mapping[str, Any] | None = None,
                    answers_source: str = "<answers>") -> Iterator[tuple[int, PlanResult]]:
@@ -113,12 +120,17 @@ class CheckPipeline:
             raise InputError(path, "is a save, not a log: it has no replay steps")
         for step in range(info["steps"] + 1):
             pieces = game.position_at(step)
-            yield step, self.plan_pieces(pieces, {**info, "step": step}, answers, answers_source)
+            yield step, self.plan_pieces(pieces, {**info, "step": step}, answers, answers_source,
+                                         layout_for=game.layout)
 
     def plan_pieces(self, pieces: Iterable[Any], info: Mapping[str, Any],
                     answers: Mapping[str, Any] | None = None,
-                    answers_source: str = "<answers>") -> PlanResult:
-        """Map pieces (with `info` from `load`) and run the engine: the part shared by every entry point."""
+                    answers_source: str = "<answers>", layout_for: LayoutFor | None = None) -> PlanResult:
+        """Map pieces (with `info` from `load`) and run the engine: the part shared by every entry point.
+
+        `layout_for` (the loaded game's `layout`, map id -> MapLayout) lets each due event carry a map
+        inset drawn from the module's own grid; without it (pieces from elsewhere) there is none."""
+        pieces = list(pieces)
         mapped = self.mapping.map_pieces(pieces, self.pack, self.prototypes)
         version = info["module_version"] or self.module.version
         warnings = self.mapping.module_warnings(info["module_name"], version, info["extensions"])
@@ -136,11 +148,41 @@ class CheckPipeline:
             "step": info.get("step"),
             "steps": info["steps"],
             **mapped.report(),
+            "concealed_names": concealed_names(pieces, mapped),
             "warnings": warnings,  # module/version/extension warnings + the mapping's own
         }
+        if layout_for is not None:
+            add_insets(data, pieces, layout_for, getattr(self.pack, "hexes", None) or {}, self.hex_places,
+                       mapped.piece_counters)
         text = render_text(plan.render_text(), data["vassal"])
         return PlanResult(plan=data, exit_status=EXIT_DUE if plan.due else EXIT_NOTHING_DUE, text=text,
                           mapping=mapped)
+
+
+def concealed_names(pieces: Iterable[Any], mapped: MappingResult) -> list[str]:
+    """Every text that names a piece VASSAL hides or masks, for the public stream's filter.
+
+    Why more than counter ids: a plan line names a piece by its counter id ("RU-RES"), its
+    counter name or its VASSAL name ("RU Secret Reserve"), and the stream must drop every such
+    line (docs/protocol.md, "Hidden pieces"). A masked piece's PieceName is the face everyone sees
+    ("Face-down card"), so it is public and left out; so is any name a visible piece also carries
+    (that name alone gives nothing away).
+    """
+    counter_names = {c["id"]: c.get("name") for c in mapped.position.get("counters", [])}
+    secret: set[str] = set()
+    public: set[str] = set()
+    for piece in pieces:
+        counter_id = mapped.piece_counters.get(piece.id)
+        names = {piece.basic_name, counter_id, counter_names.get(counter_id) if counter_id else None}
+        if getattr(piece, "hidden_by", None):
+            secret.update(n for n in (*names, piece.piece_name) if n)
+        elif getattr(piece, "masked_by", None):
+            secret.update(n for n in names if n)
+            if piece.piece_name != piece.basic_name:
+                public.add(piece.piece_name)
+        else:
+            public.update(n for n in (*names, piece.piece_name) if n)
+    return sorted(secret - public)
 
 
 def render_text(plan_text: str, vassal: Mapping[str, Any]) -> str:

@@ -67,6 +67,9 @@ STREAM_PLAN_KEYS = frozenset(
 PRIVATE_NAME_LISTS = ("hidden_pieces", "private_pieces")
 _NAME_FIELDS = ("counter", "name", "piece", "basic_name", "piece_name", "id")
 HIDDEN_TEXT = "(hidden)"
+# The field holding the one line of text of a list entry: a step's text, a choice's prompt, an
+# option's label, an inset counter's name. (An event is not one line: only its text is redacted.)
+_LINE_FIELDS = ("text", "prompt", "label", "name")
 
 
 def is_private(item: Any) -> bool:
@@ -84,11 +87,15 @@ def private_names(plan: Any) -> set[str]:
     if isinstance(plan, Mapping):
         for list_key in PRIVATE_NAME_LISTS:
             names.update(str(name) for name in plan.get(list_key) or [] if str(name))
-        # CheckPipeline's report: counter id -> "hidden" | "masked" (bridge/mapping.py)
+        # CheckPipeline's report: counter id -> "hidden" | "masked" (bridge/mapping.py), and every
+        # name those pieces go by (bridge/pipeline.py `concealed_names`).
         vassal = plan.get("vassal")
         concealed = vassal.get("concealed") if isinstance(vassal, Mapping) else None
         if isinstance(concealed, Mapping):
             names.update(str(counter) for counter in concealed if str(counter))
+        concealed_names = vassal.get("concealed_names") if isinstance(vassal, Mapping) else None
+        if isinstance(concealed_names, list):
+            names.update(str(name) for name in concealed_names if str(name))
 
     def visit(value: Any) -> None:
         if isinstance(value, Mapping):
@@ -112,8 +119,20 @@ def _names_private(value: Any, names: set[str]) -> bool:
     return isinstance(value, str) and any(name in value for name in names)
 
 
+def _line_names_private(item: Any, names: set[str]) -> bool:
+    """A list entry that is one line of text (a step, a choice, an option, an inset counter): its own
+    text fields name a private piece."""
+    return isinstance(item, Mapping) and any(_names_private(item.get(key), names) for key in _LINE_FIELDS)
+
+
 def _withheld(item: Any, names: set[str]) -> bool:
     return is_private(item) or _mentions(item, names) or _names_private(item, names)
+
+
+def _withheld_from_list(item: Any, names: set[str]) -> bool:
+    """List entries go whole: a step "move RU Secret Reserve to e3806" must not survive as a
+    "(hidden)" placeholder that still tells where something moves."""
+    return _withheld(item, names) or _line_names_private(item, names)
 
 
 def strip_private(value: Any, names: set[str] | None = None) -> Any:
@@ -134,7 +153,7 @@ def strip_private(value: Any, names: set[str] | None = None) -> Any:
             if key not in PRIVATE_NAME_LISTS
         }
     if isinstance(value, list):
-        return [strip_private(item, names) for item in value if not _withheld(item, names)]
+        return [strip_private(item, names) for item in value if not _withheld_from_list(item, names)]
     return copy.deepcopy(value)
 
 

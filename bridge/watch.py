@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import binascii
+import errno
 import logging
 import os
 import time
@@ -460,7 +461,8 @@ class WatchDaemon:
         except OSError as exc:
             self.watcher.stop()
             where = f"{self.server.host}:{self.server.port}"
-            raise InputError(where, f"cannot listen: {exc.strerror or exc}") from None
+            hint = "; pick another --port (0 = any free port)" if exc.errno == errno.EADDRINUSE else ""
+            raise InputError(where, f"cannot listen: {exc.strerror or exc}{hint}") from None
         self._log_line(f"watching {self.folder} — overlay at {self.server.url}")
         if self._plan_existing:
             latest = self.watcher.latest_existing()

@@ -84,6 +84,7 @@ class EventContext:
         self.params = spec.params
         self.phasing = state.turn.phasing
         self._status: str | None = None
+        self._deferred: list[Choice] = []
 
     # ---- views -------------------------------------------------------------------------------
     @property
@@ -263,6 +264,11 @@ class EventContext:
         return self._step(step, action, text, counter, to, subject, rule, **details)
 
     # ---- choices -----------------------------------------------------------------------------
+    def settle(self) -> None:
+        """Wait (raise WaitingForAnswer) if any deferred choice is still unanswered."""
+        if self._deferred:
+            raise WaitingForAnswer(self._deferred[0])
+
     def choose(
         self,
         key: str,
@@ -272,11 +278,14 @@ class EventContext:
         labels: dict[Any, str] | None = None,
         affects_position: bool = True,
         multiple: bool = False,
+        defer: bool = False,
     ) -> Any:
         """Ask `decider`; return the supplied answer, or raise WaitingForAnswer (engine marks waiting).
 
         The choice id is ``"<rule>:<key>"`` — stable, so an answers file keeps working as play goes on.
         Values are validated against the enumerated legal options; `multiple` answers are lists.
+        With `defer`, an unanswered choice returns None so the event can list its other choices first
+        (one per country, say); the event then calls `settle()`, which waits on all of them.
         """
         choice_id = f"{self.rule}:{key}"
         labels = labels or {}
@@ -293,6 +302,9 @@ class EventContext:
             if not affects_position:
                 # The position the engine models does not depend on it: keep going, list it as pending.
                 self.entry.waiting_for.append(choice_id)
+                return None
+            if defer:
+                self._deferred.append(choice)
                 return None
             raise WaitingForAnswer(choice)
         answer = self.answers[choice_id]
@@ -386,6 +398,14 @@ def plan(
             work.countries[name].status = "active"
     result = Plan(pack=pack.name, phasing=work.turn.phasing, turn=work.turn.date)
     result.violations = validate_actions(work, pack)
+    if work.turn.combined_game:
+        starred = sorted(cid for cid, c in work.counters.items() if c.star)
+        for cid in starred:
+            del work.counters[cid]  # `*`: not used in the combined game — no event may see it
+        if starred:
+            result.notes.append(
+                "`*` counters are not used in the combined game; ignored: " + ", ".join(starred)
+            )
     blocked_by: list[str] = []
     for rule, source in _events_in_order(work, pack):
         spec = pack.event(rule)
@@ -405,12 +425,15 @@ def plan(
         ctx = EventContext(work, pack, spec, entry, answers, answers_source)
         try:
             impl(ctx)
+            ctx.settle()
         except WaitingForAnswer as waiting:
+            unanswered = list({c.id: c for c in [*ctx._deferred, waiting.choice] if not c.answered}.values())
+            ids = [c.id for c in unanswered]
             entry.status = WAITING
-            entry.waiting_for = [waiting.choice.id]
-            entry.why.append(f"waiting for {waiting.choice.decider}'s answer to {waiting.choice.id}")
-            if waiting.choice.affects_position:
-                blocked_by.append(waiting.choice.id)
+            entry.waiting_for = [*entry.waiting_for, *(i for i in ids if i not in entry.waiting_for)]
+            for choice in unanswered:
+                entry.why.append(f"waiting for {choice.decider}'s answer to {choice.id}")
+            blocked_by.extend(c.id for c in unanswered if c.affects_position and c.id not in blocked_by)
             continue
         entry.status = ctx._status or NOT_DUE
         if not entry.why:

@@ -100,6 +100,7 @@ class Plan:
     events: list[EventEntry] = field(default_factory=list)
     violations: list[Violation] = field(default_factory=list)
     resulting_position: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)  # about the position as a whole (e.g. `*` counters)
 
     @property
     def pending_choices(self) -> list[Choice]:
@@ -122,6 +123,7 @@ class Plan:
             "events": [e.to_json() for e in self.events],
             "pending_choices": [c.id for c in self.pending_choices],
             "resulting_position": self.resulting_position,
+            "notes": list(self.notes),
         }
 
     def render_text(self) -> str:
@@ -129,6 +131,7 @@ class Plan:
             f"Conditional Events Segment (6.2) — {self.phasing} faction, {self.turn or 'turn ?'} "
             f"[pack {self.pack}]"
         ]
+        lines.extend(f"note: {note}" for note in self.notes)
         if self.violations:
             lines.append("War & Peace Segment (6.1) violations:")
             lines.extend(f"  ! {v.rule}: action #{v.action_index + 1}: {v.text}" for v in self.violations)

@@ -92,6 +92,79 @@ def is_box(location: str) -> bool:
     return location.split(":", 1)[0] in BOX_KINDS
 
 
+_STR, _OPT_STR, _BOOL, _INT, _LIST = (str,), (str, type(None)), (bool,), (int,), (list,)
+FIELD_TYPES: dict[str, dict[str, tuple[type, ...]]] = {
+    "counter": {
+        "id": _STR,
+        "name": _STR,
+        "nationality": _OPT_STR,
+        "faction": _OPT_STR,
+        "kind": _STR,
+        "location": _STR,
+        "steps": _INT,
+        "exp": _BOOL,
+        "delay_stripe": _BOOL,
+        "reinforcement": _OPT_STR,
+        "partnership": _BOOL,
+        "multinational": _BOOL,
+        "colonial_of": _OPT_STR,
+        "area": _OPT_STR,
+        "tags": _LIST,
+        "flipped": _BOOL,
+        "supplied": _BOOL,
+        "overland_supply": _BOOL,
+        "star": _BOOL,
+    },
+    "country": {
+        "faction": _STR,
+        "status": _STR,
+        "posture": _OPT_STR,
+        "markers": _LIST,
+        "annexed_to": _OPT_STR,
+        "dependent_of": _OPT_STR,
+        "flags": _LIST,
+    },
+    "turn": {
+        "date": _STR,
+        "seasonal": _BOOL,
+        "phasing": _STR,
+        "segment": _STR,
+        "war_state": _STR,
+        "current_cards": (dict,),
+        "cards_played": _LIST,
+        "fired": _LIST,
+        "combined_game": _BOOL,
+    },
+}
+_TYPE_NAMES = {str: "text", bool: "true/false", int: "a whole number", list: "a list", dict: "an object"}
+
+
+def _check_types(src: str, what: str, label: str, fields: dict[str, Any]) -> None:
+    """Wrong JSON types would surface later as tracebacks deep in a rule; refuse them here, in one line."""
+    for key, value in fields.items():
+        allowed = FIELD_TYPES[what].get(key)
+        if allowed is None:
+            continue
+        ok = isinstance(value, allowed) and not (bool not in allowed and isinstance(value, bool))
+        if not ok:
+            expected = " or ".join(_TYPE_NAMES.get(t, "null") for t in allowed)
+            raise InputError(src, f"{label}: {key!r} must be {expected}, not {json_type(value)}")
+        if isinstance(value, list) and not all(isinstance(v, str) for v in value):
+            raise InputError(src, f"{label}: {key!r} must be a list of text")
+
+
+def json_type(value: Any) -> str:
+    return {
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+        str: "text",
+        list: "a list",
+        dict: "an object",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
 @dataclass
 class Counter:
     """One counter. `steps` is the unit's current step count (markers: 0)."""
@@ -114,6 +187,7 @@ class Counter:
     flipped: bool = False
     supplied: bool = True  # "supplied German ground units" (16.2.1, 16.2.2 Step 3, 16.4.2)
     overland_supply: bool = True  # can trace an overland supply line (10.2) — 16.1.2 intern remedy
+    star: bool = False  # `*` on the counter: not used in the combined game (European Reserves)
 
     @property
     def is_ground(self) -> bool:
@@ -178,7 +252,10 @@ class GameState:
         unknown = set(turn_data) - set(Turn.__dataclass_fields__)
         if unknown:
             raise InputError(src, f"unknown turn field(s): {', '.join(sorted(unknown))}")
+        _check_types(src, "turn", "turn", turn_data)
         turn = Turn(**turn_data)
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in turn.current_cards.items()):
+            raise InputError(src, "turn.current_cards must map faction names to card ids (text)")
         if turn.phasing not in FACTIONS:
             raise InputError(src, f"turn.phasing must be one of {', '.join(FACTIONS)}, not {turn.phasing!r}")
         if turn.war_state not in WAR_STATES:
@@ -193,6 +270,7 @@ class GameState:
             bad = set(fields) - set(CountryState.__dataclass_fields__) - {"name"}
             if bad:
                 raise InputError(src, f"country {name!r}: unknown field(s) {', '.join(sorted(bad))}")
+            _check_types(src, "country", f"country {name!r}", fields)
             country = CountryState(name=name, **{k: v for k, v in fields.items() if k != "name"})
             if country.faction not in ALIGNMENTS:
                 raise InputError(
@@ -209,9 +287,9 @@ class GameState:
         if not isinstance(raw_counters, list):
             raise InputError(src, "'counters' must be a list")
         for index, entry in enumerate(raw_counters):
-            if not isinstance(entry, dict) or "id" not in entry:
-                raise InputError(src, f"counter #{index + 1} must be an object with an 'id'")
-            cid = str(entry["id"])
+            if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or not entry["id"]:
+                raise InputError(src, f"counter #{index + 1} must be an object with a text 'id'")
+            cid = entry["id"]
             if cid in counters:
                 raise InputError(src, f"counter {cid!r} is listed twice (a counter can be in one place only)")
             bad = set(entry) - set(Counter.__dataclass_fields__)
@@ -220,6 +298,7 @@ class GameState:
             for required in ("kind", "location"):
                 if required not in entry:
                     raise InputError(src, f"counter {cid!r} has no {required!r}")
+            _check_types(src, "counter", f"counter {cid!r}", entry)
             fields = {"name": cid, "nationality": None, "faction": None, **entry}
             counter = Counter(**fields)
             if counter.kind not in COUNTER_KINDS:
@@ -232,6 +311,24 @@ class GameState:
         actions = data.get("actions", [])
         if not isinstance(actions, list):
             raise InputError(src, "'actions' must be a list")
+        for index, action in enumerate(actions):
+            if not isinstance(action, dict):
+                raise InputError(src, f"action #{index + 1} must be an object")
+            for key, value in action.items():
+                if key == "markers":
+                    items = value if isinstance(value, list) else [None]
+                    if not all(
+                        isinstance(m, dict) and all(isinstance(v, str) for v in m.values()) for m in items
+                    ):
+                        raise InputError(
+                            src,
+                            f"action #{index + 1}: 'markers' must be a list of "
+                            '{"country": ..., "from": ...} objects',
+                        )
+                elif not isinstance(value, str | bool | None):
+                    raise InputError(src, f"action #{index + 1}: {key!r} must be text or true/false")
+        if not isinstance(data.get("pack"), str | None):
+            raise InputError(src, "'pack' must be a pack name (text)")
         return cls(
             pack=data.get("pack"),
             turn=turn,

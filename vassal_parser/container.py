@@ -23,6 +23,7 @@ Public API:
 
 from __future__ import annotations
 
+import binascii
 import lzma
 import os
 import zipfile
@@ -102,9 +103,13 @@ def read_metadata_xml(data: bytes, source: str | Path) -> dict[str, str]:
     return result
 
 
-def _xor(data: bytes, key: int) -> bytes:
-    table = bytes(b ^ key for b in range(256))
-    return data.translate(table)
+def _xor_utf8(data: bytes, key: int, start: int, source: str | Path) -> str:
+    """XOR every byte from `start` with `key`, then decode UTF-8 (spec §9.5: after the XOR)."""
+    xored = data.translate(bytes(b ^ key for b in range(256)))
+    try:
+        return str(memoryview(xored)[start:], "utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(source, f"savedGame is not valid UTF-8 (byte {exc.start + start})") from None
 
 
 def _utf8(data: bytes, source: str | Path, what: str) -> str:
@@ -119,17 +124,20 @@ def decode_savedgame(data: bytes, source: str | Path) -> tuple[str, str]:
     if data.startswith(b"!VCSK"):
         if len(data) < 7:
             raise InputError(source, "savedGame !VCSK header has no key")
-        body = data[5:]
-        if body.translate(None, _HEX_DIGITS):
-            raise InputError(source, "savedGame !VCSK body has a non-hex character")
-        if len(body) % 2:
-            raise InputError(source, "savedGame !VCSK body has an odd number of hex digits")
-        raw = bytes.fromhex(body.decode("ascii"))
-        return _utf8(_xor(raw[1:], raw[0]), source, "savedGame"), "!VCSK"
+        # unhexlify on a memoryview: no copy of the (often 20-30 MB) hex body; strict, so any
+        # non-hex character (whitespace included) or an odd digit count is an error.
+        try:
+            raw = binascii.unhexlify(memoryview(data)[5:])
+        except binascii.Error:
+            body = memoryview(data)[5:]
+            if len(body) % 2 and not bytes(body).translate(None, _HEX_DIGITS):
+                raise InputError(source, "savedGame !VCSK body has an odd number of hex digits") from None
+            raise InputError(source, "savedGame !VCSK body has a non-hex character") from None
+        return _xor_utf8(raw, raw[0], 1, source), "!VCSK"
     if data.startswith(b"VOBS"):
         if len(data) < 5:
             raise InputError(source, "savedGame VOBS header has no key byte")
-        return _utf8(_xor(data[5:], data[4]), source, "savedGame"), "VOBS"
+        return _xor_utf8(data, data[4], 5, source), "VOBS"
     if data.startswith(_XZ_MAGIC):
         decompressor = lzma.LZMADecompressor()
         try:
@@ -183,7 +191,7 @@ class Container:
             return self._bare[name]
         with _open_zip(self.path) as archive:
             data = _read_zip_entry(archive, name, self.path)
-        if name in ("savedGame", *_METADATA_ENTRIES):
+        if name in _METADATA_ENTRIES:  # small; savedGame is decoded once and not kept
             self._cache[name] = data
         return data
 

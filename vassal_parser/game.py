@@ -22,6 +22,7 @@ Public API:
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,16 +83,26 @@ class _Container:
 class _Board:
     """The replayed state: pieces by id (insertion order), containers, and who contains whom."""
 
-    def __init__(self) -> None:
+    def __init__(self, stacking: Callable[[str], bool] | None = None) -> None:
         self.pieces: dict[str, Piece] = {}
         self.containers: dict[str, _Container] = {}
         self.parent: dict[str, str] = {}
         self.selections: dict[str, BoardSelection] = {}
         self.global_properties: dict[tuple[str, str], str] = {}
+        self.stacking = stacking or (lambda map_id: True)
+        # Draw order of top-level things (lone pieces, stacks, decks): Map.apply visits the top first.
+        self.raised: dict[str, int] = {}
+        self._clock = 0
         self._synthetic = 0
 
+    def _raise(self, thing_id: str) -> None:
+        self._clock += 1
+        self.raised[thing_id] = self._clock
+
     def copy(self) -> _Board:
-        other = _Board()
+        other = _Board(self.stacking)
+        other.raised = dict(self.raised)
+        other._clock = self._clock
         other.pieces = dict(self.pieces)
         for key, container in self.containers.items():
             clone = _Container(
@@ -122,6 +133,7 @@ class _Board:
             container.members.remove(piece_id)
         if not container.members and container.deck_name is None:
             del self.containers[container_id]  # an emptied Stack disappears; a Deck stays
+            self.raised.pop(container_id, None)
 
     def _set_members(self, container: _Container, member_ids: list[str]) -> None:
         """`Stack.setState`/`Deck.setState`: ids not (yet) known are skipped silently (spec §3.2)."""
@@ -135,6 +147,7 @@ class _Board:
             self._detach(member)
             container.members.append(member)
             self.parent[member] = container.id
+            self.raised.pop(member, None)
 
     def position_of(self, piece_id: str) -> tuple[str | None, int, int]:
         """`BasicPiece.getPosition/getMap`: a contained piece is where its container is."""
@@ -176,14 +189,18 @@ class _Board:
             container = _Container(piece_id, thing.map, thing.x, thing.y, None)
             self.containers[piece_id] = container
             self._set_members(container, thing.member_ids)
+            self._raise(piece_id)
         elif isinstance(thing, Deck):
             container = _Container(piece_id, thing.map, thing.x, thing.y, thing.name, thing.type_string())
             self.containers[piece_id] = container
             self._set_members(container, thing.member_ids)
+            self._raise(piece_id)
         else:
             self.pieces[piece_id] = thing
+            self._raise(piece_id)
 
     def _remove(self, piece_id: str) -> None:
+        self.raised.pop(piece_id, None)
         if piece_id in self.pieces:
             self._detach(piece_id)
             del self.pieces[piece_id]
@@ -211,23 +228,64 @@ class _Board:
         self.pieces[piece_id] = new
 
     def _move(self, fields: dict) -> None:
-        """`MovePiece.executeCommand`: merge onto `new_under` when it is at the new point, else place."""
+        """`MovePiece.executeCommand`: merge onto `new_under` when it is at the new point, else let the
+        merge finder look for a deck, stack or piece exactly there, else place the piece alone."""
         piece_id = fields["id"]
-        new_map, new_x, new_y = fields["new_map"], fields["new_x"], fields["new_y"]
+        point = (fields["new_map"], fields["new_x"], fields["new_y"])
         if piece_id in self.containers:
             container = self.containers[piece_id]
-            container.map, container.x, container.y = new_map, new_x, new_y
+            container.map, container.x, container.y = point
+            self._raise(piece_id)
+            if container.deck_name is None and point[0] is not None:
+                self._merge_here(piece_id, point, fields.get("new_under"))
             return
         piece = self.pieces.get(piece_id)
         if piece is None:
             return
         self._detach(piece_id)
-        self.pieces[piece_id] = piece.moved_to(new_map, new_x, new_y)
-        if new_map is None:
+        self.pieces[piece_id] = piece.moved_to(*point)
+        self._raise(piece_id)
+        if point[0] is not None:
+            self._merge_here(piece_id, point, fields.get("new_under"))
+
+    def _merge_here(self, moving: str, point: tuple[str | None, int, int], under: str | None) -> None:
+        if under and under != moving and under not in self._members_of(moving) and self._at(under) == point:
+            self._merge(under, moving)
             return
-        under = fields.get("new_under")
-        if under and under != piece_id and self._at(under) == (new_map, new_x, new_y):
-            self._merge(under, piece_id)
+        target = self._merge_target(moving, point)
+        if target is not None:
+            self._merge(target, moving)
+
+    def _members_of(self, thing_id: str) -> list[str]:
+        container = self.containers.get(thing_id)
+        return container.members if container is not None else []
+
+    def _does_not_stack(self, piece_id: str) -> bool:
+        """`Properties.NO_STACK`: true for pieces with the "Does not stack" (`immob;`) trait."""
+        piece = self.pieces.get(piece_id)
+        return piece is not None and any(trait.prefix == "immob;" for trait in piece.traits)
+
+    def _merge_target(self, moving: str, point: tuple[str | None, int, int]) -> str | None:
+        """`MovePiece.createMergeFinder`, top-most first: a Deck at the point always takes the piece;
+        a non-empty Stack or a lone piece only when the map stacks and neither piece refuses to."""
+        stacking = self.stacking(point[0] or "") and not self._does_not_stack(moving)
+        for thing_id in sorted(self.raised, key=self.raised.__getitem__, reverse=True):
+            if thing_id == moving or self._at(thing_id) != point:
+                continue
+            container = self.containers.get(thing_id)
+            if container is not None:
+                if container.deck_name is not None and moving not in self.containers:
+                    return thing_id
+                if container.deck_name is None and container.members and stacking:
+                    return thing_id
+            elif (
+                stacking
+                and thing_id in self.pieces
+                and thing_id not in self.parent
+                and not self._does_not_stack(thing_id)
+            ):
+                return thing_id
+        return None
 
     def _at(self, thing_id: str) -> tuple[str | None, int, int] | None:
         if thing_id in self.containers:
@@ -238,13 +296,20 @@ class _Board:
         return None
 
     def _merge(self, fixed: str, moving: str) -> None:
-        """`StackMetrics.merge`: onto a stack/deck's top, above a stacked piece, or a new stack of two."""
+        """`StackMetrics.merge`: onto a stack/deck's top, above a stacked piece, or a new stack of two;
+        a moving Stack brings all its pieces (bottom first) and disappears."""
+        incoming = list(self.containers[moving].members) if moving in self.containers else [moving]
+        if moving in self.containers:
+            for member in incoming:
+                self.parent.pop(member, None)
+            del self.containers[moving]
+            self.raised.pop(moving, None)
         if fixed in self.containers:
             container = self.containers[fixed]
-            container.members.append(moving)
+            index = len(container.members)
         elif fixed in self.parent:
             container = self.containers[self.parent[fixed]]
-            container.members.insert(container.members.index(fixed) + 1, moving)
+            index = container.members.index(fixed) + 1
         else:
             map_id, x, y = self.position_of(fixed)
             self._synthetic += 1
@@ -252,8 +317,12 @@ class _Board:
             self.containers[container.id] = container
             container.members = [fixed]
             self.parent[fixed] = container.id
-            container.members.append(moving)
-        self.parent[moving] = container.id
+            self.raised[container.id] = self.raised.pop(fixed, 0)
+            index = 1
+        container.members[index:index] = incoming
+        for member in incoming:
+            self.parent[member] = container.id
+            self.raised.pop(member, None)
 
 
 @dataclass
@@ -395,7 +464,7 @@ def load_game(path: str | os.PathLike[str], module: Module | None = None) -> Gam
     restore, steps = split_log(tree)
     if not restore or restore[0].text != "begin_save":
         raise InputError(path, "saved game does not start with begin_save: not a VASSAL game stream")
-    board = _Board()
+    board = _Board(_stacking_of(module))
     extensions: list[tuple[str, str]] = []
     for command in restore:
         board.apply(command)
@@ -413,6 +482,16 @@ def load_game(path: str | os.PathLike[str], module: Module | None = None) -> Gam
         steps=steps,
         _start=board,
     )
+
+
+def _stacking_of(module: Module | None) -> Callable[[str], bool]:
+    """Whether a map stacks pieces (its StackMetrics is not disabled); unknown maps stack (the default)."""
+
+    def stacking(map_id: str) -> bool:
+        map_def = module.map_by_id(map_id) if module is not None else None
+        return map_def.stacking_enabled if map_def is not None else True
+
+    return stacking
 
 
 def check_same_module(game: Game, module: Module) -> None:

@@ -187,6 +187,7 @@ class MapDef:
     draw_pile_defs: list[DrawPileDef] = field(default_factory=list)
     setup_stacks: list[SetupStackDef] = field(default_factory=list)
     global_properties: list[GlobalPropertyDef] = field(default_factory=list)
+    stacking_enabled: bool = True  # StackMetrics `disabled` (spec §3.3 merges need it)
 
     @property
     def draw_piles(self) -> dict[str, tuple[int, int]]:
@@ -522,6 +523,8 @@ def _map(element: etree._Element, index: int, images: _ImageSource) -> MapDef:
                     pieces=[_slot(slot) for slot in node if slot.tag in SLOT_TAGS],
                 )
             )
+        elif tag == PKG + "map.StackMetrics":
+            map_def.stacking_enabled = not _bool(node, "disabled", False)
         elif tag == PKG + "properties.GlobalProperty":
             map_def.global_properties.append(
                 GlobalPropertyDef(node.get("name") or "", node.get("initialValue") or "", map_name)

@@ -280,10 +280,12 @@
       svg.append(node);
     };
     for (const hex of hexes) {
-      add("polygon", { class: "hex", points: hex.points.map((p) => p.join(",")).join(" ") });
+      // `focus`: a hex the event names (the others are its neighbours, for context).
+      add("polygon", { class: hex.focus ? "hex focus" : "hex", points: hex.points.map((p) => p.join(",")).join(" ") });
       const cx = hex.points.reduce((s, p) => s + p[0], 0) / hex.points.length;
       const cy = hex.points.reduce((s, p) => s + p[1], 0) / hex.points.length;
-      if (hex.name) add("text", { x: cx, y: cy - 8, "text-anchor": "middle" }, hex.name);
+      const label = hex.label ? `${hex.label} ${hex.name || ""}`.trim() : hex.name;
+      if (label) add("text", { x: cx, y: cy - 8, "text-anchor": "middle" }, label);
     }
     for (const c of counters) {
       add("rect", { class: "counter", x: c.x - 7, y: c.y - 7, width: 14, height: 14 });

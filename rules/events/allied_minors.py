@@ -80,13 +80,17 @@ def reactivation(ctx: EventContext) -> None:
             faction,
             f"Reactivate {country}? Choose where its 0-1-2 Res infantry unit goes, or decline.",
             ["decline", *places],
+            defer=True,
         )
+        if answer is None:
+            continue
         if answer == "decline":
             ctx.why(f"{country}: {faction} declined to reactivate it")
             continue
         _reactivate(ctx, country, faction, str(answer))
     if not found and not ctx.fired:
         ctx.not_due(f"no Conquered Country the {faction} faction can reactivate")
+    ctx.settle()
 
 
 def _reactivate(ctx: EventContext, country: str, faction: str, place: str) -> None:

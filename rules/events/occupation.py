@@ -80,6 +80,7 @@ def minor_occupation(ctx: EventContext) -> None:
         _apply_remedy(ctx, country, causers, major)
     if not checked:
         ctx.not_due("no active Axis Minor Country")
+    ctx.settle()
 
 
 def legal_remedies(causers: list[Counter], major: str) -> dict[str, str]:
@@ -110,7 +111,10 @@ def _apply_remedy(ctx: EventContext, country: str, causers: list[Counter], major
         f"{country} is under Occupation: choose the remedy.",
         list(legal),
         labels=legal,
+        defer=True,
     )
+    if remedy is None:
+        return
     if remedy == "breakdown":
         for unit in causers:
             breakdown(ctx, unit, [(unit.location, unit.steps)], None, subject=country)

@@ -188,3 +188,27 @@ def test_stream_view_never_receives_a_hidden_piece(browser: Any, pages: list, tm
         assert len(frames) >= 3
         assert all(HIDDEN_PIECE not in frame for frame in frames)
         assert HIDDEN_PIECE not in stream.content()
+
+
+def test_real_demo_save_shows_the_map_inset_in_the_player_view(
+    browser: Any, pages: list, tmp_path: Path
+) -> None:
+    """16.1.1 (Poland conquered) with the real CheckPipeline: the (phasing) Axis player's view draws the
+    inset SVG — one polygon per hex the pipeline supplies, the named hexes in focus."""
+    from bridge.commands.watch import pipeline_planner
+
+    demo = Path(__file__).resolve().parents[2] / "module_patches" / "demo"
+    plan_function, replay_function = pipeline_planner(demo / "adjutant-demo.vmod", str(demo / "pack"))
+    real = {"plan_function": plan_function, "replay_function": replay_function}
+    with DaemonThread(tmp_path, **real, **FAST) as daemon:
+        player = open_view(browser, pages, daemon, "view=player&faction=Axis")
+        write_in_place(tmp_path / "poland.vsav", (demo / "saves" / "02-poland-falls.vsav").read_bytes())
+        player.wait_for_selector(".event[data-rule='16.1.1'] svg.inset polygon")
+        events = daemon.daemon.server.history.state["plan"]["events"]
+        inset = next(e for e in events if e["rule"] == "16.1.1")["map"]
+        event = player.locator(".event[data-rule='16.1.1']")
+        assert event.locator("svg.inset polygon").count() == len(inset["hexes"])
+        focus = sum(1 for h in inset["hexes"] if h["focus"])
+        assert event.locator("svg.inset polygon.focus").count() == focus
+        assert event.locator("svg.inset rect").count() == len(inset["counters"]) > 0
+        assert "Warsaw e3804" in event.locator("svg.inset").text_content()

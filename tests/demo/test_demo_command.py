@@ -1,12 +1,34 @@
-"""`adjutant demo`: the walk-through names each event of the story by its rule number."""
+"""`adjutant demo`: the printed walk-through, and the live run (daemon + overlay) end to end.
+
+The live tests run the real command in a subprocess, as a user would, with a short `--pause` and
+`--port 0`: the URLs it prints are served, a WebSocket client sees the story's rule numbers arrive,
+the process ends by itself (exit 0) and its temporary watched folder is gone.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import io
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from websockets.asyncio.client import connect
 
 from bridge.cli import main
-from bridge.commands.demo import walk_through
-from module_patches.demo_story import load_story
+from bridge.commands.demo import copy_into, walk_through
+from module_patches.demo_story import load_story, save_path
+
+PROJECT = Path(__file__).resolve().parents[2]
+STORY_RULES = ("16.1.1", "16.1.2", "16.2.1", "16.3.3", "16.3.4", "16.3.5", "16.5.4")
 
 
 def test_walk_through_tells_every_story_event_by_rule_number() -> None:
@@ -22,8 +44,149 @@ def test_walk_through_tells_every_story_event_by_rule_number() -> None:
     assert "! the story expected" not in text
 
 
-def test_plain_demo_behaves_like_no_serve(capsys) -> None:
-    assert main(["demo"]) == 0
-    plain = capsys.readouterr().out
+def test_no_serve_prints_the_walk_through(capsys) -> None:
+    out = io.StringIO()
+    walk_through(out)
     assert main(["demo", "--no-serve"]) == 0
-    assert capsys.readouterr().out == plain
+    assert capsys.readouterr().out == out.getvalue()
+
+
+def test_copy_into_renames_a_complete_file_into_place(tmp_path: Path) -> None:
+    """The watched folder only ever holds complete saves: written under a temporary name, renamed."""
+    source = save_path(load_story()[0])
+    target = copy_into(tmp_path, source)
+    assert target == tmp_path / source.name
+    assert target.read_bytes() == source.read_bytes()
+    assert [p.name for p in tmp_path.iterdir()] == [source.name]
+
+
+def _start_demo(*options: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "bridge", "demo", "--port", "0", *options],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=PROJECT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+
+
+def _read_until(process: subprocess.Popen[str], lines: list[str], marker: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and not any(marker in line for line in lines):
+        line = process.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+    assert any(marker in line for line in lines), "".join(lines)
+
+
+def _url(lines: list[str], label: str) -> str:
+    found = [re.search(r"(http://\S+)", line) for line in lines if line.strip().startswith(label)]
+    assert found and found[0], f"no {label} URL in {lines}"
+    return found[0].group(1)
+
+
+def _collect_frames(url: str, frames: list[str], done: threading.Event) -> None:
+    """A stream client that reads until the daemon closes (the demo's end)."""
+
+    async def read() -> None:
+        try:
+            async with connect(url, max_size=None) as ws:
+                async for frame in ws:
+                    frames.append(frame)
+        except (OSError, Exception):  # the server going away ends the test client, nothing else
+            pass
+        finally:
+            done.set()
+
+    asyncio.run(read())
+
+
+def test_live_demo_serves_the_story_and_ends_by_itself() -> None:
+    """The README's first command: URLs served, deltas name the story's rules (16.1.1 .. 16.5.4)."""
+    process = _start_demo("--pause", "0.6", "--linger", "1.5")
+    frames: list[str] = []
+    stream_frames: list[str] = []
+    done = threading.Event()
+    stream_done = threading.Event()
+    try:
+        lines: list[str] = []
+        _read_until(process, lines, "watched folder")
+        base = _url(lines, "control")
+        folder = Path(lines[-1].split(": ", 1)[1].strip())
+        assert folder.is_dir() and not folder.is_relative_to(PROJECT)
+        for label in ("player (Axis)", "player (Western)", "player (Soviet)", "stream", "control"):
+            with urllib.request.urlopen(_url(lines, label), timeout=10) as response:
+                assert response.status == 200 and b"<html" in response.read().lower()
+        ws_url = base.split("?")[0].replace("http://", "ws://") + "ws?view=control"
+        reader = threading.Thread(target=_collect_frames, args=(ws_url, frames, done), daemon=True)
+        reader.start()
+        stream_url = ws_url.replace("view=control", "view=stream")
+        stream_reader = threading.Thread(target=_collect_frames, daemon=True,
+                                         args=(stream_url, stream_frames, stream_done))
+        stream_reader.start()
+        out, err = process.communicate(timeout=90)
+        lines.append(out)
+        assert process.returncode == 0, err
+        done.wait(timeout=10)
+        stream_done.wait(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=10)
+    text = "".join(lines)
+    for rule in STORY_RULES[2:]:  # the first scenes may be planned before the client connects
+        assert re.search(rf"^  (DUE|WAITING) {re.escape(rule)} ", text, re.M), text
+    assert "every save made the story's events due" in text
+    assert not folder.exists()
+    seen: set[str] = set()
+    for frame in frames:
+        message = json.loads(frame)
+        plan = (message.get("set") or message.get("state") or {}).get("plan") or {}
+        seen.update(e["rule"] for e in plan.get("events", []) if e["status"] in ("fired", "waiting"))
+    assert set(STORY_RULES[2:]) <= seen, seen
+    # the demo's hidden Soviet unit and the Western player's face-down card never reach the stream
+    assert len(stream_frames) > 3
+    for secret in ("RU Secret Reserve", "RU-RES", "Card W1 Rearmament"):
+        assert not any(secret in frame for frame in stream_frames), secret
+        assert any(secret in frame for frame in frames)  # the control view (the players') has them
+
+
+def test_live_demo_stops_cleanly_on_sigterm() -> None:
+    process = _start_demo("--pause", "30")
+    try:
+        lines: list[str] = []
+        _read_until(process, lines, "[1/")
+        folder = Path(next(line for line in lines if "watched folder" in line).split(": ", 1)[1].strip())
+        assert folder.is_dir()
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=10)
+    assert process.returncode == 130
+    assert "Traceback" not in err and "stopped before the story ended" in out
+    assert not folder.exists()
+
+
+def test_busy_port_is_one_line_exit_2() -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "bridge", "demo", "--port", str(port)],
+                                capture_output=True, text=True, timeout=60, cwd=PROJECT)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "cannot listen" in result.stderr and "--port" in result.stderr
+
+
+def test_broken_pipe_prints_no_traceback() -> None:
+    """`adjutant demo --no-serve | head -1`: the reader is gone; one quiet exit, no traceback."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader left before anything was written: every write is EPIPE
+    try:
+        result = subprocess.run([sys.executable, "-m", "bridge", "demo", "--no-serve"], stdout=write_end,
+                                stderr=subprocess.PIPE, text=True, timeout=60, cwd=PROJECT)
+    finally:
+        os.close(write_end)
+    assert result.returncode == 141
+    assert "Traceback" not in result.stderr and "BrokenPipeError" not in result.stderr, result.stderr

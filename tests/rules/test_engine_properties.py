@@ -135,3 +135,61 @@ def test_answering_every_choice_with_a_legal_option_settles_the_plan(phasing, wa
             value = choice.options[0]["value"]
             answers[choice.id] = [value] if choice.id in MULTI_CHOICES else value
     raise AssertionError("the plan kept asking new questions")
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 5)
+    | st.sampled_from(["", "x", "g1", "Axis", "delay", "16.2.1"]),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["id", "a", "from"]), inner, max_size=2)
+    ),
+    max_leaves=6,
+)
+BASE = {
+    "pack": "mini",
+    "turn": {
+        "phasing": "Axis",
+        "war_state": "Total War",
+        "date": "1941-03",
+        "current_cards": {"Axis": "22a"},
+    },
+    "countries": {"Poland": {"faction": "Western", "status": "active"}},
+    "counters": [{"id": "u", "kind": "ground", "nationality": "Germany", "steps": 2, "location": "p1"}],
+    "actions": [{"type": "declare_war", "faction": "Axis", "target": "Norway", "activated_as": "Western"}],
+}
+PATHS = [
+    ("pack",),
+    ("turn", "phasing"),
+    ("turn", "seasonal"),
+    ("turn", "fired"),
+    ("turn", "current_cards"),
+    ("turn", "date"),
+    ("countries", "Poland"),
+    ("countries",),
+    ("counters",),
+    ("actions",),
+    ("counters", 0, "steps"),
+    ("counters", 0, "location"),
+    ("counters", 0, "tags"),
+    ("counters", 0, "id"),
+    ("actions", 0, "target"),
+    ("countries", "Poland", "markers"),
+    ("countries", "Poland", "flags"),
+    ("counters", 0, "supplied"),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(PATHS), json_values)
+def test_any_malformed_field_is_a_one_line_input_error(path, value):
+    data = json.loads(json.dumps(BASE))
+    target = data
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    try:
+        plan(GameState.from_json(data, source="bad.json"), PACK)
+    except InputError as exc:
+        assert "\n" not in str(exc) and str(exc).startswith("bad.json: ")

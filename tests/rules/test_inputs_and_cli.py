@@ -51,6 +51,20 @@ def test_bad_shapes_are_one_line():
         ({"counters": [{"id": "a", "location": "g1"}]}, "has no 'kind'"),
         ({"counters": [{"id": "a", "kind": "tank", "location": "g1"}]}, "unknown kind 'tank'"),
         ({"countries": {"Germany": {"faction": "Axis", "colour": "red"}}}, "unknown field(s) colour"),
+        (
+            {"counters": [{"id": "a", "kind": "ground", "location": "g1", "steps": "2"}]},
+            "'steps' must be a whole",
+        ),
+        (
+            {"counters": [{"id": "a", "kind": "ground", "location": "g1", "exp": 1}]},
+            "'exp' must be true/false",
+        ),
+        ({"counters": [{"id": 7, "kind": "ground", "location": "g1"}]}, "text 'id'"),
+        ({"counters": [{"id": "a", "kind": "ground", "location": "g1", "tags": [1]}]}, "list of text"),
+        ({"turn": {"fired": "16.2.1"}}, "'fired' must be a list"),
+        ({"turn": {"current_cards": {"Axis": ["22a"]}}}, "current_cards must map"),
+        ({"actions": [{"type": "reduce_truce", "markers": ["Russia"]}]}, "'markers' must be a list"),
+        ({"actions": [{"type": "declare_war", "target": ["Norway"]}]}, "'target' must be text"),
     ]:
         with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
             GameState.from_json(data, source="p.json")

@@ -91,3 +91,13 @@ def test_16_7_allied_partisan_base_in_enemy_country():
     plan = axis_turn().counter("pb", "h1", "partisan_base", faction="Western").plan()
     assert event(plan, "16.1.3").status == FIRED
     assert final_location(plan, "pb") == "delay"
+
+
+def test_star_counters_are_not_used_in_the_combined_game():
+    """`*` on a counter: not used in the combined game, so a starred unit in a Neutral country is ignored."""
+    position = axis_turn().unit("ger-res", "Germany", "ch1", steps=1, star=True)
+    assert event(position.plan(), "16.1.3").status == FIRED
+    position.data["turn"]["combined_game"] = True
+    plan = position.plan()
+    assert event(plan, "16.1.3").status == NOT_DUE
+    assert plan.notes and "ger-res" in plan.notes[0]

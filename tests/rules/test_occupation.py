@@ -103,3 +103,17 @@ def test_16_1_2_remove_remedy_sends_minor_units_to_delay_box_or_axis_force_pool(
 def test_16_1_2_intern_remedy_puts_units_on_the_axis_pending_card():
     plan = italy().unit("hun-inf", "Hungary", "i1", steps=1).plan({"16.1.2:remedy:Italy": "intern"})
     assert final_location(plan, "hun-inf") == "pending:Axis"
+
+
+def test_16_1_2_every_occupied_country_is_asked_at_once():
+    position = italy().unit("hun-inf", "Hungary", "i1").unit("ita-inf", "Italy", "h1")
+    entry = event(position.plan(), "16.1.2")
+    assert entry.status == WAITING
+    assert entry.waiting_for == ["16.1.2:remedy:Hungary", "16.1.2:remedy:Italy"]
+    plan = position.plan({"16.1.2:remedy:Hungary": "intern"})
+    assert event(plan, "16.1.2").waiting_for == ["16.1.2:remedy:Italy"]
+    # Removing Hungary's units also takes the Hungarian unit out of Italy: Italy is then no longer occupied.
+    plan = position.plan({"16.1.2:remedy:Hungary": "remove"})
+    assert event(plan, "16.1.2").status == FIRED
+    assert final_location(plan, "hun-inf") == "force_pool:Axis"
+    assert final_location(plan, "ita-inf") == "h1"
