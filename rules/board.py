@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from rules.packs import AreaInfo, Pack
-from rules.state import CEDED_LANDS, Counter, GameState, is_box
+from rules.state import CEDED_LANDS, Counter, CountryState, GameState, is_box
 
 ENEMY_OF: dict[str, frozenset[str]] = {
     "Axis": frozenset({"Western", "Soviet"}),
@@ -69,6 +69,33 @@ class Board:
             break
         return country
 
+    def country_state(self, name: str) -> CountryState:
+        """The country's dynamic state, never invented: a Dependent the position leaves out shares its home
+        country's alignment (pack `dependent_of`, e.g. Korea -> Japan), so 16.7 never reads it as a
+        Neutral Country; any other unlisted country is Neutral. Nothing is stored."""
+        listed = self.state.countries.get(name)
+        if listed is not None:
+            return listed
+        home = self.home_of(name)
+        if home != name:
+            return self.country_state(home)
+        return self.state.country(name)
+
+    def is_minor_country(self, name: str) -> bool:
+        """A Minor Country (pack `kind = "minor"`), the only kind conquest (16.1.1), occupation (16.1.2),
+        reactivation and liberation (16.3.1/16.3.2, 16.5.1/16.5.2) and Influence (15.19) act on.
+
+        A Dependent (`kind = "dependent"`, e.g. DS New Caledonia, TK Syria) is not one, unless the position
+        makes it its own country (`dependent_of` = itself: TK 16.2.1 Step 4 creates Syria as a Neutral
+        Country)."""
+        info = self.pack.countries.get(name)
+        if info is None:
+            return False
+        if info.kind == "minor":
+            return True
+        listed = self.state.countries.get(name)
+        return info.kind == "dependent" and listed is not None and listed.dependent_of == name
+
     def in_country(self, hex_id: str, country: str, dependents: bool = False) -> bool:
         """Is the hex in `country` (annexed lands included) — or, with `dependents`, one of its Dependents?"""
         here = self.political_country(hex_id)
@@ -98,7 +125,7 @@ class Board:
             return counter.faction
         if counter.nationality is None:
             return None
-        faction = self.state.country(counter.nationality).faction
+        faction = self.country_state(counter.nationality).faction
         return None if faction == "Neutral" else faction
 
     def hex_of(self, counter: Counter) -> str | None:

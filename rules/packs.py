@@ -21,6 +21,7 @@ KNOWN_TABLES = frozenset(
     {"pack", "countries", "hexes", "areas", "border_defense", "cards", "order", "events"}
 )
 HEX_FLAGS = ("city", "capital", "port", "strategic", "white_star", "road", "rail")
+COUNTRY_KINDS = ("major", "minor", "dependent")  # "dependent": a Dependent, not a Minor Country
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class HexInfo:
 @dataclass(frozen=True)
 class CountryInfo:
     name: str
-    kind: str  # "major" | "minor"
+    kind: str  # "major" | "minor" | "dependent" (a Dependent that is not a Minor Country: never conquered)
     capital: str | None = None
     dependent_of: str | None = None  # a Dependent of this home country (e.g. Syria -> France)
     colonial_unit: bool = False  # has an associated British 1-2-2 colonial unit (16.1.1 Step 3)
@@ -268,8 +269,12 @@ def load_pack(name_or_path: str | Path) -> Pack:
             )
         if info.faction is not None and info.faction not in ("Axis", "Western", "Soviet"):
             raise InputError(where("countries"), f"country {name}: faction must be Axis, Western or Soviet")
-        if info.kind not in ("major", "minor"):
-            raise InputError(where("countries"), f"country {name}: kind must be 'major' or 'minor'")
+        if info.kind not in COUNTRY_KINDS:
+            raise InputError(
+                where("countries"), f"country {name}: kind must be one of {', '.join(COUNTRY_KINDS)}"
+            )
+        if info.kind == "dependent" and info.dependent_of is None:
+            raise InputError(where("countries"), f"country {name}: kind 'dependent' needs 'dependent_of'")
     for area_id, area in areas.items():
         for country in (area.country, area.ceded_to):
             if country is not None and country not in countries:

@@ -53,11 +53,12 @@ def _declare_war(state: GameState, pack: Pack, index: int, action: dict[str, Any
         )
         return out
     if info.kind != "minor":
+        what = f"a Dependent of {info.dependent_of}" if info.kind == "dependent" else "a Major Country"
         out.append(
             Violation(
                 "6.1.1",
                 index,
-                f"{target} is a Major Country; war is declared only on Neutral "
+                f"{target} is {what}; war is declared only on Neutral "
                 "Minor Countries (6.1.1 Clarification)",
             )
         )

@@ -223,8 +223,12 @@ class _Board:
         if old is None:
             return
         new = Piece(piece_id, old.type_string(), new_state)
-        if new.map != old.map:
-            self._detach(piece_id)  # BasicPiece.setState: a new map re-adds the piece there, alone
+        # BasicPiece.setState compares with getMap(), which for a stacked piece is its stack's map;
+        # only a move to another map unstacks it. VASSAL 2.x writes stacked pieces' states with map
+        # `null`, which leaves them in their stack (setMap(null) on the piece alone).
+        if new.map is not None and new.map != self.position_of(piece_id)[0]:
+            self._detach(piece_id)
+            self._raise(piece_id)
         self.pieces[piece_id] = new
 
     def _move(self, fields: dict) -> None:

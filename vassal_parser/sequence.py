@@ -140,10 +140,11 @@ class Decoder:
     def next_int(self, default: int) -> int:
         if not self.has_more():
             return default
-        try:
-            return int(self.next_token().strip())
-        except ValueError:
-            return default  # Java: a bad number still consumes its token
+        token = self.next_token()
+        digits = token[1:] if token[:1] in ("+", "-") else token
+        if digits.isascii() and digits.isdigit():  # Integer.parseInt: no spaces, no underscores
+            return int(token)
+        return default  # Java: a bad number still consumes its token
 
     next_long = next_int
 

@@ -214,7 +214,7 @@ async def _live(out: TextIO, pipeline: CheckPipeline, story: list[Scene], folder
         story_task = asyncio.ensure_future(_play(say, daemon, story, folder, pause, stop))
         stopper = asyncio.ensure_future(stop.wait())
         await asyncio.wait({story_task, stopper}, return_when=asyncio.FIRST_COMPLETED)
-        if not story_task.done():
+        if stop.is_set() or not story_task.done():
             story_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await story_task
@@ -245,6 +245,8 @@ async def _play(say: Callable[[str], None], daemon: WatchDaemon, story: list[Sce
         if number > 1:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=pause)
+        if stop.is_set():  # checked, not trusted to cancellation: 3.11's wait_for can swallow a cancel
+            break
         name = f"{scene.file}.vsav"
         say(f"\n[{number}/{len(story)}] {name} -- {scene.title}")
         seq = daemon.server.history.seq

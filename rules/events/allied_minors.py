@@ -41,9 +41,13 @@ def _policy_markers(ctx: EventContext, country: str) -> list[str]:
 def reactivation(ctx: EventContext) -> None:
     faction = ctx.param("faction", "Western")
     found = False
-    for country, info in sorted(ctx.pack.countries.items()):
+    for country in sorted(ctx.pack.countries):
         cstate = ctx.state.country(country)
-        if info.kind != "minor" or cstate.status != "conquered" or cstate.faction not in ALLIED_FACTIONS:
+        if (
+            not ctx.board.is_minor_country(country)
+            or cstate.status != "conquered"
+            or cstate.faction not in ALLIED_FACTIONS
+        ):
             continue
         places: list[str] = []
         capital = ctx.board.capital(country)
@@ -144,9 +148,13 @@ def liberation(ctx: EventContext) -> None:
     victims = set(ctx.param("from_factions", ["Axis", "Soviet"]))
     france = ctx.param("france")
     checked = False
-    for country, info in sorted(ctx.pack.countries.items()):
+    for country in sorted(ctx.pack.countries):
         cstate = ctx.state.country(country)
-        if info.kind != "minor" or cstate.status != "active" or cstate.faction not in victims:
+        if (
+            not ctx.board.is_minor_country(country)  # an Allied Dependent is never liberated
+            or cstate.status != "active"
+            or cstate.faction not in victims
+        ):
             continue
         checked = True
         special = country == france and (is_vichy(ctx, country) or ctx.param("france_always_special", False))
@@ -233,9 +241,13 @@ def french_liberation(ctx: EventContext) -> None:
 def operation_avalanche(ctx: EventContext) -> None:
     us = ctx.param("us", "USA")
     eligible: dict[str, str] = {}
-    for country, info in sorted(ctx.pack.countries.items()):
+    for country in sorted(ctx.pack.countries):
         cstate = ctx.state.country(country)
-        if info.kind != "minor" or cstate.status != "active" or cstate.faction not in ("Axis", "Soviet"):
+        if (
+            not ctx.board.is_minor_country(country)
+            or cstate.status != "active"
+            or cstate.faction not in ("Axis", "Soviet")
+        ):
             continue
         held = [
             h

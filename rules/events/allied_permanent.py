@@ -76,20 +76,25 @@ def crisis_reinforcements(ctx: EventContext) -> None:
 
 @event_impl("white_star_hexes")
 def white_star_hexes(ctx: EventContext) -> None:
-    """16.3.5 Reduced US Impact: all three white-star hexes held by Axis ground units, or not."""
+    """TK 16.3.5 / DS 16.3.7 Reduced US Impact: Axis ground units in enough white-star hexes, or not.
+
+    Edition difference is the pack param ``needed``: TK "all three" (default: every listed hex), DS "at
+    least three of" six. Below ``needed`` with the marker in the Strategic Warfare Box: set it aside.
+    """
     hexes = ctx.param("hexes") or sorted(h.id for h in ctx.pack.hexes_where(white_star=True))
+    needed = int(ctx.param("needed", len(hexes)))
     tag = ctx.param("tag", "reduced_us_impact")
     held = [h for h in hexes if ctx.board.faction_ground_units(h, "Axis")]
     markers = ctx.state.tagged(tag)
     in_box = [m for m in markers if m.location == STRATEGIC_WARFARE]
-    if len(held) == len(hexes) and hexes:
+    count = f"{len(held)} of the {len(hexes)} hexes ({describe_hexes(ctx, held)})"
+    if hexes and len(held) >= needed:
         if in_box:
             ctx.not_due(
-                f"Axis ground units occupy {describe_hexes(ctx, hexes)}, and the marker is already "
-                "in the Strategic Warfare Box"
+                f"Axis ground units occupy {count}, and the marker is already in the Strategic Warfare Box"
             )
             return
-        ctx.fire(f"Axis ground units occupy all of {describe_hexes(ctx, hexes)}")
+        ctx.fire(f"Axis ground units occupy {count}: at least {needed}")
         usable = [m for m in markers if m.location != REMOVED]
         if usable:
             ctx.move(usable[0], STRATEGIC_WARFARE, None)
@@ -98,13 +103,16 @@ def white_star_hexes(ctx: EventContext) -> None:
         return
     if in_box:
         free = [h for h in hexes if h not in held]
-        ctx.fire(f"Axis ground units no longer occupy {describe_hexes(ctx, free)}; the marker is removed")
+        ctx.fire(
+            f"Axis ground units occupy only {count}, fewer than {needed} (not {describe_hexes(ctx, free)}): "
+            "the marker is removed and set aside"
+        )
         for marker in in_box:
             ctx.set_aside(marker, None)
         return
     ctx.not_due(
-        f"Axis ground units occupy {len(held)} of the three hexes ({describe_hexes(ctx, held)}); "
-        "the marker is not in the Strategic Warfare Box"
+        f"Axis ground units occupy {count}, fewer than {needed}; the marker is not in the Strategic "
+        "Warfare Box"
     )
 
 

@@ -139,8 +139,7 @@ def influence_choice(ctx: EventContext, key: str, step: str, candidates: Iterabl
         {
             c
             for c in candidates
-            if c in ctx.pack.countries
-            and ctx.pack.country(c).kind == "minor"
+            if ctx.board.is_minor_country(c)
             and ctx.state.country(c).faction in ("Neutral", "Axis")
             and ctx.state.country(c).status != "conquered"
         }

@@ -48,10 +48,10 @@ def conquer_minor(
 def conquest_candidates(ctx: EventContext, conqueror: str) -> list[str]:
     exempt = set(ctx.param("exempt", []))
     out = []
-    for name, info in sorted(ctx.pack.countries.items()):
+    for name in sorted(ctx.pack.countries):
         cstate = ctx.state.country(name)
         if (
-            info.kind == "minor"
+            ctx.board.is_minor_country(name)  # a listed Allied Dependent is never conquered (16.1.1)
             and cstate.status == "active"
             and cstate.faction in ALLIED_FACTIONS
             and name not in exempt

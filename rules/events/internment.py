@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from rules.engine import EventContext, event_impl
 from rules.events.common import SUPPORT_KINDS, breakdown, one_step_pool
-from rules.state import ALLIED_FACTIONS, DELAY, Counter, pending_card
+from rules.state import ALLIED_FACTIONS, DELAY, Counter, CountryState, pending_card
 
 TO_DELAY_KINDS = SUPPORT_KINDS | {
     "detachment",
@@ -76,15 +76,15 @@ def intern(
             breakdown(ctx, counter, [(pending_card(faction), counter.steps)], step, rule)
 
 
-def _territory_state(ctx: EventContext, hex_id: str):
+def _territory_state(ctx: EventContext, hex_id: str) -> tuple[str, CountryState]:
+    """The country whose state decides 16.7 for a hex: the hex's country if the position lists it (or it is
+    no Dependent), else its home country -- an unlisted Dependent (Korea) is Japan's, never Neutral."""
     board = ctx.board
     here = board.political_country(hex_id)
-    if here in ctx.pack.countries and (
-        here in ctx.state.countries or not ctx.pack.country(here).dependent_of
-    ):
-        return here, ctx.state.country(here)
+    if here in ctx.state.countries or board.home_of(here) == here:
+        return here, board.country_state(here)
     home = board.home_of(here)
-    return home, ctx.state.country(home)
+    return home, board.country_state(home)
 
 
 def internment_due(ctx: EventContext) -> list[InternmentCase]:
@@ -113,10 +113,7 @@ def internment_due(ctx: EventContext) -> list[InternmentCase]:
                     )
                 )
                 continue
-            minor_unit = (
-                counter.nationality in ctx.pack.countries
-                and ctx.pack.country(counter.nationality).kind == "minor"
-            )
+            minor_unit = counter.nationality is not None and board.is_minor_country(counter.nationality)
             if (
                 (minor_unit or counter.multinational)
                 and counter.is_ground

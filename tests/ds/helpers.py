@@ -31,15 +31,9 @@ def ceded(area: str, location: str, **extra: Any) -> dict[str, Any]:
 def position(phasing: str = "Axis", countries: dict[str, dict[str, Any]] | None = None,
              counters: list[dict[str, Any]] | None = None, cards: dict[str, str] | None = None,
              war_state: str = "Limited War", fired: list[str] | None = None) -> GameState:
+    # Japanese Dependents are left out on purpose: an unlisted Dependent shares its home country's
+    # alignment (Board.country_state), and pack kind "dependent" keeps a listed one from being a Minor.
     countries = {"Japan": {"faction": "Axis", "status": "active"}, **(countries or {})}
-    # A Japanese Dependent shares Japan's alignment; listing it keeps the shared internment check from
-    # reading it as a Neutral Country (see docs/ds-notes.md, "Positions"). Allied Dependents are left
-    # out: the shared conquest event would take a listed active one for an Allied Minor Country.
-    for name, info in DS.countries.items():
-        home = countries.get(info.dependent_of or "")
-        if info.dependent_of == "Japan" and name not in countries and home is not None:
-            countries[name] = {"faction": home["faction"], "status": home.get("status", "active"),
-                               "dependent_of": info.dependent_of}
     data = {
         "pack": "ds",
         "turn": {"date": "1941-07", "phasing": phasing, "war_state": war_state,

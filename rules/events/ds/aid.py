@@ -1,16 +1,14 @@
-"""16.3.9 Aid to Nationalist China, 16.5.6 Aid to Communist China; and 16.3.7 Reduced US Impact.
+"""16.3.9 Aid to Nationalist China, 16.5.6 Aid to Communist China.
 
-Why here and not C's `lend_lease` (which DS uses for 16.3.10 and 16.5.7): Aid to China counts EVERY
-Aid marker in the box ("once for each Aid to China marker") and has a per-faction own marker for
-Step 1. Reduced US Impact needs "at least three of six" where TK's `white_star_hexes` needs all
-(report: one `needed` parameter on C's impl would let DS drop this copy).
+Why here and not the shared `lend_lease` (which DS uses for 16.3.10 and 16.5.7): Aid to China counts
+EVERY Aid marker in the box ("once for each Aid to China marker") and has a per-faction own marker for
+Step 1. (16.3.7 Reduced US Impact is the shared `white_star_hexes` with pack param `needed = 3`.)
 """
 
 from __future__ import annotations
 
 from rules.engine import EventContext, event_impl
-from rules.events.ds.common import place_name
-from rules.state import DELAY, REMOVED, SET_ASIDE, STRATEGIC_WARFARE, conditional_events
+from rules.state import DELAY, conditional_events
 
 
 @event_impl("ds_aid")
@@ -49,33 +47,3 @@ def aid(ctx: EventContext) -> None:
             ctx.roll(ctx.param("table"), "Step 2", f"roll {index + 1} of {rolls} on the {ctx.param('table')} "
                      f"Table; steps received are {country} steps placed per Placing Replacements (1.3.4)",
                      subject=country)
-
-
-@event_impl("ds_reduced_us_impact")
-def reduced_us_impact(ctx: EventContext) -> None:
-    """16.3.7: Axis ground units in at least `needed` of the white-star hexes (DS: three of six)."""
-    hexes = list(ctx.param("hexes"))
-    needed = int(ctx.param("needed", len(hexes)))
-    held = [h for h in hexes if ctx.board.faction_ground_units(h, "Axis")]
-    marker = next(iter(ctx.state.tagged(ctx.param("tag", "reduced_us_impact"))), None)
-    listing = ", ".join(place_name(ctx.pack, h) for h in held) or "none"
-    if marker is None:
-        ctx.not_due("the position has no Reduced US Impact marker")
-        return
-    if len(held) >= needed:
-        if marker.location == STRATEGIC_WARFARE:
-            ctx.not_due(f"Axis ground units occupy {len(held)} of the hexes ({listing}); the marker "
-                        "is already in the Strategic Warfare Box")
-            return
-        ctx.fire(f"Axis ground units occupy {len(held)} of the {len(hexes)} hexes ({listing}), "
-                 f"at least {needed}")
-        ctx.move(marker, STRATEGIC_WARFARE, None)
-        return
-    if marker.location == STRATEGIC_WARFARE:
-        ctx.fire(f"Axis ground units occupy only {len(held)} of the hexes ({listing}), fewer than {needed}: "
-                 "remove the marker and set it aside")
-        ctx.set_aside(marker, None)
-        return
-    where = "set aside" if marker.location in (SET_ASIDE, REMOVED) else marker.location
-    ctx.not_due(f"Axis ground units occupy {len(held)} of the hexes ({listing}), fewer than {needed}; the "
-                f"marker is {where}")
