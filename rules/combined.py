@@ -6,8 +6,9 @@ Minsk and DS Saipan are both e3906) and each edition checks its own events with 
 Event checks on the TK map before the DS map, and an event's effects apply only on its own map unless
 the rule says otherwise -- TK 16.2.1 Step 7 and 16.2.2 Step 11 do (rules/packs/ds/combined.toml).
 
-Position form (docs/ds-notes.md): ``{"maps": {"TK": <position>, "DS": <position>}}``; answers form:
-``{"TK": {<choice id>: ...}, "DS": {...}}``.
+Position form (docs/position-format.md): ``{"maps": {"TK": <position>, "DS": <position>}}``; answers
+form: ``{"TK": {<choice id>: ...}, "DS": {...}}``. `adjutant plan` (bridge/commands/plan.py) calls
+`plan_combined` for such a position.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from rules.engine import plan
 from rules.packs import Pack
 from rules.plan import FIRED, WAITING, Plan, Step
 from rules.state import REMOVED, SET_ASIDE, STRATEGIC_WARFARE, GameState
+from vassal_parser.errors import InputError
 
 MAPS = ("TK", "DS")
 COMBINED_FORMAT = "adjutant-combined-plan"
@@ -70,8 +72,6 @@ class CombinedPlan:
 
 
 def _split(data: dict[str, Any], source: str) -> dict[str, GameState]:
-    from vassal_parser.errors import InputError
-
     maps = data["maps"]
     missing = [name for name in MAPS if not isinstance(maps.get(name), dict)]
     if missing:
@@ -90,10 +90,13 @@ def _split(data: dict[str, Any], source: str) -> dict[str, GameState]:
 
 
 def _answers_for(answers: dict[str, Any] | None, name: str, source: str) -> dict[str, Any]:
-    from vassal_parser.errors import InputError
-
     if not answers:
         return {}
+    unknown = sorted(set(answers) - set(MAPS))
+    if unknown:
+        # A flat single-map answers file would otherwise be silently ignored.
+        raise InputError(source, f"answers for a combined position are split per map "
+                                 f'({{"TK": {{...}}, "DS": {{...}}}}); unknown key(s): {", ".join(unknown)}')
     part = answers.get(name, {})
     if not isinstance(part, dict):
         raise InputError(source, f"answers.{name} must be an object keyed by choice id")
@@ -174,41 +177,3 @@ def plan_combined(data: dict[str, Any], tk_pack: Pack, ds_pack: Pack, answers: d
 
 
 __all__ = ["CombinedPlan", "carry_over", "ds_pack_for_combined", "is_combined", "plan_combined"]
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m rules.combined POSITION.json [ANSWERS.json] [--json]` until `adjutant plan` calls
-    `plan_combined`; exit 0 nothing due, 1 due, 2 bad input (one line, no traceback)."""
-    import json
-    import sys
-    from pathlib import Path
-
-    from rules.packs import load_pack
-    from vassal_parser.errors import InputError
-
-    args = list(sys.argv[1:] if argv is None else argv)
-    as_json = "--json" in args
-    files = [a for a in args if a != "--json"]
-    try:
-        if not 1 <= len(files) <= 2:
-            raise InputError(None, "usage: python -m rules.combined POSITION.json [ANSWERS.json] [--json]")
-        loaded = []
-        for name in files:
-            try:
-                loaded.append(json.loads(Path(name).read_text(encoding="utf-8")))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise InputError(name, f"cannot read JSON: {exc}") from None
-        if not is_combined(loaded[0]):
-            raise InputError(files[0], 'not a combined position (expected {"maps": {"TK": ..., "DS": ...}})')
-        answers = loaded[1] if len(loaded) > 1 else {}
-        result = plan_combined(loaded[0], load_pack("tk"), load_pack("ds"), answers, source=files[0],
-                               answers_source=files[1] if len(files) > 1 else "<answers>")
-    except InputError as error:
-        print(f"adjutant: {error.one_line()}", file=sys.stderr)
-        return 2
-    print(json.dumps(result.to_json(), indent=2, ensure_ascii=False) if as_json else result.render_text())
-    return 1 if result.due else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -83,13 +83,14 @@ class _Container:
 class _Board:
     """The replayed state: pieces by id (insertion order), containers, and who contains whom."""
 
-    def __init__(self, stacking: Callable[[str], bool] | None = None) -> None:
+    def __init__(self, stacking: Callable[[str], bool] | None = None, legacy: bool = False) -> None:
         self.pieces: dict[str, Piece] = {}
         self.containers: dict[str, _Container] = {}
         self.parent: dict[str, str] = {}
         self.selections: dict[str, BoardSelection] = {}
         self.global_properties: dict[tuple[str, str], str] = {}
         self.stacking = stacking or (lambda map_id: True)
+        self.legacy = legacy  # written by VASSAL 2.x (see _change)
         # Draw order of top-level things (lone pieces, stacks, decks): Map.apply visits the top first.
         self.raised: dict[str, int] = {}
         self._clock = 0
@@ -100,7 +101,7 @@ class _Board:
         self.raised[thing_id] = self._clock
 
     def copy(self) -> _Board:
-        other = _Board(self.stacking)
+        other = _Board(self.stacking, self.legacy)
         other.raised = dict(self.raised)
         other._clock = self._clock
         other.pieces = dict(self.pieces)
@@ -223,10 +224,16 @@ class _Board:
         if old is None:
             return
         new = Piece(piece_id, old.type_string(), new_state)
-        # BasicPiece.setState compares with getMap(), which for a stacked piece is its stack's map;
-        # only a move to another map unstacks it. VASSAL 2.x writes stacked pieces' states with map
-        # `null`, which leaves them in their stack (setMap(null) on the piece alone).
-        if new.map is not None and new.map != self.position_of(piece_id)[0]:
+        # BasicPiece.setState compares the new map with getMap(), which for a stacked piece is its
+        # stack's map: only a move to another map unstacks it; a null map takes a lone piece off.
+        # VASSAL 2.x wrote stacked pieces' states with `null` or stale map ids and kept them in their
+        # stack, and a null map left a lone piece where it was (the next save lists it there).
+        old_map = self.position_of(piece_id)[0]
+        stacked = piece_id in self.parent
+        if self.legacy:
+            if new.map is None and not stacked and old_map is not None:
+                new = new.moved_to(old_map, new.x, new.y)
+        elif new.map is not None and new.map != old_map:
             self._detach(piece_id)
             self._raise(piece_id)
         self.pieces[piece_id] = new
@@ -468,13 +475,13 @@ def load_game(path: str | os.PathLike[str], module: Module | None = None) -> Gam
     restore, steps = split_log(tree)
     if not restore or restore[0].text != "begin_save":
         raise InputError(path, "saved game does not start with begin_save: not a VASSAL game stream")
-    board = _Board(_stacking_of(module))
+    metadata = container.metadata
+    board = _Board(_stacking_of(module), legacy=_is_legacy(metadata.get("VassalVersion", "")))
     extensions: list[tuple[str, str]] = []
     for command in restore:
         board.apply(command)
         if command.kind == "extension":
             extensions.append((command.fields["name"], command.fields["version"]))
-    metadata = container.metadata
     return Game(
         path=str(path),
         kind="log" if steps else ("log" if container.kind == "log" else "save"),
@@ -486,6 +493,14 @@ def load_game(path: str | os.PathLike[str], module: Module | None = None) -> Gam
         steps=steps,
         _start=board,
     )
+
+
+def _is_legacy(vassal_version: str) -> bool:
+    """Written by VASSAL 2.x: its version says so, or (2.x files have no metadata) none is recorded."""
+    major = vassal_version.split(".", 1)[0]
+    if major.isdigit():
+        return int(major) < 3
+    return True
 
 
 def _stacking_of(module: Module | None) -> Callable[[str], bool]:

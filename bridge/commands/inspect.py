@@ -106,7 +106,10 @@ def inspect_file(path: str) -> dict[str, Any]:
     if container.kind in ("save", "log", "command-stream"):
         report.update(_stream_report(container))
     elif container.kind in ("module", "buildfile"):
-        report.update(_module_report(container))
+        if b"VASSAL.build.module.ModuleExtension" in container.build_xml_bytes()[:4096]:
+            report["build_root"] = "extension"  # a bare extension build file: no maps of its own
+        else:
+            report.update(_module_report(container))
     return report
 
 
@@ -114,6 +117,7 @@ def _print_text(report: dict[str, Any]) -> None:
     labels = (
         ("file", "file"),
         ("kind", "kind"),
+        ("build_root", "build file of"),
         ("savedgame_encoding", "savedGame encoding"),
         ("module", "module"),
         ("module_version", "module version"),

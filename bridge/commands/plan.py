@@ -1,7 +1,9 @@
-"""`adjutant plan POSITION.json [--pack PACK] [--answers ANSWERS.json] [--json]`.
+"""`adjutant plan POSITION.json [--pack PACK | --tk-pack P --ds-pack P] [--answers ANSWERS.json] [--json]`.
 
 Why a command on the neutral position: players (and tests) can ask "what is due?" without VASSAL at
-all. Exit status: 0 nothing is due, 1 events are due or a War & Peace action broke 6.1, 2 bad input.
+all. A combined Axis Empires position (`{"maps": {"TK": ..., "DS": ...}}`, rules/combined.py) is planned
+TK map first, then DS (AE 6.2 ©), each map with its own pack. Exit status: 0 nothing is due, 1 events are
+due or a War & Peace action broke 6.1, 2 bad input.
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from rules.combined import is_combined, plan_combined
 from rules.engine import plan
-from rules.packs import load_pack
+from rules.packs import Pack, load_pack
 from rules.state import GameState
 from vassal_parser.errors import InputError
 
@@ -29,7 +32,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("position", metavar="POSITION.json", help="the position (docs/position-format.md)")
     parser.add_argument(
         "--pack",
-        help='rules pack: a name under rules/packs or a directory (default: the position\'s "pack", else tk)',
+        help="rules pack: a name under rules/packs or a directory (default: the position's \"pack\", "
+        "else tk); not for a combined position",
+    )
+    parser.add_argument(
+        "--tk-pack",
+        metavar="PACK",
+        help="combined position: the TK map's pack (default: maps.TK's pack, else tk)",
+    )
+    parser.add_argument(
+        "--ds-pack",
+        metavar="PACK",
+        help="combined position: the DS map's pack (default: maps.DS's pack, else ds)",
     )
     parser.add_argument("--answers", metavar="ANSWERS.json", help="answers keyed by choice id")
     parser.add_argument("--json", action="store_true", help="print the machine form (docs/plan-format.md)")
@@ -61,22 +75,53 @@ def read_json(path: str | Path, what: str) -> Any:
         raise InputError(file, f"{what} is nested too deeply") from None
 
 
+def resolve_pack(explicit: str | None, named: Any, position_path: str | Path, default: str) -> Pack:
+    """The pack to plan with: the option, else the position's own "pack" (a folder beside the position
+    file wins over a built-in pack of that name), else the edition's default."""
+    if explicit is not None:
+        return load_pack(explicit)
+    if not isinstance(named, str) or not named:
+        return load_pack(default)
+    beside = Path(position_path).parent / named
+    if not Path(named).is_absolute() and beside.is_dir():
+        return load_pack(beside)
+    return load_pack(named)
+
+
+def read_answers(path: str | None) -> dict[str, Any]:
+    if not path:
+        return {}
+    answers = read_json(path, "answers file")
+    if not isinstance(answers, dict):
+        raise InputError(path, "answers must be a JSON object keyed by choice id")
+    return answers
+
+
 def run(args: argparse.Namespace) -> int:
     data = read_json(args.position, "position")
-    state = GameState.from_json(data, source=args.position)
-    pack_name = args.pack or state.pack or "tk"
-    pack_ref: str | Path = pack_name
-    if args.pack is None and state.pack and not Path(state.pack).is_absolute():
-        beside = Path(args.position).parent / state.pack
-        if beside.is_dir():
-            pack_ref = beside
-    pack = load_pack(pack_ref)
-    answers: dict[str, Any] = {}
-    if args.answers:
-        answers = read_json(args.answers, "answers file")
-        if not isinstance(answers, dict):
-            raise InputError(args.answers, "answers must be a JSON object keyed by choice id")
-    result = plan(state, pack, answers=answers, answers_source=args.answers or "<answers>")
+    answers = read_answers(args.answers)
+    answers_source = args.answers or "<answers>"
+    if is_combined(data):
+        if args.pack is not None:
+            raise InputError(
+                args.position, "a combined position has one pack per map: use --tk-pack/--ds-pack, not --pack"
+            )
+        maps = data["maps"]
+        tk_named = maps.get("TK", {}).get("pack") if isinstance(maps.get("TK"), dict) else None
+        ds_named = maps.get("DS", {}).get("pack") if isinstance(maps.get("DS"), dict) else None
+        tk_pack = resolve_pack(args.tk_pack, tk_named, args.position, "tk")
+        ds_pack = resolve_pack(args.ds_pack, ds_named, args.position, "ds")
+        result: Any = plan_combined(
+            data, tk_pack, ds_pack, answers, source=args.position, answers_source=answers_source
+        )
+    else:
+        if args.tk_pack is not None or args.ds_pack is not None:
+            raise InputError(
+                args.position, 'not a combined position ({"maps": {"TK": ..., "DS": ...}}): use --pack'
+            )
+        state = GameState.from_json(data, source=args.position)
+        pack = resolve_pack(args.pack, state.pack, args.position, "tk")
+        result = plan(state, pack, answers=answers, answers_source=answers_source)
     if args.json:
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     else:

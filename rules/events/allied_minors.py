@@ -144,6 +144,9 @@ def vichy_steps(ctx: EventContext, france: str, faction: str, fleet_step: str = 
 
 @event_impl("liberation")
 def liberation(ctx: EventContext) -> None:
+    """16.3.2 / 16.5.2: the faction's ground units occupy every City and Partisan Base hex of an enemy Minor
+    Country. Edition params: ``step1_remove``, ``ceded_step`` (false: DS 16.3.2 has no ceded-marker Step 3),
+    ``ceded_dependents``, ``colonial_step``, ``france`` and the Vichy/Baltic special cases."""
     faction = ctx.param("faction", "Western")
     victims = set(ctx.param("from_factions", ["Axis", "Soviet"]))
     france = ctx.param("france")
@@ -187,10 +190,11 @@ def liberation(ctx: EventContext) -> None:
             status="active",
             flags=sorted({*ctx.state.country(country).flags, "liberated"}),
         )
-        placed = ceded_markers_to_box(
-            ctx, country, faction, "Step 3", dependents=bool(ctx.param("ceded_dependents", False))
-        )
-        _baltic_special(ctx, placed)
+        if ctx.param("ceded_step", True):  # TK 16.3.2/16.5.2 and DS 16.5.2 Step 3; DS 16.3.2 has none
+            placed = ceded_markers_to_box(
+                ctx, country, faction, "Step 3", dependents=bool(ctx.param("ceded_dependents", False))
+            )
+            _baltic_special(ctx, placed)
         colonial_to_delay(ctx, country, ctx.param("colonial_step_label", "Step 4"))
     if not checked:
         ctx.not_due("no active " + " or ".join(sorted(victims)) + " Minor Country")

@@ -1,15 +1,41 @@
 """16.1.2 Axis Minor Country Occupation: which units cause it and which remedies are allowed.
 
-Edition difference: ``major`` (TK Germany, DS Japan). DS's Showa Restoration exception can wrap
-`occupation_causers` (``major_multistep_allowance``).
+Edition differences: ``major`` (TK Germany, DS Japan) and ``exceptions``, the names of edition-only
+exceptions registered with `@occupation_exception` (DS: ``showa_restoration``). Why a registry and not a
+DS copy of the event: the loop, the No Occupation marker and the remedies are the same rule in both
+editions; only "who causes Occupation" gains a clause.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from rules.engine import EventContext, event_impl
 from rules.events.common import breakdown, in_play
 from rules.events.internment import intern
 from rules.state import Counter
+from vassal_parser.errors import InputError
+
+
+@dataclass(frozen=True)
+class OccupationException:
+    """An edition's extra 16.1.2 exception: while `in_effect`, `remaining` filters a country's causers."""
+
+    name: str
+    in_effect: Callable[[EventContext], bool]
+    remaining: Callable[[EventContext, str, list[Counter]], list[Counter]]
+    why: str  # the reason line the plan shows while it is in effect
+
+
+OCCUPATION_EXCEPTIONS: dict[str, OccupationException] = {}
+
+
+def register_occupation_exception(exception: OccupationException) -> OccupationException:
+    """Make an exception available to packs by name (16.1.2 param ``exceptions``)."""
+    OCCUPATION_EXCEPTIONS[exception.name] = exception
+    return exception
+
 
 REMEDIES = {
     "breakdown": "Emergency Breakdown (2.3.4) of all units causing Occupation",
@@ -55,12 +81,17 @@ def _no_occupation_marker(ctx: EventContext, country: str) -> list[str]:
 
 @event_impl("minor_occupation")
 def minor_occupation(ctx: EventContext) -> None:
+    """16.1.2: an Axis Minor Country (with its Dependents) holding a multi-step unit of the major or any
+    other Axis Country's ground unit is under Occupation; a Dependent is checked with its Country."""
     major = ctx.param("major", "Germany")
+    exceptions = _exceptions_in_effect(ctx)
     checked = False
-    for country, info in sorted(ctx.pack.countries.items()):
+    for country in sorted(ctx.pack.countries):
         cstate = ctx.state.country(country)
-        if info.kind != "minor" or cstate.faction != "Axis" or cstate.status != "active":
+        if not ctx.board.is_minor_country(country) or cstate.faction != "Axis" or cstate.status != "active":
             continue
+        if ctx.board.home_of(country) != country:
+            continue  # "an Axis Minor Country or any of its Dependents": checked with its home Country
         checked = True
         marker = _no_occupation_marker(ctx, country)
         if marker:
@@ -69,10 +100,12 @@ def minor_occupation(ctx: EventContext) -> None:
             )
             continue
         causers = occupation_causers(ctx, country, major)
+        for exception in exceptions:
+            causers = exception.remaining(ctx, country, causers)
         if not causers:
             ctx.not_due(
                 f"{country}: no {major} multi-step ground unit and no other Axis Country's ground unit "
-                "in it or its Dependents"
+                "in it or its Dependents cause Occupation"
             )
             continue
         names = ", ".join(f"{ctx.name(c.id)} in {c.location}" for c in causers)
@@ -81,6 +114,22 @@ def minor_occupation(ctx: EventContext) -> None:
     if not checked:
         ctx.not_due("no active Axis Minor Country")
     ctx.settle()
+
+
+def _exceptions_in_effect(ctx: EventContext) -> list[OccupationException]:
+    """The pack's ``exceptions`` (16.1.2 edition clauses) that apply to this position."""
+    found: list[OccupationException] = []
+    for name in ctx.param("exceptions", []):
+        exception = OCCUPATION_EXCEPTIONS.get(name)
+        if exception is None:
+            known = ", ".join(sorted(OCCUPATION_EXCEPTIONS)) or "none"
+            raise InputError(
+                ctx.pack.path, f"event {ctx.rule}: unknown occupation exception {name!r} (known: {known})"
+            )
+        if exception.in_effect(ctx):
+            ctx.why(exception.why)
+            found.append(exception)
+    return found
 
 
 def legal_remedies(causers: list[Counter], major: str) -> dict[str, str]:

@@ -122,3 +122,23 @@ def test_16_1_5_cabinet_dissolution_is_the_axis_factions_choice():
 def test_16_1_5_not_due_when_the_government_marker_is_elsewhere():
     state = position(counters=[_government("turn_track:1942-1")])
     assert entry(run(state), "16.1.5").status == "not_due"
+
+
+def test_16_1_1_a_listed_allied_dependent_is_never_conquered():
+    """16.1.1 names Allied Minor Countries only: New Caledonia, a French Dependent (pack kind
+    "dependent"), listed as an active Western country with Japan holding Noumea, is not conquered."""
+    countries = {"New Caledonia": {"faction": "Western", "status": "active"}}
+    state = position(countries=countries, counters=[unit("jp_inf", "Japan", "e1913", steps=2)])
+    result = run(state)
+    assert result.resulting_position["countries"]["New Caledonia"]["status"] == "active"
+    assert all("New Caledonia" not in why for why in entry(result, "16.1.1").why)
+
+
+def test_16_3_2_a_listed_axis_dependent_is_never_liberated():
+    """16.3.2 liberates Axis or Soviet Minor Countries only: Korea (a Japanese Dependent) listed as an
+    active Axis country with a Western unit in its only City stays Japanese."""
+    countries = {"Korea": {"faction": "Axis", "status": "active"}}
+    state = position("Western", countries=countries, counters=[unit("us_inf", "US", "w5027", steps=2)])
+    result = run(state)
+    assert result.resulting_position["countries"]["Korea"]["faction"] == "Axis"
+    assert all("Korea" not in why for why in entry(result, "16.3.2").why)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from bridge.cli import main
 from rules.combined import is_combined, plan_combined
 from rules.packs import load_pack
 from tests.ds.helpers import DS, ceded, entry, position, run, unit
@@ -154,3 +158,77 @@ def test_carry_over_tk_16_2_2_step_11_places_russia_defeated_in_the_ds_box():
     assert ds.counters["fr_inf"].location == "w5322", "only TK 16.2.1 Step 7 removes French units"
     not_fired = Plan(pack="tk", phasing="Axis", turn="1941-07")
     assert carry_over(not_fired, ds, DS) == []
+
+
+# ---- `adjutant plan` on a combined position (AE 6.2 ©) ------------------------------------------------
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ds" / "combined_axis_turn.json"
+
+
+def _cli(capsys, *argv: str) -> tuple[int, str, str]:
+    status = main(["plan", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_cli_plans_the_combined_example_tk_map_first(capsys):
+    """AE 6.2 ©: `adjutant plan` recognises the two-map form and plans TK (16.1.1 France case fires on
+    Paris) before DS; something is due, so the exit status is 1."""
+    status, out, err = _cli(capsys, str(EXAMPLE))
+    assert status == 1 and err == ""
+    assert out.index("== TK map ==") < out.index("== DS map ==")
+    assert "16.1.1 Allied Minor Country Conquest [permanent]: DUE" in out
+    status, out, _ = _cli(capsys, str(EXAMPLE), "--json")
+    shown = json.loads(out)
+    assert status == 1 and shown["format"] == "adjutant-combined-plan" and shown["order"] == ["TK", "DS"]
+    tk = {e["rule"]: e["status"] for e in shown["maps"]["TK"]["events"]}
+    ds = {e["rule"]: e["status"] for e in shown["maps"]["DS"]["events"]}
+    assert tk["16.1.1"] == "fired" and ds["16.1.3"] == "not_due"
+
+
+def test_cli_combined_carries_tk_case_yellow_over_with_packs_and_answers(capsys, tmp_path, TK):
+    """TK 16.2.1 Step 7 (©) through the CLI: `--tk-pack` names the TK pack folder, the answers file is
+    split per map, and the DS 16.1.3 garrison choice is then pending."""
+    position_file = tmp_path / "combined.json"
+    position_file.write_text(json.dumps(_combined()), encoding="utf-8")
+    answers_file = tmp_path / "answers.json"
+    answers_file.write_text(json.dumps({"TK": {"16.2.1:country": "France", "16.2.1:influence": "none"}}),
+                            encoding="utf-8")
+    status, out, _ = _cli(capsys, str(position_file), "--tk-pack", str(TK.path), "--ds-pack", "ds",
+                          "--answers", str(answers_file), "--json")
+    shown = json.loads(out)
+    assert status == 1
+    assert {(s["counter"], s["to"]) for s in shown["bridge"]} >= {("ds_france_defeated", "strategic_warfare"),
+                                                                   ("fr_inf", "removed")}
+    assert shown["pending_choices"] == ["DS/16.1.3:fill:w5322"]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--pack", "tk"], "use --tk-pack/--ds-pack, not --pack"),
+    (["--tk-pack", "nosuchpack"], "nosuchpack"),
+])
+def test_cli_combined_pack_options_are_checked_in_one_line(capsys, argv, message):
+    status, out, err = _cli(capsys, str(EXAMPLE), *argv)
+    assert status == 2 and out == "" and message in err and err.count("\n") == 1
+
+
+def test_cli_single_map_position_refuses_the_combined_pack_options(capsys, tmp_path):
+    single = tmp_path / "tk.json"
+    single.write_text(json.dumps(_tk_case_yellow_position()), encoding="utf-8")
+    status, _, err = _cli(capsys, str(single), "--ds-pack", "ds")
+    assert status == 2 and "not a combined position" in err and err.count("\n") == 1
+
+
+def test_cli_combined_answers_must_be_split_per_map(capsys, tmp_path):
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"TK": ["16.2.1:country"]}), encoding="utf-8")
+    status, _, err = _cli(capsys, str(EXAMPLE), "--answers", str(answers))
+    assert status == 2 and "answers.TK must be an object" in err
+
+
+def test_cli_combined_flat_answers_are_refused_not_ignored(capsys, tmp_path):
+    """A single-map answers file given for a combined position would answer nothing: one line, exit 2."""
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"16.2.1:country": "France"}), encoding="utf-8")
+    status, _, err = _cli(capsys, str(EXAMPLE), "--answers", str(answers))
+    assert status == 2 and "split per map" in err and "16.2.1:country" in err

@@ -74,3 +74,28 @@ def test_16_7_allied_unit_in_a_japanese_dependent_not_created_by_settlement_is_n
     state = position(countries=AT_WAR, counters=[
         ceded("burma_jd", "ceded_lands"), unit("gb_inf", "Britain", "w4015")])
     assert where(run(state), "gb_inf") == "w4015"
+
+
+def test_16_7_japanese_unit_in_an_unlisted_japanese_dependent_is_not_in_a_neutral_country():
+    """16.7 (first condition, "a hex in a Neutral Country"): Korea, a Japanese Dependent the position does
+    not list, shares Japan's alignment (pack `dependent_of`) -- a Japanese unit in Keijo stays."""
+    state = position(countries=AT_WAR, counters=[unit("jp_inf", "Japan", "w5027", steps=2)])
+    assert "Korea" not in state.countries
+    result = run(state)
+    assert where(result, "jp_inf") == "w5027"
+    assert "Korea" not in result.resulting_position["countries"]
+
+
+def test_16_7_unit_in_a_neutral_country_is_still_interned():
+    """16.7 first condition, the other side: a Japanese unit in Neutral Hopeh (listed) is interned."""
+    countries = {**AT_WAR, "Hopeh": {"faction": "Neutral", "status": "neutral"}}
+    state = position(countries=countries, counters=[unit("jp_inf", "Japan", "w5322")])
+    assert where(run(state), "jp_inf") == "pending:Axis"
+
+
+def test_16_7_unit_of_an_unlisted_dependent_fights_for_its_home_countrys_faction():
+    """16.7 first condition: a Manchukuo unit (Manchukuo is unlisted; pack: a Japanese Dependent) is an
+    Axis counter, so in Neutral Hopeh it is interned to the Axis Pending card."""
+    countries = {**AT_WAR, "Hopeh": {"faction": "Neutral", "status": "neutral"}}
+    state = position(countries=countries, counters=[unit("mk_inf", "Manchukuo", "w5322")])
+    assert where(run(state), "mk_inf") == "pending:Axis"

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tests.ds.helpers import entry, extended_pack, marker, position, run, unit, where
+from tests.ds.helpers import ceded, entry, extended_pack, marker, position, run, unit, where
 
 QUIET = {"16.1.5:dissolve": "no"}
 
@@ -169,3 +169,48 @@ def test_16_3_1_reactivation_of_a_conquered_western_minor():
     blocked = position("Western", countries, [unit("jp", "Japan", "w3824"),
                                               unit("ph_res", "Philippines", "conquered_minors:Western")])
     assert entry(run(blocked), "16.3.1").status == "not_due"
+
+
+# Test-only Ceded Land areas inside Hopeh whose markers start in each Allied Force Pool: the DS pack
+# has none (rule 16 names none), but the Step 3 difference between 16.3.2 and 16.5.2 needs one.
+_HOPEH_CEDED = """
+[areas.test_hopeh_w]
+name = "Test Hopeh (Western)"
+country = "Hopeh"
+ceded_to = "Britain"
+marker_faction = "Western"
+[areas.test_hopeh_s]
+name = "Test Hopeh (Soviet)"
+country = "Hopeh"
+ceded_to = "Russia"
+marker_faction = "Soviet"
+"""
+
+
+def _liberated_hopeh(tmp_path, phasing: str, liberator: str):
+    pack = extended_pack(tmp_path, _HOPEH_CEDED)
+    countries = {"Hopeh": {"faction": "Axis", "status": "active"},
+                 "Russia": {"faction": "Soviet", "status": "active", "posture": "War"},
+                 "Britain": {"faction": "Western", "status": "active", "posture": "War"}}
+    state = position(phasing, countries, [
+        ceded("test_hopeh_w", "force_pool:Western"), ceded("test_hopeh_s", "force_pool:Soviet"),
+        unit("lib_inf", liberator, "w5322"), unit("hopeh_inf", "Hopeh", "force_pool:Axis")])
+    return run(state, pack=pack)
+
+
+def test_16_3_2_ds_liberation_has_no_ceded_marker_step(tmp_path):
+    """DS 16.3.2 ends at Step 2 (pack `ceded_step = false`): a Western-pool Ceded Land marker for an area
+    in the liberated Country stays in the Western Force Pool (TK 16.3.2 Step 3 would place it)."""
+    result = _liberated_hopeh(tmp_path, "Western", "Britain")
+    assert entry(result, "16.3.2").status == "fired"
+    assert result.resulting_position["countries"]["Hopeh"]["faction"] == "Western"
+    assert where(result, "cl_test_hopeh_w") == "force_pool:Western"
+    assert not [s for s in entry(result, "16.3.2").steps if s.step == "Step 3"]
+
+
+def test_16_5_2_ds_liberation_step_3_places_the_soviet_ceded_marker(tmp_path):
+    """DS 16.5.2 Step 3: a Ceded Land marker in the Soviet Force Pool for an area within the Country goes
+    to the Ceded Lands Box."""
+    result = _liberated_hopeh(tmp_path, "Soviet", "Russia")
+    assert entry(result, "16.5.2").status == "fired"
+    assert where(result, "cl_test_hopeh_s") == "ceded_lands"

@@ -52,3 +52,8 @@ def test_inspect_never_prints_player_passwords(tmp_path: Path, capsys: pytest.Ca
     path = write_game_file(tmp_path / "p.vsav", text)
     status, out = _run(capsys, str(path), "--json")
     assert status == 0 and "supersecret" not in out
+
+
+def test_inspect_bare_extension_build_file(corpus_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = _run(capsys, str(corpus_dir / "npe9__CID-extension/buildFile"))
+    assert status == 0 and "kind: buildfile" in out and "build file of: extension" in out

@@ -172,3 +172,25 @@ def test_16_1_1_major_powers_keep_their_pack_alignment_when_the_position_omits_t
     position = poland_position()
     del position.data["countries"]["Germany"]
     assert event(position.plan(), "16.1.1").status == FIRED
+
+
+def test_16_1_1_a_french_dependent_is_no_minor_country_and_is_never_conquered():
+    """16.1.1 conquers Allied Minor Countries only: Syria (pack kind "dependent") listed as an active
+    Western country with a German unit in Damascus, its only City, stays as it is."""
+    position = Position("Axis").country("Germany", "Axis").country("Syria", "Western")
+    plan = position.unit("ger1", "Germany", "s1", steps=2).plan()
+    assert final_country(plan, "Syria")["status"] == "active"
+    assert all("Syria" not in why for why in event(plan, "16.1.1").why)
+
+
+def test_16_2_1_step_4_syria_created_as_a_neutral_country_is_then_a_minor_country():
+    """16.2.1 Step 4 creates Syria as a Neutral Country (`dependent_of` = itself): from then on it is a
+    Minor Country (Influence 15.19, conquest 16.1.1), while French North Africa stays a Dependent."""
+    from rules.board import Board
+    from tests.rules.builder import mini_pack
+
+    state = Position("Axis").country("Syria", "Neutral", "neutral", dependent_of="Syria").state()
+    board = Board(state, mini_pack())
+    assert board.is_minor_country("Syria")
+    assert not board.is_minor_country("French North Africa")
+    assert board.is_minor_country("Poland") and not board.is_minor_country("Germany")

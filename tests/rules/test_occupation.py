@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from rules.engine import plan
 from rules.plan import FIRED, NOT_DUE, WAITING
 from tests.rules.builder import Position, event, final_location
 from vassal_parser.errors import InputError
@@ -117,3 +118,17 @@ def test_16_1_2_every_occupied_country_is_asked_at_once():
     assert event(plan, "16.1.2").status == FIRED
     assert final_location(plan, "hun-inf") == "force_pool:Axis"
     assert final_location(plan, "ita-inf") == "h1"
+
+
+def test_16_1_2_a_pack_naming_an_unknown_edition_exception_is_refused():
+    """16.1.2 `exceptions` names registered edition clauses (DS: showa_restoration); a typo is one line."""
+    from dataclasses import replace
+
+    from tests.rules.builder import mini_pack
+
+    pack = mini_pack()
+    spec = pack.events["16.1.2"]
+    typo = replace(spec, params={**spec.params, "exceptions": ["shova"]})
+    broken = replace(pack, events={**pack.events, "16.1.2": typo})
+    with pytest.raises(InputError, match="unknown occupation exception 'shova'"):
+        plan(italy().state(), broken)
