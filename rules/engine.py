@@ -47,7 +47,7 @@ def event_impl(name: str) -> Callable[[EventFn], EventFn]:
 
 
 def load_event_modules() -> None:
-    """Import every module under rules.events (including D's rules/events/ds/) so they register."""
+    """Import every module under rules.events (Dai Senso! events in rules/events/ds/ too) so they register."""
     import rules.events as package
 
     for info in pkgutil.walk_packages(package.__path__, prefix="rules.events."):

@@ -34,8 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--step",
         type=int,
-        default=0,
-        help="for a log: the position after this many replay steps (default 0 = as opened; -1 = the end)",
+        default=None,
+        help="for a log: the position after this many replay steps (0 = as opened; default: the end, "
+        "like `adjutant check`; negative counts back from the end)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.set_defaults(handler=run_pieces)
@@ -83,22 +84,22 @@ def _text_line(piece: PlacedPiece) -> str:
 
 def run_pieces(args: argparse.Namespace) -> int:
     game = load_checked(args.game, args.module, args.extension)
-    position = game.position_at(args.step) if args.step else game.position()
+    requested = args.step if args.step is not None else len(game.steps)
+    position = game.position_at(requested)  # validates the range; negative counts from the end
+    step = requested if requested >= 0 else requested + len(game.steps) + 1
     if args.json:
         document = {
             "file": str(args.game),
             "module": game.module.name if game.module else None,
             "kind": game.kind,
-            "step": args.step,
+            "step": step,
             "steps": len(game.steps),
             "pieces": [piece_json(piece) for piece in position],
             "problems": game.problems(),
         }
         print(json.dumps(document, indent=1, ensure_ascii=False))
         return 0
-    print(
-        f"{args.game}: {len(position)} pieces ({game.kind}, {len(game.steps)} replay steps; step {args.step})"
-    )
+    print(f"{args.game}: {len(position)} pieces ({game.kind}, {len(game.steps)} replay steps; step {step})")
     print("id\tname\tmap (x,y)\tboard / zone\tlocation")
     for piece in position:
         print(_text_line(piece))

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from rules.engine import EventContext, event_impl
-from rules.events.common import describe_hexes, influence_choice
+from rules.events.common import describe_hexes, influence_choice, unguarded_cities
 from rules.state import (
     CEDED_LANDS,
     DELAY,
@@ -116,36 +116,24 @@ def white_star_hexes(ctx: EventContext) -> None:
     )
 
 
-def _unguarded_cities(ctx: EventContext, area_ids: list[str], major: str) -> list[str]:
-    out = []
-    for area_id in area_ids:
-        area = ctx.pack.areas[area_id]
-        if not ctx.board.ceded_area_active(area):
-            continue
-        for hex_id in ctx.board.area_hexes(area_id):
-            if not ctx.pack.hex(hex_id).city:
-                continue
-            guards = [
-                c
-                for c in ctx.board.counters_in_hex(hex_id)
-                if c.nationality == major
-                and (c.is_ground or c.kind in ("air", "naval", "support", "detachment", "logistics"))
-            ]
-            if not guards:
-                out.append(hex_id)
-    return out
+def ignored_on_axis_card(ctx: EventContext, default: str) -> bool:
+    """16.3.6 / 16.5.5 "Ignore this event if the Axis Current Card is card ...": the card is a pack param
+    (``ignore_if_axis_card``) so the same check serves TK 22a Case Yellow and 27b Ostland Accord."""
+    card = ctx.param("ignore_if_axis_card", default)
+    if ctx.state.turn.current_cards.get("Axis") != card:
+        return False
+    ctx.ignore(f"the Axis Current Card is card {card}")
+    return True
 
 
 @event_impl("france_rises")
 def france_rises(ctx: EventContext) -> None:
     """16.3.6: two conditions, each checked separately, in order."""
-    card = ctx.param("ignore_if_axis_card", "22a")
-    if ctx.state.turn.current_cards.get("Axis") == card:
-        ctx.ignore(f"the Axis Current Card is card {card}")
+    if ignored_on_axis_card(ctx, "22a"):
         return
     france, major = ctx.param("france", "France"), ctx.param("major", "Germany")
     area = ctx.param("area", "occupied_france")
-    free = _unguarded_cities(ctx, [area], major)
+    free = unguarded_cities(ctx, [area], major)
     vichy = ctx.state.country(france)
     if free and "vichy" in vichy.flags and vichy.status == "neutral":
         ctx.fire(
@@ -185,14 +173,12 @@ def france_rises(ctx: EventContext) -> None:
 @event_impl("russia_rises")
 def russia_rises(ctx: EventContext) -> None:
     """16.5.5: two conditions, each checked separately, in order."""
-    card = ctx.param("ignore_if_axis_card", "27b")
-    if ctx.state.turn.current_cards.get("Axis") == card:
-        ctx.ignore(f"the Axis Current Card is card {card}")
+    if ignored_on_axis_card(ctx, "27b"):
         return
     russia, major = ctx.param("russia", "Russia"), ctx.param("major", "Germany")
     marker_name = ctx.param("policy_marker", "Ostland Accord")
     regions = [a.id for a in ctx.pack.areas.values() if a.kind == "ostland_region"]
-    free = _unguarded_cities(ctx, regions, major)
+    free = unguarded_cities(ctx, regions, major)
     rstate = ctx.state.country(russia)
     if free and marker_name in rstate.markers:
         ctx.fire(

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rules.board import PRESENCE_KINDS
 from rules.engine import EventContext
+from rules.packs import Pack
 from rules.state import (
     CEDED_LANDS,
     DELAY,
@@ -125,12 +127,34 @@ def partisan_base_hexes(ctx: EventContext, country: str) -> list[str]:
     )
 
 
+def place_name(pack: Pack, hex_id: str) -> str:
+    """'Paris (w3516)' when the pack names the hex, else the bare id: plans name places as players do."""
+    info = pack.hexes.get(hex_id)
+    return f"{info.name} ({hex_id})" if info and info.name else hex_id
+
+
 def describe_hexes(ctx: EventContext, hexes: Iterable[str]) -> str:
-    parts = []
-    for h in hexes:
-        name = ctx.pack.hex(h).name
-        parts.append(f"{name} ({h})" if name else h)
-    return ", ".join(parts) or "none"
+    return ", ".join(place_name(ctx.pack, h) for h in hexes) or "none"
+
+
+def unguarded_cities(ctx: EventContext, area_ids: Iterable[str], major: str) -> list[str]:
+    """Cities of the areas now ceded (marker in the Ceded Lands Box) holding no `major` unit, Detachment or
+    Logistics marker -- TK 16.3.6 France Rises / 16.5.5 Russia Rises, DS 16.3.8 / 16.5.5 Rises."""
+    out = []
+    for area_id in area_ids:
+        if not ctx.board.ceded_area_active(ctx.pack.areas[area_id]):
+            continue
+        for hex_id in ctx.board.area_hexes(area_id):
+            if not ctx.pack.hex(hex_id).city:
+                continue
+            guards = [
+                c
+                for c in ctx.board.counters_in_hex(hex_id)
+                if c.nationality == major and c.kind in PRESENCE_KINDS
+            ]
+            if not guards:
+                out.append(hex_id)
+    return out
 
 
 def influence_choice(ctx: EventContext, key: str, step: str, candidates: Iterable[str], why: str) -> None:

@@ -90,19 +90,21 @@ def test_16_1_2_showa_restoration_marker_elsewhere_has_no_effect():
     assert entry(run(state), "16.1.2").status == "waiting"
 
 
+def _pact_with_britain(posture: str):
+    pact = unit("bnp", "Japan", "conditional_events:Axis", kind="support", tags=["british_neutrality_pact"])
+    return run(position(countries={"Britain": {"faction": "Western", "status": "active",
+                                               "posture": posture}}, counters=[pact]))
+
+
 def test_16_1_4_british_neutrality_pact_released_when_britain_not_neutral():
     """16.1.4: Britain's Posture is not Neutrality -> the support unit goes to the Delay Box."""
-    pact = unit("bnp", "Japan", "conditional_events:Axis", kind="support", tags=["british_neutrality_pact"])
-    result = run(position(countries={"Britain": {"faction": "Western", "status": "active",
-                                                 "posture": "War"}}, counters=[pact]))
+    result = _pact_with_britain("War")
     assert entry(result, "16.1.4").status == "fired"
     assert where(result, "bnp") == "delay"
 
 
 def test_16_1_4_ignored_while_britain_is_neutral():
-    pact = unit("bnp", "Japan", "conditional_events:Axis", kind="support", tags=["british_neutrality_pact"])
-    result = run(position(countries={"Britain": {"faction": "Western", "status": "active",
-                                                 "posture": "Neutrality"}}, counters=[pact]))
+    result = _pact_with_britain("Neutrality")
     assert entry(result, "16.1.4").status == "ignored"
     assert where(result, "bnp") == "conditional_events:Axis"
 

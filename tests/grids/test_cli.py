@@ -131,3 +131,22 @@ def test_verify_real_ragnarok_save(corpus_dir: Path, run) -> None:
         corpus_dir / RAGNAROK / "buildFile.xml",
     )
     assert (status, out.splitlines()) == (0, ["agree 43 of 43"])
+
+
+def test_pieces_of_a_log_default_to_its_end_and_step_picks_one(tmp_path: Path, run) -> None:
+    """§3.5: a log's position after N replay steps; without --step the end (as `adjutant check`)."""
+    module = builders.write_module(tmp_path)
+    text = builders.stream(
+        [builders.piece("a", "Tank", "Main Map", 135, 145)],
+        steps=[["M/a/Main Map/335/345/null/Main Map/135/145/null/secret"]],
+    )
+    log = builders.write_game(tmp_path, text, "game.vlog")
+    locations = {}
+    for extra in ((), ("--step", "0"), ("--step", "-1")):
+        status, out, _ = run("pieces", log, "--module", module, "--json", *extra)
+        assert status == 0
+        document = json.loads(out)
+        locations[extra] = (document["step"], document["pieces"][0]["location"])
+    assert locations == {(): (1, "G7"), ("--step", "0"): (0, "C3"), ("--step", "-1"): (1, "G7")}
+    status, _, err = run("pieces", log, "--module", module, "--step", "5")
+    assert status == 2 and "out of range" in err and err.count("\n") == 1

@@ -149,3 +149,68 @@ def test_not_a_game_is_one_line_input_error(tmp_path: Path, module) -> None:
     with pytest.raises(InputError) as info:
         load_game(path, module)
     assert "\n" not in str(info.value) and "not a VASSAL saved game" in str(info.value)
+
+
+def _stacks(position) -> set[tuple[str, ...]]:
+    """Stack contents bottom first, ignoring stack ids (a merge of two lone pieces makes a new id)."""
+    stacks: dict[str, list] = {}
+    for piece in position:
+        if piece.stack_id is not None:
+            stacks.setdefault(piece.stack_id, []).append((piece.stack_index, piece.id))
+    return {tuple(pid for _, pid in sorted(members)) for members in stacks.values()}
+
+
+@pytest.mark.parametrize(
+    ("log", "next_log"),
+    [("0606-4.log", "0607-1.log"), ("0607-4.log", "0607-5.log"), ("0607-5.log", "0608-1.log")],
+)
+def test_tld_log_replayed_to_its_end_is_the_next_logs_start_3_5(
+    corpus_dir: Path, log: str, next_log: str
+) -> None:
+    """§3.5 on real play-by-email logs (VASSAL 2.9, uckelman/tld-mod): replaying every step of one log
+    gives exactly the position the next log starts from -- every piece's map, x, y and every stack's
+    members in order. Pairs where a player moved pieces without logging them cannot match and are not
+    used here. This exercises merges via underId, the merge finder, stack moves, and the 2.x
+    ChangePiece quirks (stacked pieces written with `null`/stale maps stay in their stack)."""
+    folder = corpus_dir / "uckelman__tld-mod"
+    module = load_module(folder / "buildFile")
+    replayed = load_game(folder / "game" / log, module).position_at(-1)
+    expected = load_game(folder / "game" / next_log, module).position()
+    where = {p.id: (p.map, p.x, p.y) for p in replayed}
+    assert where == {p.id: (p.map, p.x, p.y) for p in expected}
+    assert _stacks(replayed) == _stacks(expected)
+
+
+def test_modern_change_piece_to_another_map_unstacks_3_3(tmp_path: Path, module) -> None:
+    """3.x BasicPiece.setState: a new map id differing from getMap() (the stack's map) re-adds the piece
+    to that map alone; the same map keeps it in its stack."""
+    same = builders.piece("a", "Tank", "Main Map", 135, 145).split("/", 3)[3].replace("Allies", "Axis")
+    other = builders.piece("a", "Tank", "Map1", 5, 5).split("/", 3)[3]
+    text = builders.stream(
+        [
+            builders.piece("a", "Tank", "Main Map", 135, 145),
+            builders.piece("b", "Infantry", "Main Map", 135, 145),
+            builders.stack("s1", "Main Map", 135, 145, ["a", "b"]),
+        ],
+        steps=[["D/a/" + same.replace("/", "\\/")], ["D/a/" + other.replace("/", "\\/")]],
+    )
+    game = load_game(builders.write_game(tmp_path, text, "game.vlog"), module)
+    assert by_id(game.position_at(1))["a"].stack_id == "s1"
+    moved = by_id(game.position_at(2))["a"]
+    assert (moved.stack_id, moved.map, moved.x, moved.y) == (None, "Map1", 5, 5)
+
+
+def test_merge_finder_joins_a_stack_at_the_exact_point_without_under_id_3_3(tmp_path: Path, module) -> None:
+    """MovePiece.createMergeFinder: with no underId, a piece landing exactly on a stack joins its top."""
+    text = builders.stream(
+        [
+            builders.piece("a", "Tank", "Main Map", 135, 145),
+            builders.piece("b", "Infantry", "Main Map", 135, 145),
+            builders.piece("c", "Loner", "Main Map", 235, 245),
+            builders.stack("s1", "Main Map", 135, 145, ["a", "b"]),
+        ],
+        steps=[["M/c/Main Map/135/145/null/Main Map/235/245/null/secret"]],
+    )
+    game = load_game(builders.write_game(tmp_path, text, "game.vlog"), module)
+    after = by_id(game.position_at(1))
+    assert (after["c"].stack_id, after["c"].stack_index) == ("s1", 2)

@@ -11,7 +11,7 @@ from typing import Any
 
 from rules.board import Board
 from rules.packs import Pack
-from rules.state import CEDED_LANDS, Counter, GameState, is_box
+from rules.state import Counter, GameState
 from vassal_parser.errors import InputError
 
 JAPAN = "Japan"
@@ -32,14 +32,8 @@ def reading(pack: Pack, key: str) -> str:
     return str(chosen)
 
 
-def ground_steps(counters: list[Counter]) -> int:
-    return sum(c.steps for c in counters if c.is_ground)
 
 
-def hex_of(board: Board, counter: Counter) -> str | None:
-    """The pack hex a counter is in (Holding Box contents count where their unit is), else None."""
-    where = board.hex_of(counter)
-    return where if where in board.pack.hexes else None
 
 
 def is_japanese_dependent(board: Board, hex_id: str) -> bool:
@@ -48,8 +42,6 @@ def is_japanese_dependent(board: Board, hex_id: str) -> bool:
     return here != JAPAN and board.home_of(here) == JAPAN
 
 
-def in_japan_or_dependent(board: Board, hex_id: str) -> bool:
-    return board.political_country(hex_id) == JAPAN or is_japanese_dependent(board, hex_id)
 
 
 def japanese_dependents(board: Board) -> dict[str, list[str]]:
@@ -82,17 +74,3 @@ def borders_country(board: Board, hex_id: str, test: Any) -> list[str]:
 def marker_for(state: GameState, area_id: str) -> Counter | None:
     """The Ceded Land / Dependent marker counter standing for the area, wherever it is."""
     return next((c for c in state.counters.values() if c.kind == "ceded_land" and c.area == area_id), None)
-
-
-def marker_in_ceded_lands(state: GameState, area_id: str) -> bool:
-    return any(c.kind == "ceded_land" and c.area == area_id and c.location == CEDED_LANDS
-               for c in state.counters.values())
-
-
-def on_map(counter: Counter, pack: Pack) -> bool:
-    return not is_box(counter.location) and counter.location in pack.hexes
-
-
-def place_name(pack: Pack, hex_id: str) -> str:
-    info = pack.hexes.get(hex_id)
-    return f"{info.name} ({hex_id})" if info and info.name else hex_id

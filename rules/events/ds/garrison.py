@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from rules.board import Board
 from rules.engine import EventContext, event_impl
-from rules.events.common import breakdown
+from rules.events.common import breakdown, place_name
 from rules.events.ds.common import (
     JAPAN,
     borders_country,
     is_soviet_country,
     japanese_dependents,
-    place_name,
 )
 from rules.state import Counter
 from vassal_parser.errors import InputError

@@ -1,6 +1,6 @@
 """16.7 in Dai Senso!: the Pacific conditions added to the shared internment check.
 
-Why composition: C's `internment` implementation (rules/events/internment.py) already covers Neutral
+Why composition: the shared `internment` implementation (rules/events/internment.py) already covers Neutral
 Countries, Policy Affected Countries, Minor/multi-national units in the major power or its Dependents
 (pack param `major = "Japan"`) and Partisan Bases. DS adds two conditions whose facts are dynamic:
 Kwantung units outside a Japanese Dependent, and Allied counters in a Japanese Dependent created by

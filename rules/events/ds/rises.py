@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.board import PRESENCE_KINDS
 from rules.engine import EventContext, event_impl
-from rules.events.ds.common import JAPAN, marker_in_ceded_lands, place_name, reading
+from rules.events.common import place_name, unguarded_cities
+from rules.events.ds.common import JAPAN, reading
 from rules.state import CEDED_LANDS, force_pool
 
 SURRENDER_MARKERS = ("Surrender", "Surrender Policy")
@@ -33,19 +33,6 @@ def _areas(ctx: EventContext, step: dict[str, Any]) -> list[str]:
     return [a for a in areas if a in ctx.pack.areas]
 
 
-def _ungarrisoned_city(ctx: EventContext, area_id: str) -> str | None:
-    """A City of the area with no Japanese unit, Detachment or Logistics marker."""
-    board = ctx.board
-    for hex_id in board.area_hexes(area_id):
-        if not ctx.pack.hex(hex_id).city:
-            continue
-        japanese = [c for c in board.counters_in_hex(hex_id)
-                    if c.nationality == JAPAN and c.kind in PRESENCE_KINDS]
-        if not japanese:
-            return hex_id
-    return None
-
-
 def _rises_step(ctx: EventContext, label: str, step: dict[str, Any]) -> None:
     ignored = _ignored_by_card(ctx, step)
     if ignored:
@@ -55,11 +42,11 @@ def _rises_step(ctx: EventContext, label: str, step: dict[str, Any]) -> None:
     areas = _areas(ctx, step)
     # First bullet: the surrendered Country may go back to War.
     for area_id in areas:
-        if not marker_in_ceded_lands(ctx.state, area_id):
+        # "has become a Japanese Dependent and a City in it does not contain a Japanese unit, ..."
+        free = unguarded_cities(ctx, [area_id], JAPAN)
+        if not free:
             continue
-        city = _ungarrisoned_city(ctx, area_id)
-        if city is None:
-            continue
+        city = free[0]
         cstate = ctx.state.country(country)
         surrender = [m for m in cstate.markers if m in SURRENDER_MARKERS]
         ctx.fire(f"{label}: {ctx.pack.areas[area_id].name} is a Japanese Dependent and its City "

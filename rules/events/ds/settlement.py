@@ -9,8 +9,8 @@ Control). The Step helpers are shared with the Surrenders.
 from __future__ import annotations
 
 from rules.engine import EventContext, event_impl
-from rules.events.common import influence_choice
-from rules.events.ds.common import JAPAN, place_name, reading
+from rules.events.common import influence_choice, place_name
+from rules.events.ds.common import JAPAN, reading
 from rules.events.ds.settlements import (
     cede_listed,
     influence_candidates,
@@ -89,13 +89,20 @@ def _listed_for(ctx: EventContext, sacs: list[str], named: str) -> list[list[str
     return pairs
 
 
-@event_impl("ds_forced_settlement")
-def forced_settlement(ctx: EventContext) -> None:
-    """16.2.5 Forced Settlement, Steps by the number of Allied Strategic Hexes under Axis Control."""
+def named_sac(ctx: EventContext) -> str | None:
+    """The Country named on the Axis Current Card (pack ``sac_by_card``), else not due and None."""
     card = ctx.state.turn.current_cards.get("Axis")
     named = ctx.param("sac_by_card", {}).get(card)
     if named is None:
         ctx.not_due(f"the Axis Current Card ({card}) names no Settlement Affected Country")
+    return named
+
+
+@event_impl("ds_forced_settlement")
+def forced_settlement(ctx: EventContext) -> None:
+    """16.2.5 Forced Settlement, Steps by the number of Allied Strategic Hexes under Axis Control."""
+    named = named_sac(ctx)
+    if named is None:
         return
     sacs = settlement_affected(ctx, named, with_conquered=True, non_chinese_only=True)
     inside = _in_sacs(ctx, sacs)
@@ -153,10 +160,8 @@ def forced_settlement(ctx: EventContext) -> None:
 @event_impl("ds_japanese_concessions")
 def japanese_concessions(ctx: EventContext) -> None:
     """16.2.6 Japanese Concessions: Japan cedes Regions or Dependents to the SAC."""
-    card = ctx.state.turn.current_cards.get("Axis")
-    named = ctx.param("sac_by_card", {}).get(card)
+    named = named_sac(ctx)
     if named is None:
-        ctx.not_due(f"the Axis Current Card ({card}) names no Settlement Affected Country")
         return
     wording = reading(ctx.pack, "sac_expansion")
     sacs = settlement_affected(ctx, named, with_conquered=wording == "same_as_16_2_5",

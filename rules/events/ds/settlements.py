@@ -14,12 +14,11 @@ from collections.abc import Callable
 
 from rules.board import PRESENCE_KINDS
 from rules.engine import EventContext, event_impl
-from rules.events.common import in_play, influence_choice
+from rules.events.common import in_play, influence_choice, place_name
 from rules.events.ds.common import (
     JAPAN,
     SETTLEMENT_DEPENDENT_TAG,
     marker_for,
-    place_name,
     reading,
 )
 from rules.events.internment import intern
@@ -223,6 +222,18 @@ def surrender(ctx: EventContext) -> None:
     influence_choice(ctx, "influence", "Step 8", influence_candidates(ctx), "(15.19)")
 
 
+def _units_leave(ctx: EventContext, country: str, box: str, step: str) -> None:
+    """16.4.2 / 16.6.1 Steps 4-5: the Country's counters with a Delay Stripe leave the game, the rest go
+    to `box` (its faction's Conquered Minors Box in Step 4, Force Pool in Step 5)."""
+    for counter in in_play(ctx.board.nationals(country)):
+        if counter.kind == "ceded_land":
+            continue
+        if counter.delay_stripe:
+            ctx.remove_from_game(counter, step, subject=country)
+        elif counter.location != box:
+            ctx.move(counter, box, step, subject=country)
+
+
 @event_impl("ds_chinese_surrender")
 def chinese_surrender(ctx: EventContext) -> None:
     """16.4.2 Nationalist / 16.6.1 Communist Chinese Surrender: Steps 1-8."""
@@ -248,21 +259,9 @@ def chinese_surrender(ctx: EventContext) -> None:
             continue
         ctx.set_country(minor, "Step 4", f"collapses: {ctx.name(found[0].id)} is in it; it is Conquered",
                         status="conquered")
-        for counter in in_play(board.nationals(minor)):
-            if counter.kind == "ceded_land":
-                continue
-            if counter.delay_stripe:
-                ctx.remove_from_game(counter, "Step 4", subject=minor)
-            elif counter.location != conquered_minors(faction):
-                ctx.move(counter, conquered_minors(faction), "Step 4", subject=minor)
+        _units_leave(ctx, minor, conquered_minors(faction), "Step 4")
     if special and ctx.state.country(special).faction == faction and japanese_in(special):
-        for counter in in_play(board.nationals(special)):
-            if counter.kind == "ceded_land":
-                continue
-            if counter.delay_stripe:
-                ctx.remove_from_game(counter, "Step 5", subject=special)
-            elif counter.location != force_pool(faction):
-                ctx.move(counter, force_pool(faction), "Step 5", subject=special)
+        _units_leave(ctx, special, force_pool(faction), "Step 5")
         place_dependent_marker(ctx, ctx.param("exempt_minor_area"), "Step 5")
     else:
         ctx.note(f"no Japanese unit or marker in {special}: it does not become a Japanese Dependent",
