@@ -90,7 +90,8 @@ def minor_occupation(ctx: EventContext) -> None:
         cstate = ctx.state.country(country)
         if not ctx.board.is_minor_country(country) or cstate.faction != "Axis" or cstate.status != "active":
             continue
-        if ctx.board.home_of(country) != country:
+        home = cstate.dependent_of or ctx.pack.country(country).dependent_of
+        if home and home != country:
             continue  # "an Axis Minor Country or any of its Dependents": checked with its home Country
         checked = True
         marker = _no_occupation_marker(ctx, country)

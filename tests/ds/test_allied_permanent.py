@@ -65,6 +65,14 @@ def test_16_3_7_two_of_six_is_not_enough():
     assert entry(result, "16.3.7").status == "not_due" and where(result, "rusi") == "set_aside"
 
 
+def test_16_3_7_four_of_six_with_the_marker_already_in_the_box_is_not_due():
+    """16.3.7 on the shared `white_star_hexes` (pack `needed = 3`): more than three is still "at least
+    three"; the marker already in the Strategic Warfare Box stays and nothing is due."""
+    result = run(_white_star_position(["e5720", "e4226", "w3824", "e1913"], marker_at="strategic_warfare"))
+    assert entry(result, "16.3.7").status == "not_due" and where(result, "rusi") == "strategic_warfare"
+    assert any("4 of the 6 hexes" in why for why in entry(result, "16.3.7").why)
+
+
 def test_16_3_7_below_three_removes_the_marker_and_sets_it_aside():
     result = run(_white_star_position(["e5720", "w3824"], marker_at="strategic_warfare"))
     assert entry(result, "16.3.7").status == "fired" and where(result, "rusi") == "set_aside"

@@ -144,3 +144,15 @@ def test_16_3_2_a_listed_axis_dependent_is_never_liberated():
     result = run(state)
     assert result.resulting_position["countries"]["Korea"]["faction"] == "Axis"
     assert all("Korea" not in why for why in entry(result, "16.3.2").why)
+
+
+def test_16_1_2_a_minor_country_that_is_a_dependent_is_checked_with_its_home_country():
+    """16.1.2 "an Axis Minor Country or any of its Dependents": Indochina (a Minor Country and a French
+    Dependent) is checked with Axis France, so a Japanese multi-step unit in Saigon occupies France --
+    one remedy, asked once, for France."""
+    countries = {"France": {"faction": "Axis", "status": "active"},
+                 "Indochina": {"faction": "Axis", "status": "active"}}
+    state = position(countries=countries, counters=[unit("jp_inf", "Japan", "w3619", steps=2)])
+    event = entry(run(state), "16.1.2")
+    assert event.status == "waiting"
+    assert [c.id for c in event.choices] == ["16.1.2:remedy:France"]
