@@ -289,11 +289,18 @@ class VassalMapping:
 
     # ---- the whole position -------------------------------------------------------------------------
     def map_pieces(self, pieces: Iterable[PieceLike], pack: Any = None,
-                   prototypes: Mapping[str, tuple[str, ...]] | None = None) -> MappingResult:
+                   prototypes: Mapping[str, tuple[str, ...]] | None = None,
+                   memo: MappingMemo | None = None) -> MappingResult:
         """Map every piece.  `prototypes` (gpid -> prototype names, from `slot_prototypes(module)`,
-        computed once per module) lets `@prototype` rules match pieces in a save."""
+        computed once per module) lets `@prototype` rules match pieces in a save.
+
+        `memo` (a daemon's, see `MappingMemo`) remembers each piece's outcome under the piece's
+        `memo_key`; pieces without one are always worked out. The result is the same either way:
+        an outcome depends only on the piece, this mapping, the pack's hexes and the prototypes."""
         known_hexes = getattr(pack, "hexes", None)
         self._prototypes = prototypes or {}
+        if memo is not None:
+            memo.use(self, pack, prototypes)
         counters: dict[str, dict[str, Any]] = {}
         piece_counters: dict[str, str] = {}
         concealed: dict[str, str] = {}
@@ -306,39 +313,68 @@ class VassalMapping:
             "countries": {name: dict(fields) for name, fields in self.countries.items()},
             "counters": [],
         }
+        count = 0
         for piece in pieces:
-            variables = self._variables(piece)
-            if any(rule.test(piece, variables) is not None for rule in self.ignore
-                   if rule.gate[0] is None or variables.get(rule.gate[0]) == rule.gate[1]):
-                if getattr(piece, "hidden_by", None) or getattr(piece, "masked_by", None):
-                    how = "hidden" if getattr(piece, "hidden_by", None) else "masked"
-                    concealed[f"piece:{piece.id}"] = how
+            count += 1
+            key = getattr(piece, "memo_key", None) if memo is not None else None
+            outcome = memo.outcomes.get(key) if key is not None else None  # type: ignore[union-attr]
+            if not isinstance(outcome, _Outcome):
+                outcome = self._outcome(piece, known_hexes)
+                if key is not None:
+                    memo.outcomes.put(key, outcome)  # type: ignore[union-attr]
+            if outcome.ignored:
+                if outcome.concealed:
+                    concealed[f"piece:{piece.id}"] = outcome.concealed
                 continue
-            used_by_state = self._apply_state(piece, variables, position, warnings)
-            counter = self._counter_fields(piece, variables, warnings)
-            if counter is None:
-                if not used_by_state:
-                    unmapped_pieces[piece.basic_name or piece.piece_name or "?"] += 1
+            for path, value in outcome.writes:
+                _assign(position, path, value)
+            warnings.extend(outcome.warnings)
+            if outcome.unmapped_piece is not None:
+                unmapped_pieces[outcome.unmapped_piece] += 1
                 continue
-            place = self.place_of(piece, known_hexes)
-            if place is None:
-                unmapped_places[f"{piece.map or 'no map'}: {piece.location or 'offboard'}"] += 1
+            if outcome.unmapped_place is not None:
+                unmapped_places[outcome.unmapped_place] += 1
                 continue
-            counter["location"] = place
+            if outcome.counter is None:  # read by a state rule only
+                continue
+            counter = dict(outcome.counter)
             if counter["id"] in counters:
                 warnings.append(f"counter id {counter['id']!r} is on two pieces ({piece.basic_name!r}); "
                                 "the second one was left out")
                 continue
             counters[counter["id"]] = counter
             piece_counters[piece.id] = counter["id"]
-            if getattr(piece, "hidden_by", None):
-                concealed[counter["id"]] = "hidden"
-            elif getattr(piece, "masked_by", None):
-                concealed[counter["id"]] = "masked"
+            if outcome.concealed:
+                concealed[counter["id"]] = outcome.concealed
+        if memo is not None:
+            memo.fit(count)
         position["counters"] = list(counters.values())
         return MappingResult(position=position, piece_counters=piece_counters, concealed=concealed,
                              unmapped_pieces=dict(unmapped_pieces), unmapped_places=dict(unmapped_places),
                              warnings=warnings)
+
+    def _outcome(self, piece: PieceLike, known_hexes: Mapping[str, Any] | None) -> _Outcome:
+        """What the rules make of one piece on its own; `map_pieces` then combines the pieces in order
+        (state writes, counter-id clashes), so this part can be remembered per piece."""
+        how = ("hidden" if getattr(piece, "hidden_by", None)
+               else "masked" if getattr(piece, "masked_by", None) else None)
+        variables = self._variables(piece)
+        if any(rule.test(piece, variables) is not None for rule in self.ignore
+               if rule.gate[0] is None or variables.get(rule.gate[0]) == rule.gate[1]):
+            return _Outcome(ignored=True, concealed=how)
+        warnings: list[str] = []
+        writes: list[tuple[str, Any]] = []
+        used_by_state = self._apply_state(piece, variables, writes, warnings)
+        counter = self._counter_fields(piece, variables, warnings)
+        if counter is None:
+            unmapped = None if used_by_state else (piece.basic_name or piece.piece_name or "?")
+            return _Outcome(writes=tuple(writes), warnings=tuple(warnings), unmapped_piece=unmapped)
+        place = self.place_of(piece, known_hexes)
+        if place is None:
+            return _Outcome(writes=tuple(writes), warnings=tuple(warnings),
+                            unmapped_place=f"{piece.map or 'no map'}: {piece.location or 'offboard'}")
+        counter["location"] = place
+        return _Outcome(writes=tuple(writes), warnings=tuple(warnings), counter=counter, concealed=how)
 
     def _variables(self, piece: PieceLike) -> dict[str, str]:
         variables = dict(piece.properties)
@@ -395,8 +431,9 @@ class VassalMapping:
             fields["steps"] = max(0, int(fields.get("steps", 0)) + delta)
         return fields
 
-    def _apply_state(self, piece: PieceLike, variables: dict[str, str], position: dict[str, Any],
+    def _apply_state(self, piece: PieceLike, variables: dict[str, str], writes: list[tuple[str, Any]],
                      warnings: list[str]) -> bool:
+        """The state rules' (path, value) writes for one piece, in rule order; True if any matched."""
         used = False
         for rule in self.state:
             name, expected = rule.gate
@@ -414,8 +451,50 @@ class VassalMapping:
                 except _MissingValue as problem:
                     warnings.append(f"piece {piece.basic_name!r}: {problem}")
                     continue
-                _assign(position, path, value)
+                writes.append((path, value))
         return used
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """One piece's mapping on its own: ignored, state writes, a counter, or why it has none."""
+
+    ignored: bool = False
+    concealed: str | None = None  # "hidden" | "masked" when VASSAL conceals the piece
+    writes: tuple[tuple[str, Any], ...] = ()
+    warnings: tuple[str, ...] = ()
+    counter: dict[str, Any] | None = None  # copied before use: the memo keeps this one
+    unmapped_piece: str | None = None
+    unmapped_place: str | None = None
+
+
+class MappingMemo:
+    """Each piece's mapping outcome kept across saves, keyed by the piece's `memo_key`
+    (vassal_parser.game.PositionMemo: every input the placed piece was computed from).
+
+    Why: a daemon maps a 5,000-piece save on every write, and between two saves almost every piece
+    is unchanged. Bounded LRU, sized like the position memo; emptied when the mapping, the pack or
+    the prototype table it was filled for is not the one in use.
+    """
+
+    def __init__(self, factor: int = 4, minimum: int = 2000) -> None:
+        from vassal_parser.game import BoundedCache
+
+        self.factor = factor
+        self.minimum = minimum
+        self.outcomes = BoundedCache(minimum)
+        self._for: tuple[Any, Any, Any] | None = None
+
+    def use(self, mapping: VassalMapping, pack: Any, prototypes: Any) -> None:
+        current = self._for
+        if current is None or not (current[0] is mapping and current[1] is pack and current[2] is prototypes):
+            self.outcomes.clear()
+            self._for = (mapping, pack, prototypes)
+
+    def fit(self, piece_count: int) -> None:
+        capacity = max(self.minimum, self.factor * piece_count)
+        if capacity > self.outcomes.capacity:
+            self.outcomes.resize(capacity)
 
 
 def _assign(position: dict[str, Any], dotted: str, value: Any) -> None:

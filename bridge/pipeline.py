@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from bridge.inset import LayoutFor, add_insets, hex_places
-from bridge.mapping import MappingResult, VassalMapping, slot_prototypes
+from bridge.mapping import MappingMemo, MappingResult, VassalMapping, slot_prototypes
 from rules.engine import plan as run_plan
 from rules.packs import Pack, load_pack
 from rules.state import GameState
 from vassal_parser.errors import InputError
-from vassal_parser.game import load_game
+from vassal_parser.game import PositionMemo, load_game
 from vassal_parser.module import Module, load_module
 
 EXIT_NOTHING_DUE = 0
@@ -57,10 +57,16 @@ def load_answers(path: str | Path | None) -> dict[str, Any]:
 
 
 class CheckPipeline:
-    """Module + pack loaded once; `plan_file` for each save or log."""
+    """Module + pack loaded once; `plan_file` for each save or log.
+
+    Why memos (`remember=True`, the default): the daemon plans every save of one game, and
+    between two saves almost every piece is unchanged, so each piece's decoding, location and
+    mapping are remembered under the exact text they came from (vassal_parser.game.PositionMemo,
+    bridge.mapping.MappingMemo). A plan is the same with or without them (tests/bridge/
+    test_pipeline_memo.py); they belong to this pipeline's module and pack, which never change."""
 
     def __init__(self, module_path: str | Path, pack: str | Path | Pack,
-                 extensions: Iterable[str | Path] = ()) -> None:
+                 extensions: Iterable[str | Path] = (), remember: bool = True) -> None:
         self.module_path = Path(module_path)
         self.module: Module = load_module(self.module_path, list(extensions))
         self.pack: Pack = pack if isinstance(pack, Pack) else load_pack(pack)
@@ -68,12 +74,14 @@ class CheckPipeline:
         self.prototypes = slot_prototypes(self.module)
         # Pack hex id -> (map, grid location), for the map insets of due events (bridge/inset.py).
         self.hex_places = hex_places(getattr(self.pack, "hexes", None) or {}, self.mapping.hex_maps)
+        self.position_memo = PositionMemo(self.module) if remember else None
+        self.mapping_memo = MappingMemo() if remember else None
 
     # ---- reading --------------------------------------------------------------------------------
     def load(self, path: str | Path) -> tuple[Any, dict[str, Any]]:
         """Read a save or log once: (the replayable game, file info); refuses another module's file."""
         path = Path(path)
-        game = load_game(path, self.module)
+        game = load_game(path, self.module, memo=self.position_memo)
         if game.module_name and game.module_name != self.module.name:
             raise InputError(path, f"was saved with module {game.module_name!r}, not {self.module.name!r} "
                                    f"({self.module_path.name}); pass that module with --module")
@@ -131,7 +139,7 @@ class CheckPipeline:
         `layout_for` (the loaded game's `layout`, map id -> MapLayout) lets each due event carry a map
         inset drawn from the module's own grid; without it (pieces from elsewhere) there is none."""
         pieces = list(pieces)
-        mapped = self.mapping.map_pieces(pieces, self.pack, self.prototypes)
+        mapped = self.mapping.map_pieces(pieces, self.pack, self.prototypes, memo=self.mapping_memo)
         version = info["module_version"] or self.module.version
         warnings = self.mapping.module_warnings(info["module_name"], version, info["extensions"])
         warnings += mapped.warnings

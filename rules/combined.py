@@ -108,34 +108,48 @@ def _performed(tk_plan: Plan, rule: str, step: str) -> bool:
                for e in tk_plan.events)
 
 
+def _link_value(ds_pack: Pack, link: dict[str, Any], key: str) -> Any:
+    """A field of a `[[combined.cross_map]]` entry; missing -> one line naming the pack and the field."""
+    if key not in link:
+        raise InputError(ds_pack.path, f"pack {ds_pack.name}: a [[combined.cross_map]] entry needs {key!r} "
+                                       "(combined.toml)")
+    return link[key]
+
+
 def carry_over(tk_plan: Plan, ds_state: GameState, ds_pack: Pack) -> list[Step]:
-    """Apply the TK events' DS-map effects (combined.toml) to the DS position; return the steps."""
+    """Apply the TK events' DS-map effects (combined.toml) to the DS position; return the steps.
+
+    Which marker goes to the DS Strategic Warfare Box and whose units leave the game (TK 16.2.1 Step 7:
+    "all non-F French units in play in DS") are pack data: `marker_tag`, `remove_nationality`,
+    `remove_without_code`."""
     steps: list[Step] = []
     for link in ds_pack.extra.get("combined", {}).get("cross_map", []):
-        if not _performed(tk_plan, link["tk_rule"], link["tk_step"]):
+        tk_rule, tk_step = _link_value(ds_pack, link, "tk_rule"), _link_value(ds_pack, link, "tk_step")
+        tag, cites = _link_value(ds_pack, link, "marker_tag"), _link_value(ds_pack, link, "cites")
+        if not _performed(tk_plan, tk_rule, tk_step):
             continue
-        rule, step = f"TK {link['tk_rule']}", link["tk_step"]
-        tag = link["marker_tag"]
+        rule, step = f"TK {tk_rule}", tk_step
         markers = [c for c in ds_state.counters.values() if tag in c.tags]
         for marker in markers:
             if marker.location != STRATEGIC_WARFARE:
-                text = f"place {marker.name} ({marker.id}) in the DS Strategic Warfare Box ({link['cites']})"
+                text = f"place {marker.name} ({marker.id}) in the DS Strategic Warfare Box ({cites})"
                 steps.append(Step(rule, step, "move", text, counter=marker.id, to=STRATEGIC_WARFARE,
                                   from_=marker.location))
                 marker.location = STRATEGIC_WARFARE
         if not markers:
             steps.append(Step(rule, step, "note", f"place the {tag} marker in the DS Strategic Warfare Box "
                               "(the DS position has no such counter)"))
-        code = link.get("remove_french_without_code")
+        code = link.get("remove_without_code")
         if code is None:
             continue
+        nationality = _link_value(ds_pack, link, "remove_nationality")
         for counter in sorted(ds_state.counters.values(), key=lambda c: c.id):
-            if counter.nationality == "France" and counter.kind != "ceded_land" and \
+            if counter.nationality == nationality and counter.kind != "ceded_land" and \
                     counter.reinforcement != code and counter.location not in (REMOVED, SET_ASIDE):
-                text = (f"remove {counter.name} ({counter.id}) from the game: a non-{code} French unit "
-                        "in play in DS")
+                text = (f"remove {counter.name} ({counter.id}) from the game: a {nationality} unit without "
+                        f"the {code} code, in play in DS ({cites})")
                 steps.append(Step(rule, step, "remove_from_game", text, counter=counter.id, to=REMOVED,
-                                  from_=counter.location, subject="France"))
+                                  from_=counter.location, subject=nationality))
                 counter.location = REMOVED
     return steps
 

@@ -94,6 +94,20 @@ class EventContext:
     def param(self, name: str, default: Any = None) -> Any:
         return self.params.get(name, default)
 
+    def require_param(self, name: str) -> Any:
+        """A game fact the event cannot run without (a country, tag or card the pack must name).
+
+        Why not a default: a default in code is a game fact in code; a pack that forgets the parameter
+        must fail with one line naming the pack, the rule and the parameter, not act on another edition's
+        fact."""
+        if name not in self.params:
+            raise InputError(
+                self.pack.path,
+                f"pack {self.pack.name}: event {self.rule} ({self.spec.impl}) needs parameter {name!r} "
+                "in events.toml",
+            )
+        return self.params[name]
+
     def name(self, counter_id: str) -> str:
         counter = self.state.counters.get(counter_id)
         return f"{counter.name} ({counter_id})" if counter and counter.name != counter_id else counter_id

@@ -7,7 +7,9 @@ each replay step (moves, merges onto other pieces via `underId`, state changes, 
 piece inside a stack or deck takes its container's position (`BasicPiece.getPosition`).
 
 Public API:
-    load_game(path, module=None) -> Game
+    load_game(path, module=None, memo=None) -> Game
+    PositionMemo(module, factor=4, minimum=2000)   (per-piece work kept across saves; a daemon's)
+    BoundedCache(capacity)       (the small LRU the memos use)
     Game: path, kind ("save"|"log"), module, module_name, module_version, vassal_version,
         extensions [(name, version)], board_selections {map_id: [(board, reversed, col, row)]},
         global_properties {(container, name): value}, steps (list of replay steps),
@@ -21,8 +23,10 @@ Public API:
 
 from __future__ import annotations
 
+import itertools
 import os
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +37,9 @@ from vassal_parser.layout import OFFBOARD, MapLayout
 from vassal_parser.module import BoardSelection, Module, parse_board_picker
 from vassal_parser.pieces import Deck, Piece, Stack, make_piece
 from vassal_parser.traits import Trait
+
+_MISSING = object()
+_MEMO_TOKENS = itertools.count(1)  # each memo filling gets its own: memo keys never collide
 
 
 @dataclass
@@ -55,6 +62,115 @@ class PlacedPiece:
     hidden_by: str | None = None
     masked_by: str | None = None
     traits: list[Trait] = field(default_factory=list, repr=False)
+    # Set only when the game was read with a PositionMemo: every input this piece was computed
+    # from, so a later consumer (bridge.mapping) may remember its own per-piece work under it.
+    memo_key: tuple | None = field(default=None, repr=False, compare=False)
+
+
+class BoundedCache:
+    """A least-recently-used table with a capacity that can grow or shrink between positions.
+
+    Why not functools.lru_cache: the memos need to size the table from the game's piece count
+    and to be dropped whole when the module changes.
+    """
+
+    __slots__ = ("_data", "capacity")
+    MISSING = _MISSING  # what `get` returns for an unknown key
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._data: OrderedDict[Hashable, object] = OrderedDict()
+
+    def get(self, key: Hashable) -> object:
+        """The value, or `vassal_parser.game._MISSING` (values may legitimately be None)."""
+        value = self._data.get(key, _MISSING)
+        if value is not _MISSING:
+            self._data.move_to_end(key)
+        return value
+
+    def put(self, key: Hashable, value: object) -> None:
+        self._data[key] = value
+        self._data.move_to_end(key)
+        if len(self._data) > self.capacity:
+            self._data.popitem(last=False)
+
+    def resize(self, capacity: int) -> None:
+        self.capacity = capacity
+        while len(self._data) > capacity:
+            self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        self._data.clear()
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+class PositionMemo:
+    """Per-piece work kept between the positions of one game, for a daemon that re-reads every save.
+
+    Why: between two saves of the same game almost every `+/id/type/state` text is identical, and
+    decoding a piece's traits and locating it on the map grid is most of the cost of a position
+    (docs/vassal-reader.md, "Speed"). Every table is keyed by ALL the inputs of what it stores:
+      * `pieces`: the exact AddPiece command text -> the Piece it creates (pieces are immutable:
+        moves and changes make new Piece objects);
+      * `placed`: (token, id, type, state, map, x, y, stack, index, deck, layout key) -> the
+        PlacedPiece, where `token` names this memo's module (it changes when the memo empties);
+      * `places`: (layout key, x, y) -> (board, zone, location);
+      * `layouts`: layout key (map id, chosen boards) -> MapLayout.
+    So a hit returns what a fresh computation would; tests/grids/test_position_memo.py checks
+    it. Bounded: LRU tables sized to `factor` times the largest position read (at least
+    `minimum`). The memo belongs to one module: given another, it empties itself.
+
+    PlacedPiece objects handed out are shared between positions: callers must not modify them
+    (the pipeline never does). `Game.problems()` of a memoised game reports the problems of the
+    shared layouts, i.e. also those found in earlier positions of the same boards.
+    """
+
+    def __init__(self, module: Module | None, factor: int = 4, minimum: int = 2000) -> None:
+        self.module = module
+        self.factor = factor
+        self.minimum = minimum
+        self.pieces = BoundedCache(minimum)
+        self.placed = BoundedCache(minimum)
+        self.places = BoundedCache(minimum)
+        self.layouts: dict[tuple[str, tuple | None], MapLayout | None] = {}
+        self.hits = 0  # placed-piece hits and misses, for benchmarks and tests
+        self.misses = 0
+        self.token = next(_MEMO_TOKENS)
+
+    def use_module(self, module: Module | None) -> None:
+        """Forget everything when the module is not the one the tables were filled from."""
+        if module is not self.module:
+            self.module = module
+            self.clear()
+
+    def clear(self) -> None:
+        for table in (self.pieces, self.placed, self.places):
+            table.clear()
+        self.layouts.clear()
+        self.token = next(_MEMO_TOKENS)
+
+    def fit(self, piece_count: int) -> None:
+        """Size the tables after a position of `piece_count` pieces (a few positions' worth)."""
+        capacity = max(self.minimum, self.factor * piece_count)
+        for table in (self.pieces, self.placed, self.places):
+            if capacity > table.capacity:
+                table.resize(capacity)
+        if len(self.layouts) > 256:  # boards re-chosen hundreds of times: start again
+            self.layouts.clear()
+
+    def piece(self, command: Command) -> Piece | Stack | Deck:
+        """The thing an AddPiece command creates; Pieces come from the table when seen before."""
+        text = command.text
+        found = self.pieces.get(text)
+        if found is not _MISSING:
+            return found  # type: ignore[return-value]
+        fields = command.fields
+        thing = make_piece(fields["id"], fields["type"], fields["state"])
+        if isinstance(thing, Piece):  # stacks and decks are cheap and change with every move
+            self.pieces.put(text, thing)
+        return thing
 
 
 class _Container:
@@ -83,7 +199,13 @@ class _Container:
 class _Board:
     """The replayed state: pieces by id (insertion order), containers, and who contains whom."""
 
-    def __init__(self, stacking: Callable[[str], bool] | None = None, legacy: bool = False) -> None:
+    def __init__(
+        self,
+        stacking: Callable[[str], bool] | None = None,
+        legacy: bool = False,
+        memo: PositionMemo | None = None,
+    ) -> None:
+        self.memo = memo
         self.pieces: dict[str, Piece] = {}
         self.containers: dict[str, _Container] = {}
         self.parent: dict[str, str] = {}
@@ -101,7 +223,7 @@ class _Board:
         self.raised[thing_id] = self._clock
 
     def copy(self) -> _Board:
-        other = _Board(self.stacking, self.legacy)
+        other = _Board(self.stacking, self.legacy, self.memo)
         other.raised = dict(self.raised)
         other._clock = self._clock
         other.pieces = dict(self.pieces)
@@ -156,8 +278,7 @@ class _Board:
         if container_id is not None and container_id in self.containers:
             container = self.containers[container_id]
             return container.map, container.x, container.y
-        piece = self.pieces[piece_id]
-        return piece.map, piece.x, piece.y
+        return self.pieces[piece_id].where
 
     # --- commands --------------------------------------------------------------------------
     def apply(self, command: Command) -> None:
@@ -178,6 +299,13 @@ class _Board:
             self.global_properties[(fields["container"], fields["name"])] = fields["value"]
 
     def _add(self, command: Command) -> None:
+        if self.memo is not None:
+            thing = self.memo.piece(command)
+            piece_id = thing.id
+            if piece_id is None or piece_id in self.pieces or piece_id in self.containers:
+                return  # AddPiece of a known id does nothing in VASSAL
+            self._install(piece_id, thing)
+            return
         fields = command.fields
         piece_id = fields["id"]
         if piece_id is None or piece_id in self.pieces or piece_id in self.containers:
@@ -351,6 +479,7 @@ class Game:
     _start: _Board = field(repr=False)
     _layouts: dict[tuple[str, tuple | None], MapLayout | None] = field(default_factory=dict, repr=False)
     _replayed: tuple[int, _Board] | None = field(default=None, repr=False)
+    _memo: PositionMemo | None = field(default=None, repr=False)
 
     @property
     def board_selections(self) -> dict[str, BoardSelection]:
@@ -372,7 +501,10 @@ class Game:
         chosen = (selections if selections is not None else self._start.selections).get(map_def.identifier)
         key = (map_def.identifier, tuple(chosen) if chosen is not None else None)
         if key not in self._layouts:
-            self._layouts[key] = MapLayout(map_def, chosen, self.module.module_property)
+            shared = self._memo.layouts if self._memo is not None else {}
+            if key not in shared:
+                shared[key] = MapLayout(map_def, chosen, self.module.module_property)
+            self._layouts[key] = shared[key]
         return self._layouts[key]
 
     def problems(self) -> list[str]:
@@ -406,33 +538,50 @@ class Game:
         return self._placed(board)
 
     def _placed(self, board: _Board) -> list[PlacedPiece]:
+        """Every piece located. Per-map work (layout, map name) is done once per position; with a
+        memo, a piece whose text and container are unchanged since an earlier position is reused."""
+        memo = self._memo
+        maps: dict[str | None, tuple[MapLayout | None, tuple | None, str]] = {}
+        indexes: dict[str, dict[str, int]] = {}
         result: list[PlacedPiece] = []
         for piece_id, piece in board.pieces.items():
-            map_id, x, y = board.position_of(piece_id)
+            # BasicPiece.getPosition/getMap: a contained piece is where its container is.
             container_id = board.parent.get(piece_id)
-            container = board.containers.get(container_id) if container_id else None
+            container = board.containers.get(container_id) if container_id is not None else None
             stack_id = stack_index = deck = None
             if container is not None:
+                map_id, x, y = container.map, container.x, container.y
                 if container.deck_name is not None:
                     deck = container.deck_name
                 else:
                     stack_id = container.id
-                stack_index = container.members.index(piece_id)
-            layout = self.layout(map_id, board.selections)
-            board_name = zone = location = None
-            if layout is not None:
-                placed_board = layout.board_at(x, y)
-                board_name = placed_board.name if placed_board else None
-                found_zone = layout.zone_at(x, y)
-                zone = found_zone.name if found_zone else None
-                location = layout.location_name(x, y)
-            elif self.module is not None:
-                location = OFFBOARD
+                order = indexes.get(container.id)
+                if order is None:
+                    order = indexes[container.id] = {}
+                    for index, member in enumerate(container.members):
+                        order.setdefault(member, index)
+                stack_index = order[piece_id]
+            else:
+                map_id, x, y = piece.where
+            on_map = maps.get(map_id)
+            if on_map is None:
+                on_map = maps[map_id] = self._map_facts(map_id, board)
+            layout, layout_key, map_name = on_map
+            key = None
+            if memo is not None:
+                key = (memo.token, piece_id, piece.type_string(), piece.state_string(), map_id, x, y,
+                       stack_id, stack_index, deck, layout_key)
+                cached = memo.placed.get(key)
+                if cached is not _MISSING:
+                    memo.hits += 1
+                    result.append(cached)  # type: ignore[arg-type]
+                    continue
+                memo.misses += 1
+            board_name, zone, location = self._place(layout, layout_key, x, y)
             properties = piece.properties()
-            map_def = self.module.map_by_id(map_id) if self.module is not None else None
             properties.update(
                 {
-                    "CurrentMap": map_def.name if map_def is not None else (map_id or ""),
+                    "CurrentMap": map_name,
                     "CurrentBoard": board_name or "",
                     "CurrentZone": zone or "",
                     "CurrentX": str(x),
@@ -442,32 +591,74 @@ class Game:
             )
             if location is not None:
                 properties["LocationName"] = location
-            result.append(
-                PlacedPiece(
-                    id=piece_id,
-                    basic_name=piece.basic_name,
-                    piece_name=piece.piece_name,
-                    map=map_id,
-                    x=x,
-                    y=y,
-                    board=board_name,
-                    zone=zone,
-                    location=location,
-                    stack_id=stack_id,
-                    stack_index=stack_index,
-                    deck=deck,
-                    properties=properties,
-                    hidden_by=piece.hidden_by,
-                    masked_by=piece.masked_by,
-                    traits=piece.traits,
-                )
+            placed = PlacedPiece(
+                id=piece_id,
+                basic_name=piece.basic_name,
+                piece_name=piece.piece_name,
+                map=map_id,
+                x=x,
+                y=y,
+                board=board_name,
+                zone=zone,
+                location=location,
+                stack_id=stack_id,
+                stack_index=stack_index,
+                deck=deck,
+                properties=properties,
+                hidden_by=piece.hidden_by,
+                masked_by=piece.masked_by,
+                traits=piece.traits,
+                memo_key=key,
             )
+            if memo is not None:
+                memo.placed.put(key, placed)
+            result.append(placed)
+        if memo is not None:
+            memo.fit(len(result))
         return result
 
+    def _map_facts(self, map_id: str | None, board: _Board) -> tuple[MapLayout | None, tuple | None, str]:
+        """(layout, layout key, CurrentMap value) for one map of a position."""
+        layout = self.layout(map_id, board.selections)
+        map_def = self.module.map_by_id(map_id) if self.module is not None else None
+        layout_key = None
+        if layout is not None:
+            chosen = board.selections.get(layout.map_def.identifier)
+            layout_key = (layout.map_def.identifier, tuple(chosen) if chosen is not None else None)
+        return layout, layout_key, map_def.name if map_def is not None else (map_id or "")
 
-def load_game(path: str | os.PathLike[str], module: Module | None = None) -> Game:
-    """Read a `.vsav`/`.vlog` (or old `.sav`/`.log`, or a bare command stream) and replay its restore."""
+    def _place(
+        self, layout: MapLayout | None, layout_key: tuple | None, x: int, y: int
+    ) -> tuple[str | None, str | None, str | None]:
+        """(board, zone, LocationName) of a point; OFFBOARD off every map when a module is known."""
+        if layout is None:
+            return None, None, (OFFBOARD if self.module is not None else None)
+        memo = self._memo
+        if memo is not None:
+            found = memo.places.get((layout_key, x, y))
+            if found is not _MISSING:
+                return found  # type: ignore[return-value]
+        placed_board, found_zone, location = layout.place_at(x, y)
+        place = (
+            placed_board.name if placed_board else None,
+            found_zone.name if found_zone else None,
+            location,
+        )
+        if memo is not None:
+            memo.places.put((layout_key, x, y), place)
+        return place
+
+
+def load_game(
+    path: str | os.PathLike[str], module: Module | None = None, memo: PositionMemo | None = None
+) -> Game:
+    """Read a `.vsav`/`.vlog` (or old `.sav`/`.log`, or a bare command stream) and replay its restore.
+
+    `memo` (kept by a caller that reads many saves of one game, e.g. the watch daemon) reuses
+    per-piece work from earlier reads; the result is the same with or without it."""
     path = Path(path)
+    if memo is not None:
+        memo.use_module(module)
     container = open_container(path)
     if container.kind not in ("save", "log", "command-stream"):
         raise InputError(path, f"is a {container.kind}, not a VASSAL saved game or log")
@@ -476,7 +667,7 @@ def load_game(path: str | os.PathLike[str], module: Module | None = None) -> Gam
     if not restore or restore[0].text != "begin_save":
         raise InputError(path, "saved game does not start with begin_save: not a VASSAL game stream")
     metadata = container.metadata
-    board = _Board(_stacking_of(module), legacy=_is_legacy(metadata.get("VassalVersion", "")))
+    board = _Board(_stacking_of(module), legacy=_is_legacy(metadata.get("VassalVersion", "")), memo=memo)
     extensions: list[tuple[str, str]] = []
     for command in restore:
         board.apply(command)
@@ -492,6 +683,7 @@ def load_game(path: str | os.PathLike[str], module: Module | None = None) -> Gam
         extensions=extensions,
         steps=steps,
         _start=board,
+        _memo=memo,
     )
 
 

@@ -9,7 +9,7 @@ exact bytes (the writer and the demo tooling rely on that).
 Public API:
     make_piece(piece_id, type_string, state_string) -> Piece | Stack | Deck
     piece_from_command(command) -> Piece | Stack | Deck        (an `add_piece` Command)
-    Piece: id, type_string(), state_string(), traits, basic, basic_name, piece_name, map, x, y,
+    Piece: id, type_string(), state_string(), traits, basic, basic_name, piece_name, map, x, y, where,
         gpid, persistent, properties(), hidden_by, masked_by, layers(), layer(name),
         moved_to(map, x, y) -> Piece, with_state(...) -> Piece, add_command() -> Command
     Stack: id, map, x, y, member_ids (bottom first), layer, state_string(), with_members(ids)
@@ -39,13 +39,14 @@ from vassal_parser.traits import (
 class Piece:
     """A game piece: an id plus a trait chain (outermost first, BasicPiece last)."""
 
-    __slots__ = ("_state", "_traits", "_type", "id")
+    __slots__ = ("_state", "_traits", "_type", "_where", "id")
 
     def __init__(self, piece_id: str | None, type_string: str, state_string: str | None) -> None:
         self.id = piece_id
         self._type = type_string
         self._state = state_string
         self._traits: list[Trait] | None = None
+        self._where: tuple[str | None, int, int] | None = None
 
     @classmethod
     def from_traits(cls, piece_id: str | None, traits: list[Trait]) -> Piece:
@@ -97,6 +98,13 @@ class Piece:
     @property
     def y(self) -> int:
         return int(self._basic_field("y", 0))  # type: ignore[arg-type]
+
+    @property
+    def where(self) -> tuple[str | None, int, int]:
+        """(map, x, y) of the BasicPiece state, worked out once: replay asks for it many times."""
+        if self._where is None:
+            self._where = (self.map, self.x, self.y)
+        return self._where
 
     @property
     def gpid(self) -> str:

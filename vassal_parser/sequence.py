@@ -12,7 +12,7 @@ Public API:
     decode(text, delim, max_tokens=0) -> list[str]
     first_token(text, delim) -> str
     Decoder(text, delim): has_more(), next_token(default=...), next_int(default),
-        next_long(default), next_double(default), next_bool(default), rest()
+        next_long(default), next_double(default), next_bool(default), rest(), remaining()
 """
 
 from __future__ import annotations
@@ -66,6 +66,16 @@ def decode(text: str | None, delim: str, max_tokens: int = 0) -> list[str]:
     """
     if text is None:
         return []
+    if _BACKSLASH not in text and "'" not in text:
+        # Nothing escaped and nothing quoted (most piece states): a plain split is the same answer
+        # (tests/parser/test_sequence.py checks it against the general loop below).
+        tokens = text.split(delim)
+        return tokens[:max_tokens] if max_tokens > 0 else tokens
+    return _decode_escaped(text, delim, max_tokens)
+
+
+def _decode_escaped(text: str, delim: str, max_tokens: int = 0) -> list[str]:
+    """The general case of `decode`: escaped delimiters and quoted tokens."""
     tokens: list[str] = []
     append = tokens.append
     find = text.find
@@ -127,6 +137,10 @@ class Decoder:
 
     def has_more(self) -> bool:
         return self._index < len(self._tokens)
+
+    def remaining(self) -> int:
+        """How many tokens are left to read (at the start: how many the text holds)."""
+        return len(self._tokens) - self._index
 
     def next_token(self, default: object = _NO_DEFAULT) -> str:
         if self._index >= len(self._tokens):

@@ -105,9 +105,8 @@ class BasicPiece(Trait):
             "image": tokens.next_token(""),
             "name": tokens.next_token(""),
         }
-        state = sequence.decode(self.state, ";") if self.state is not None else []
-        result["state_field_count"] = len(state)
         state_tokens = sequence.Decoder(self.state, ";")
+        result["state_field_count"] = state_tokens.remaining()
         map_id = state_tokens.next_token("null")
         result["map"] = None if map_id == "null" else map_id
         result["x"] = state_tokens.next_int(0)

@@ -160,9 +160,9 @@ def test_log_replay_reads_the_file_once(tmp_path: Path, monkeypatch: pytest.Monk
     loads: list[str] = []
     real_load = bridge.pipeline.load_game
 
-    def counting_load(path, module=None):
+    def counting_load(path, module=None, memo=None):
         loads.append(str(path))
-        return real_load(path, module)
+        return real_load(path, module, memo=memo)
 
     monkeypatch.setattr(bridge.pipeline, "load_game", counting_load)
     _plan_file, replay_file = pipeline_planner(MODULE, str(PACK))

@@ -311,3 +311,40 @@ def test_multiple_choice_is_answered_with_a_list(tmp_path: Path) -> None:
             assert daemon.server.history.state["answers"] == {"16.2.1:country": both}
 
     run(scenario)
+
+
+class _ImmediateLoop:
+    """Stands in for the asyncio loop: runs what watchdog's thread hands over at once."""
+
+    def call_soon_threadsafe(self, function: Any, *args: Any) -> None:
+        function(*args)
+
+
+@pytest.mark.parametrize(
+    ("event", "delay"),
+    [
+        ("closed", 0.0),  # the writer closed the file (inotify close-write): check at once
+        ("moved", 0.0),  # renamed into place (VASSAL <= 3.4.3, spec §8.3): complete, check at once
+        ("modified", None),  # still being written: wait out the debounce
+        ("created", None),
+    ],
+)
+def test_a_finished_write_is_checked_at_once_other_events_wait_for_the_debounce(
+    tmp_path: Path, event: str, delay: float | None
+) -> None:
+    """docs/protocol.md "Latency": the debounce only covers writes still in progress."""
+    from watchdog.events import FileClosedEvent, FileCreatedEvent, FileModifiedEvent, FileMovedEvent
+
+    from bridge.watch import _Forwarder
+
+    pokes: list[tuple[Path, float | None]] = []
+    forwarder = _Forwarder(_ImmediateLoop(), lambda path, wait: pokes.append((path, wait)), lambda _: None)
+    save = tmp_path / "game.vsav"
+    made = {
+        "closed": lambda: FileClosedEvent(str(save)),
+        "moved": lambda: FileMovedEvent(str(tmp_path / "tmp123.zip"), str(save)),
+        "modified": lambda: FileModifiedEvent(str(save)),
+        "created": lambda: FileCreatedEvent(str(save)),
+    }[event]()
+    forwarder.on_any_event(made)
+    assert pokes == [(save, delay)]

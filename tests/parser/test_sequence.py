@@ -129,3 +129,11 @@ def test_property_nested_same_delimiter_round_trips(groups: list[list[str]]) -> 
         return
     outer = encode(inner, "\t")
     assert [decode(part, "\t") for part in decode(outer, "\t")] == groups
+
+
+@given(st.text(alphabet="ab;,\t/ ", max_size=30), st.sampled_from(DELIMS), st.integers(0, 4))
+def test_property_plain_split_shortcut_equals_the_general_decoder(text: str, delim: str, most: int) -> None:
+    """Spec §4.2: with no backslash and no quote the Decoder is a plain split (decode's fast path)."""
+    from vassal_parser.sequence import _decode_escaped
+
+    assert decode(text, delim, most) == _decode_escaped(text, delim, most)

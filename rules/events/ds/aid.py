@@ -13,6 +13,9 @@ from rules.state import DELAY, conditional_events
 
 @event_impl("ds_aid")
 def aid(ctx: EventContext) -> None:
+    # The Country aided, its Aid markers and the table are pack params (16.3.9 / 16.5.6).
+    country, marker_tag, table = (ctx.require_param("country"), ctx.require_param("marker_tag"),
+                                  ctx.require_param("table"))
     faction = ctx.phasing
     own_box = conditional_events(faction)
     allied_boxes = (conditional_events("Western"), conditional_events("Soviet"))
@@ -28,22 +31,21 @@ def aid(ctx: EventContext) -> None:
                 ctx.move(marker, DELAY, "Step 1")
             elif answer == "remove":
                 ctx.remove_from_game(marker, "Step 1")
-    country = ctx.param("country")
     posture = ctx.state.country(country).posture
-    markers = ctx.state.tagged(ctx.param("marker_tag"), location=own_box)
+    markers = ctx.state.tagged(marker_tag, location=own_box)
     if not markers:
-        ctx.not_due(f"Step 2: no {ctx.param('marker_tag')} marker in {own_box}")
+        ctx.not_due(f"Step 2: no {marker_tag} marker in {own_box}")
         return
     if posture != "War":
         ctx.not_due(f"Step 2: {country}'s Posture is {posture or 'not set'}, not War")
         return
     rolls = len(markers)
     ctx.fire(f"Step 2: {len(markers)} marker(s) in {own_box} and {country} is at War: up to {rolls} roll(s) "
-             f"on the {ctx.param('table')} Table")
-    answer = ctx.choose("roll", faction, f"Roll on the {ctx.param('table')} Table ({rolls} roll(s))?",
+             f"on the {table} Table")
+    answer = ctx.choose("roll", faction, f"Roll on the {table} Table ({rolls} roll(s))?",
                         ["yes", "no"], affects_position=False)
     if answer == "yes":
         for index in range(rolls):
-            ctx.roll(ctx.param("table"), "Step 2", f"roll {index + 1} of {rolls} on the {ctx.param('table')} "
+            ctx.roll(table, "Step 2", f"roll {index + 1} of {rolls} on the {table} "
                      f"Table; steps received are {country} steps placed per Placing Replacements (1.3.4)",
                      subject=country)

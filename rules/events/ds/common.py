@@ -14,11 +14,6 @@ from rules.packs import Pack
 from rules.state import Counter, GameState
 from vassal_parser.errors import InputError
 
-JAPAN = "Japan"
-# Tag put on a Japanese Dependent marker placed by Forced Settlement (16.2.5) or a Surrender (16.4.x,
-# 16.6.x): Allied counters in such a Dependent are interned (16.7, third Allied condition).
-SETTLEMENT_DEPENDENT_TAG = "settlement_dependent"
-
 
 def reading(pack: Pack, key: str) -> str:
     """The reading the pack uses for an erratum or open wording: `[options]` override, else `used`."""
@@ -32,33 +27,37 @@ def reading(pack: Pack, key: str) -> str:
     return str(chosen)
 
 
+def pack_fact(pack: Pack, key: str) -> Any:
+    """A DS fact the shared pack tables have no column for (`[ds]` in pack.toml, e.g. which Countries
+    are Chinese); missing -> one-line InputError naming the pack and the key, never a silent default."""
+    facts = pack.extra.get("ds", {})
+    if key not in facts:
+        raise InputError(pack.path, f"pack {pack.name}: [ds] needs {key!r} in pack.toml")
+    return facts[key]
 
 
-
-
-def is_japanese_dependent(board: Board, hex_id: str) -> bool:
-    """Is the hex in a Japanese Dependent right now (start-of-play Dependent or marker in the Box)?"""
+def is_japanese_dependent(board: Board, hex_id: str, japan: str) -> bool:
+    """Is the hex in a Dependent of `japan` (pack param `major`) right now (start-of-play Dependent or
+    marker in the Ceded Lands Box)? 16.1.3, 16.3.8/16.5.5, 16.7 all ask this."""
     here = board.political_country(hex_id)
-    return here != JAPAN and board.home_of(here) == JAPAN
+    return here != japan and board.home_of(here) == japan
 
 
-
-
-def japanese_dependents(board: Board) -> dict[str, list[str]]:
-    """Every Japanese Dependent the pack's hexes show right now -> its hexes."""
+def japanese_dependents(board: Board, japan: str) -> dict[str, list[str]]:
+    """Every Dependent of `japan` the pack's hexes show right now -> its hexes (16.1.3)."""
     found: dict[str, list[str]] = {}
     for hex_id in board.pack.hexes:
-        if is_japanese_dependent(board, hex_id):
+        if is_japanese_dependent(board, hex_id, japan):
             found.setdefault(board.political_country(hex_id), []).append(hex_id)
     return found
 
 
-def is_soviet_country(state: GameState, pack: Pack, country: str) -> bool:
-    """16.1.3 'Soviet Country' (pack reading `soviet_country`)."""
+def is_soviet_country(state: GameState, pack: Pack, country: str, russia: str) -> bool:
+    """16.1.3 'Soviet Country' (pack reading `soviet_country`; `russia` is the pack param)."""
     if state.country(country).faction != "Soviet":
         return False
     if reading(pack, "soviet_country") == "russia_and_minors":
-        return country == "Russia" or pack.countries[country].kind == "minor"
+        return country == russia or pack.countries[country].kind == "minor"
     return True
 
 

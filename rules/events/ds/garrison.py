@@ -11,7 +11,6 @@ from rules.board import Board
 from rules.engine import EventContext, event_impl
 from rules.events.common import breakdown, place_name
 from rules.events.ds.common import (
-    JAPAN,
     borders_country,
     is_soviet_country,
     japanese_dependents,
@@ -22,21 +21,21 @@ from vassal_parser.errors import InputError
 NON_FORTRESS = frozenset({"ground", "hq"})
 
 
-def _japanese_steps(board: Board, hex_id: str) -> int:
-    return sum(c.steps for c in board.ground_units(hex_id) if c.nationality == JAPAN)
+def _japanese_steps(board: Board, hex_id: str, japan: str) -> int:
+    return sum(c.steps for c in board.ground_units(hex_id) if c.nationality == japan)
 
 
-def border_hexes(ctx: EventContext) -> tuple[dict[str, list[str]], list[str]]:
+def border_hexes(ctx: EventContext, japan: str, russia: str) -> tuple[dict[str, list[str]], list[str]]:
     """The Japanese Dependents sharing a border with a Soviet Country, and their road/rail hexes
     that share that border (16.1.3 Border Defense Requirements)."""
     board = ctx.board
 
     def soviet(country: str) -> bool:
-        return is_soviet_country(ctx.state, ctx.pack, country)
+        return is_soviet_country(ctx.state, ctx.pack, country, russia)
 
     checked: dict[str, list[str]] = {}
     required: list[str] = []
-    for dependent, hexes in sorted(japanese_dependents(board).items()):
+    for dependent, hexes in sorted(japanese_dependents(board, japan).items()):
         bordering = [h for h in hexes if borders_country(board, h, soviet)]
         if not bordering:
             continue
@@ -45,7 +44,7 @@ def border_hexes(ctx: EventContext) -> tuple[dict[str, list[str]], list[str]]:
     return checked, sorted(required)
 
 
-def _donors(ctx: EventContext, required: list[str], need: int) -> dict[str, int]:
+def _donors(ctx: EventContext, required: list[str], need: int, japan: str) -> dict[str, int]:
     """Japanese non-fortress ground units that may be redeployed -> steps each may give.
 
     A unit in a border hex may give only that hex's surplus over the requirement (16.1.3: never
@@ -53,12 +52,12 @@ def _donors(ctx: EventContext, required: list[str], need: int) -> dict[str, int]
     board = ctx.board
     donors: dict[str, int] = {}
     for counter in ctx.state.counters.values():
-        if counter.nationality != JAPAN or counter.kind not in NON_FORTRESS:
+        if counter.nationality != japan or counter.kind not in NON_FORTRESS:
             continue
         if counter.location not in ctx.pack.hexes:
             continue
         if counter.location in required:
-            surplus = _japanese_steps(board, counter.location) - need
+            surplus = _japanese_steps(board, counter.location, japan) - need
             if surplus > 0:
                 donors[counter.id] = min(counter.steps, surplus)
         else:
@@ -80,13 +79,19 @@ def _validate(ctx: EventContext, chosen: list[str], donors: dict[str, int], defi
 
 @event_impl("ds_garrison_check")
 def manchukuo_garrison_check(ctx: EventContext) -> None:
-    need = int(ctx.param("steps", 2))
-    posture = ctx.state.country("Russia").posture
+    # 16.1.3: the facts (Japan, Russia, two steps per border hex) are pack params.
+    japan, russia = ctx.require_param("major"), ctx.require_param("russia")
+    need = int(ctx.require_param("steps"))
+    posture = ctx.state.country(russia).posture
     if posture != "Neutrality":
-        ctx.ignore(f"Russia's Posture is {posture or 'not set'}, not Neutrality: ignore this event")
+        ctx.ignore(f"{russia}'s Posture is {posture or 'not set'}, not Neutrality: ignore this event")
         return
     board = ctx.board
-    checked, required = border_hexes(ctx)
+
+    def japanese_steps(hex_id: str) -> int:
+        return _japanese_steps(board, hex_id, japan)
+
+    checked, required = border_hexes(ctx, japan, russia)
     if not checked:
         ctx.not_due("no Japanese Dependent shares a border with a Soviet Country")
         return
@@ -97,18 +102,18 @@ def manchukuo_garrison_check(ctx: EventContext) -> None:
             ctx.not_due(f"Exception: Allied ground unit {allied[0].id} is in {dependent} "
                         f"({allied[0].location}): requirements lifted for all Japanese Dependents")
             return
-    short = {h: need - _japanese_steps(board, h) for h in required if _japanese_steps(board, h) < need}
-    listing = ", ".join(f"{place_name(ctx.pack, h)} {_japanese_steps(board, h)}" for h in required)
+    short = {h: need - japanese_steps(h) for h in required if japanese_steps(h) < need}
+    listing = ", ".join(f"{place_name(ctx.pack, h)} {japanese_steps(h)}" for h in required)
     if not short:
         ctx.not_due(f"Border Defense met in {', '.join(checked)}: Japanese steps per border road/rail hex: "
                     f"{listing or 'none listed'}")
         return
-    ctx.fire(f"Russia is Neutral and border road/rail hex(es) "
+    ctx.fire(f"{russia} is Neutral and border road/rail hex(es) "
              f"{', '.join(place_name(ctx.pack, h) for h in short)} hold fewer than {need} Japanese steps "
              f"(checked: {', '.join(checked)})")
     for hex_id, _ in sorted(short.items()):
-        deficit = need - _japanese_steps(board, hex_id)
-        donors = _donors(ctx, required, need)
+        deficit = need - japanese_steps(hex_id)
+        donors = _donors(ctx, required, need, japan)
         donors = {u: s for u, s in donors.items() if ctx.state.counters[u].location != hex_id}
         key = f"fill:{hex_id}"
         if not donors:

@@ -11,44 +11,40 @@ when they place it. These are interned first, then the shared check runs unchang
 from __future__ import annotations
 
 from rules.engine import EventContext, event_impl
-from rules.events.ds.common import (
-    SETTLEMENT_DEPENDENT_TAG,
-    is_japanese_dependent,
-    reading,
-)
+from rules.events.ds.common import is_japanese_dependent, reading
 from rules.events.internment import InternmentCase, intern, internment_check
 from rules.state import CEDED_LANDS
-
-KWANTUNG_TAG = "kwantung"
-CHINA_AND_RUSSIA = ("Russia", "Communist China", "Nationalist China")
 
 
 def policy_affected(ctx: EventContext, country: str) -> bool:
     return bool(ctx.state.country(country).markers)
 
 
-def kwantung_cases(ctx: EventContext) -> list[InternmentCase]:
-    """Axis Kwantung units outside a Japanese Dependent (16.7, fifth Axis condition)."""
-    not_pac = [c for c in CHINA_AND_RUSSIA if not policy_affected(ctx, c)]
+def kwantung_cases(ctx: EventContext, japan: str, kwantung_tag: str,
+                   watched: list[str]) -> list[InternmentCase]:
+    """Axis Kwantung units outside a Japanese Dependent (16.7, fifth Axis condition); `watched` is
+    "Russia, Communist China, or Nationalist China" (pack param `kwantung_countries`)."""
+    not_pac = [c for c in watched if not policy_affected(ctx, c)]
     if reading(ctx.pack, "kwantung_trigger") == "all_not_pac":
-        triggered = len(not_pac) == len(CHINA_AND_RUSSIA)
+        triggered = len(not_pac) == len(watched)
     else:
         triggered = bool(not_pac)
     if not triggered:
         return []
     board = ctx.board
     cases = []
-    for counter in sorted(ctx.state.tagged(KWANTUNG_TAG), key=lambda c: c.id):
-        if counter.location in ctx.pack.hexes and not is_japanese_dependent(board, counter.location):
+    for counter in sorted(ctx.state.tagged(kwantung_tag), key=lambda c: c.id):
+        if counter.location in ctx.pack.hexes and not is_japanese_dependent(board, counter.location, japan):
             cases.append(InternmentCase(counter, f"Kwantung unit outside a Japanese Dependent while "
                                         f"{', '.join(not_pac)} {'is' if len(not_pac) == 1 else 'are'} not "
                                         "Policy Affected"))
     return cases
 
 
-def settlement_dependent_cases(ctx: EventContext) -> list[InternmentCase]:
-    """Allied counters in a Japanese Dependent created by 16.2.5 or a Surrender (16.7, Allied 3rd case)."""
-    created = {m.area for m in ctx.state.tagged(SETTLEMENT_DEPENDENT_TAG, location=CEDED_LANDS) if m.area}
+def settlement_dependent_cases(ctx: EventContext, settlement_tag: str) -> list[InternmentCase]:
+    """Allied counters in a Japanese Dependent created by 16.2.5 or a Surrender (16.7, Allied 3rd case):
+    the settlement events tag its marker with `settlement_tag` (pack param `settlement_dependent_tag`)."""
+    created = {m.area for m in ctx.state.tagged(settlement_tag, location=CEDED_LANDS) if m.area}
     if not created:
         return []
     board = ctx.board
@@ -67,7 +63,11 @@ def settlement_dependent_cases(ctx: EventContext) -> list[InternmentCase]:
 
 
 def pacific_cases(ctx: EventContext) -> list[InternmentCase]:
-    return kwantung_cases(ctx) + settlement_dependent_cases(ctx)
+    """The two DS conditions of 16.7; the Countries and tags they name are pack params."""
+    japan, kwantung_tag = ctx.require_param("major"), ctx.require_param("kwantung_tag")
+    watched = list(ctx.require_param("kwantung_countries"))
+    settlement_tag = ctx.require_param("settlement_dependent_tag")
+    return kwantung_cases(ctx, japan, kwantung_tag, watched) + settlement_dependent_cases(ctx, settlement_tag)
 
 
 @event_impl("ds_internment")

@@ -13,16 +13,15 @@ from rules.engine import EventContext
 from rules.events.occupation import OccupationException, register_occupation_exception
 from rules.state import STRATEGIC_WARFARE, Counter
 
-SHOWA_TAG = "showa_restoration"
-
 
 def showa_in_effect(ctx: EventContext) -> bool:
-    return bool(ctx.state.tagged(ctx.param("showa_tag", SHOWA_TAG), location=STRATEGIC_WARFARE))
+    """16.1.2: the Showa Restoration marker (tag: pack param `showa_tag`) is in the Strategic Warfare Box."""
+    return bool(ctx.state.tagged(ctx.require_param("showa_tag"), location=STRATEGIC_WARFARE))
 
 
 def without_lone_japanese_unit(ctx: EventContext, country: str, causers: list[Counter]) -> list[Counter]:
     """16.1.2 Showa Restoration: one Japanese multi-step unit alone (and nothing else) causes nothing."""
-    major = ctx.param("major", "Japan")
+    major = ctx.require_param("major")
     if len(causers) == 1 and causers[0].nationality == major and not causers[0].multinational:
         return []
     return causers

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.engine import EventContext, event_impl
-from rules.events.ds.common import JAPAN, reading
+from rules.events.ds.common import reading
 from rules.state import DELAY, conditional_events, force_pool
 
 
@@ -34,9 +34,12 @@ def european_war(ctx: EventContext) -> str:
 @event_impl("ds_release")
 def release_counters(ctx: EventContext) -> None:
     """Move the tagged counters from a Conditional Events Box to the Delay Box when the Posture says so."""
-    tag = ctx.param("tag")
+    tag = ctx.require_param("tag")
     box = conditional_events(ctx.param("box_faction", ctx.phasing))
     condition = ctx.param("posture")
+    exception = ctx.param("exception")
+    # 16.2.4 Exception "a Japanese ground unit": whose units is the pack param `major`.
+    japan = ctx.require_param("major") if exception else None
     if condition is not None:
         holds, why = _posture_holds(ctx, condition)
         if not holds:
@@ -51,10 +54,9 @@ def release_counters(ctx: EventContext) -> None:
         ctx.not_due(f"no {tag} counter in {box}")
         return
     ctx.fire(f"{len(counters)} {tag} counter(s) in {box} go to the Delay Box")
-    exception = ctx.param("exception")
     for counter in sorted(counters, key=lambda c: c.id):
         if exception and exception["tag"] in counter.tags and \
-                _japanese_ground_in(ctx, exception["countries"]):
+                _ground_unit_of_in(ctx, str(japan), exception["countries"]):
             ctx.remove_from_game(counter, "Exception")
             where = " or ".join(exception["countries"])
             ctx.why(f"Exception: a Japanese ground unit occupies a hex in {where}")
@@ -62,9 +64,9 @@ def release_counters(ctx: EventContext) -> None:
         ctx.move(counter, DELAY, ctx.param("step"))
 
 
-def _japanese_ground_in(ctx: EventContext, countries: list[str]) -> bool:
+def _ground_unit_of_in(ctx: EventContext, nationality: str, countries: list[str]) -> bool:
     board = ctx.board
-    return any(c.nationality == JAPAN and c.is_ground and c.location in ctx.pack.hexes
+    return any(c.nationality == nationality and c.is_ground and c.location in ctx.pack.hexes
                and any(board.in_country(c.location, country) for country in countries)
                for c in ctx.state.counters.values())
 
@@ -72,16 +74,17 @@ def _japanese_ground_in(ctx: EventContext, countries: list[str]) -> bool:
 @event_impl("ds_european_reserves")
 def european_reserves(ctx: EventContext) -> None:
     """16.3.6 / 16.5.4 (*): each of the two markers once per game, on the European war state."""
+    country = ctx.require_param("posture_country")
+    limited_tag, total_tag = ctx.require_param("limited_tag"), ctx.require_param("total_tag")
     if ctx.state.turn.combined_game and reading(ctx.pack, "european_reserves_in_combined") == "skip":
         ctx.not_due("`*` rule: not used in the combined game (pack reading european_reserves_in_combined)")
         return
-    country = ctx.param("posture_country")
     box = conditional_events(ctx.phasing)
     war = european_war(ctx)
     posture = ctx.state.country(country).posture
-    parts = [("limited", ctx.param("limited_tag"), posture == "War" or war == "Limited War",
+    parts = [("limited", limited_tag, posture == "War" or war == "Limited War",
               f"{country}'s Posture is {posture or 'not set'}, European war state {war}"),
-             ("total", ctx.param("total_tag"), war == "Total War", f"European war state {war}")]
+             ("total", total_tag, war == "Total War", f"European war state {war}")]
     for part, tag, holds, why in parts:
         key = f"{ctx.rule}:{part}"
         if key in ctx.state.turn.fired:
@@ -104,7 +107,7 @@ def european_reserves(ctx: EventContext) -> None:
 @event_impl("ds_cabinet_dissolution")
 def cabinet_dissolution(ctx: EventContext) -> None:
     """16.1.5: the Axis faction MAY move the Japanese Government marker from its Holding Box."""
-    government = ctx.state.tagged(ctx.param("tag", "japanese_government"))
+    government = ctx.state.tagged(ctx.require_param("tag"))
     in_box = [g for g in government if g.location == f"holding:{g.id}"]
     if not in_box:
         ctx.not_due("the Japanese Government marker is not in its Holding Box")
@@ -119,29 +122,32 @@ def cabinet_dissolution(ctx: EventContext) -> None:
 
 @event_impl("ds_french_response")
 def french_response(ctx: EventContext) -> None:
-    """16.3.5: with the US at War and France Neutral, the Western faction may activate France."""
-    us = ctx.state.country("US").posture
-    france = ctx.state.country("France")
+    """16.3.5: with the US at War and France Neutral, the Western faction may activate France (both
+    Countries are pack params `us`, `france`)."""
+    us_name, france_name = ctx.require_param("us"), ctx.require_param("france")
+    us = ctx.state.country(us_name).posture
+    france = ctx.state.country(france_name)
     if us != "War":
-        ctx.not_due(f"the US Posture is {us or 'not set'}, not War")
+        ctx.not_due(f"the {us_name} Posture is {us or 'not set'}, not War")
         return
     if france.faction != "Neutral":
-        ctx.not_due(f"France is not Neutral (it is {france.faction})")
+        ctx.not_due(f"{france_name} is not Neutral (it is {france.faction})")
         return
-    ctx.fire("the US Posture is War and France is Neutral")
-    answer = ctx.choose("activate", "Western", "Activate France as a Western Minor Country?", ["yes", "no"])
+    ctx.fire(f"the {us_name} Posture is War and {france_name} is Neutral")
+    answer = ctx.choose("activate", "Western", f"Activate {france_name} as a Western Minor Country?",
+                        ["yes", "no"])
     if answer == "yes":
-        ctx.set_country("France", None, "activated as a Western Minor Country", faction="Western",
+        ctx.set_country(france_name, None, "activated as a Western Minor Country", faction="Western",
                         status="active")
 
 
 @event_impl("ds_colonial_liberation")
 def colonial_liberation(ctx: EventContext) -> None:
     """16.4.4: an Axis or Soviet colonial Country with a City held by a supplied US unit turns Western."""
-    us = ctx.param("us", "US")
+    us, countries = ctx.require_param("us"), ctx.require_param("countries")
     board = ctx.board
     eligible: dict[str, str] = {}
-    for country in ctx.param("countries", []):
+    for country in countries:
         cstate = ctx.state.country(country)
         if cstate.faction not in ("Axis", "Soviet"):
             continue
@@ -150,7 +156,7 @@ def colonial_liberation(ctx: EventContext) -> None:
         if held:
             eligible[country] = ", ".join(held)
     if not eligible:
-        listed = ", ".join(ctx.param("countries", []))
+        listed = ", ".join(countries)
         ctx.not_due(f"no Axis or Soviet {listed} City (or Dependent City) holds a supplied {us} ground unit")
         return
     ctx.fire("; ".join(f"{c}: supplied {us} ground unit in {h}" for c, h in eligible.items()))

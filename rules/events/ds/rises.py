@@ -11,10 +11,8 @@ from typing import Any
 
 from rules.engine import EventContext, event_impl
 from rules.events.common import place_name, unguarded_cities
-from rules.events.ds.common import JAPAN, reading
+from rules.events.ds.common import reading
 from rules.state import CEDED_LANDS, force_pool
-
-SURRENDER_MARKERS = ("Surrender", "Surrender Policy")
 
 
 def _ignored_by_card(ctx: EventContext, step: dict[str, Any]) -> str | None:
@@ -33,7 +31,8 @@ def _areas(ctx: EventContext, step: dict[str, Any]) -> list[str]:
     return [a for a in areas if a in ctx.pack.areas]
 
 
-def _rises_step(ctx: EventContext, label: str, step: dict[str, Any]) -> None:
+def _rises_step(ctx: EventContext, label: str, step: dict[str, Any], japan: str,
+                surrender_markers: list[str]) -> None:
     ignored = _ignored_by_card(ctx, step)
     if ignored:
         ctx.why(f"{label} ignored: {ignored}")
@@ -43,12 +42,12 @@ def _rises_step(ctx: EventContext, label: str, step: dict[str, Any]) -> None:
     # First bullet: the surrendered Country may go back to War.
     for area_id in areas:
         # "has become a Japanese Dependent and a City in it does not contain a Japanese unit, ..."
-        free = unguarded_cities(ctx, [area_id], JAPAN)
+        free = unguarded_cities(ctx, [area_id], japan)
         if not free:
             continue
         city = free[0]
         cstate = ctx.state.country(country)
-        surrender = [m for m in cstate.markers if m in SURRENDER_MARKERS]
+        surrender = [m for m in cstate.markers if m in surrender_markers]
         ctx.fire(f"{label}: {ctx.pack.areas[area_id].name} is a Japanese Dependent and its City "
                  f"{place_name(ctx.pack, city)} holds no Japanese unit, Detachment or Logistics marker")
         answer = ctx.choose(f"{label.lower().replace(' ', '')}:war", step["decider"],
@@ -77,8 +76,12 @@ def _rises_step(ctx: EventContext, label: str, step: dict[str, Any]) -> None:
 
 @event_impl("ds_rises")
 def rises(ctx: EventContext) -> None:
-    """Perform the pack's Steps in order; each Step's bullets are checked separately (16.3.8/16.5.5)."""
-    for index, step in enumerate(ctx.param("steps", []), start=1):
-        _rises_step(ctx, f"Step {index}", step)
+    """Perform the pack's Steps in order; each Step's bullets are checked separately (16.3.8/16.5.5).
+
+    "Japanese" is the pack param `major`; which Posture Box markers are "the Surrender marker" is
+    `surrender_markers` (docs/ds-notes.md: "Surrender" or "Surrender Policy")."""
+    japan, surrender_markers = ctx.require_param("major"), list(ctx.require_param("surrender_markers"))
+    for index, step in enumerate(ctx.require_param("steps"), start=1):
+        _rises_step(ctx, f"Step {index}", step, japan, surrender_markers)
     if not ctx.fired:
         ctx.not_due("no Step's conditions hold")

@@ -3,14 +3,16 @@
 Why separate from settlements.py: these two decide WHICH Countries are affected (the Settlement
 Affected Countries, SACs: the one named on the card plus its faction's Minor Countries) and, for
 16.2.5, how hard the settlement is (one or two, or three or more, Allied Strategic Hexes under Axis
-Control). The Step helpers are shared with the Surrenders.
+Control). The Step helpers are shared with the Surrenders. Every Country, marker and tag they name is
+a pack param (rules/packs/ds/events.toml): `major`, `sac_by_card`, `sac_expansion`, `truce_markers`,
+`government_tag`, `axis_control_tag`, `settlement_dependent_tag`, `surrender_marker`, `step5`.
 """
 
 from __future__ import annotations
 
 from rules.engine import EventContext, event_impl
 from rules.events.common import influence_choice, place_name
-from rules.events.ds.common import JAPAN, reading
+from rules.events.ds.common import reading
 from rules.events.ds.settlements import (
     cede_listed,
     influence_candidates,
@@ -25,32 +27,33 @@ from rules.events.ds.settlements import (
 from rules.state import DELAY
 
 ALLIED = ("Western", "Soviet")
-TRUCE_MARKERS = ["Reassess Policy", "Armistice", "Negotiation"]
-EXPANSION = {  # named SAC -> (faction of the added Countries, Chinese?)
-    "US": ("Western", False),
-    "Russia": ("Soviet", False),
-    "Nationalist China": ("Western", True),
-    "Communist China": ("Soviet", True),
-}
+
+
+def is_chinese_sac(ctx: EventContext, named: str) -> bool:
+    """Is the named SAC one of the Chinese Countries (pack param `sac_expansion`, `chinese = true`)?"""
+    return bool(ctx.require_param("sac_expansion").get(named, {}).get("chinese", False))
 
 
 def settlement_affected(ctx: EventContext, named: str, with_conquered: bool,
                         non_chinese_only: bool) -> list[str]:
-    """The SACs: the named Country and the Countries its SAC expansion sentence adds."""
+    """The SACs: the named Country and the Countries its SAC expansion sentence adds (16.2.5/16.2.6;
+    pack param `sac_expansion`: named SAC -> faction of the added Minor Countries, Chinese or not)."""
     sacs = [named]
-    if named in EXPANSION:
-        faction, chinese = EXPANSION[named]
+    expansion = ctx.require_param("sac_expansion").get(named)
+    if expansion is not None:
+        faction, chinese = expansion["faction"], bool(expansion["chinese"])
         statuses = ("active", "conquered") if with_conquered else ("active",)
         wanted: bool | None = True if chinese else (False if non_chinese_only else None)
         sacs += [c for c in western_minors(ctx, statuses, chinese=wanted, faction=faction) if c != named]
     return sacs
 
 
-def axis_controls(ctx: EventContext, hex_id: str) -> bool:
-    """Axis Control: an Axis ground unit in the hex, or a marker tagged `axis_control` (docs/ds-notes.md)."""
+def axis_controls(ctx: EventContext, hex_id: str, control_tag: str) -> bool:
+    """16.2.5 Axis Control: an Axis ground unit in the hex, or a marker tagged `control_tag` (pack param
+    `axis_control_tag`; docs/ds-notes.md)."""
     board = ctx.board
     return bool(board.faction_ground_units(hex_id, "Axis")) or \
-        any("axis_control" in c.tags for c in board.counters_in_hex(hex_id))
+        any(control_tag in c.tags for c in board.counters_in_hex(hex_id))
 
 
 def _in_sacs(ctx: EventContext, sacs: list[str]):
@@ -63,36 +66,57 @@ def _in_sacs(ctx: EventContext, sacs: list[str]):
     return inside
 
 
-def _government_to_delay(ctx: EventContext, step: str) -> None:
-    for marker in ctx.state.tagged("japanese_government"):
+def _government_to_delay(ctx: EventContext, step: str, government_tag: str) -> None:
+    """16.2.5 Step 2: the Japanese Government marker (tag: pack param `government_tag`) to the Delay Box."""
+    for marker in ctx.state.tagged(government_tag):
         if marker.location == f"holding:{marker.id}":
             ctx.move(marker, DELAY, step, why="the Japanese Government marker was in its Holding Box")
             return
     ctx.note("the Japanese Government marker is not in its Holding Box: it stays", step)
 
 
-def _listed_for(ctx: EventContext, sacs: list[str], named: str) -> list[list[str]]:
+def _listed_for(ctx: EventContext, sacs: list[str], named: str, japan: str) -> list[list[str]]:
     """Step 4: only the hexes listed under the SAC; Chinese entries only if their Country is an SAC."""
-    lists = ctx.param("listed", {})
+    lists = ctx.require_param("listed")
     pairs = list(lists.get(named, []))
+    chinese_named = is_chinese_sac(ctx, named)
     for token, area_id in lists.get("Chinese", []):
         area = ctx.pack.areas[area_id]
-        owner = area.country if area.ceded_to == JAPAN else area.ceded_to
-        if named in ("Nationalist China", "Communist China") and owner in sacs:
+        owner = area.country if area.ceded_to == japan else area.ceded_to
+        if chinese_named and owner in sacs:
             pairs.append([token, area_id])
-        elif named in ("Nationalist China", "Communist China"):
+        elif chinese_named:
             ctx.why(f"Step 4: {area.name} not checked: {owner} is not an SAC")
     islands = set(ctx.param("mandate_islands", []))
-    choice = reading(ctx.pack, "concessions_mandates") if islands else "both"
-    if (choice == "us_only" and named == "Britain") or (choice == "britain_only" and named == "US"):
+    if not islands:
+        return pairs
+    # errata concessions_mandates: a reading other than "both" names the one SAC whose list keeps
+    # the doubly listed islands (pack param `mandate_readings`: reading -> that SAC).
+    owners = ctx.require_param("mandate_readings")
+    keeper = owners.get(reading(ctx.pack, "concessions_mandates"))
+    if keeper is not None and named != keeper and named in owners.values():
         pairs = [p for p in pairs if p[0] not in islands]
     return pairs
+
+
+def recreated_note(ctx: EventContext) -> str:
+    """16.2.5 Step 3: which re-created Countries become Axis Minors (pack param `recreated`, plus the
+    Countries an erratum reading adds: `recreated_by_reading = [[key, reading, [countries]]]`)."""
+    named = list(ctx.require_param("recreated"))
+    added, keys = [], []
+    for key, value, extra in ctx.param("recreated_by_reading", []):
+        if reading(ctx.pack, key) == value:
+            added.extend(extra)
+            keys.append(key)
+    also = f" (or {' or '.join(added)}, errata {', '.join(keys)})" if added else ""
+    return (f"if {' or '.join(named)}{also} is re-created, it becomes an Axis Minor Country and its units "
+            "go to the Axis Force Pool")
 
 
 def named_sac(ctx: EventContext) -> str | None:
     """The Country named on the Axis Current Card (pack ``sac_by_card``), else not due and None."""
     card = ctx.state.turn.current_cards.get("Axis")
-    named = ctx.param("sac_by_card", {}).get(card)
+    named = ctx.require_param("sac_by_card").get(card)
     if named is None:
         ctx.not_due(f"the Axis Current Card ({card}) names no Settlement Affected Country")
     return named
@@ -101,13 +125,20 @@ def named_sac(ctx: EventContext) -> str | None:
 @event_impl("ds_forced_settlement")
 def forced_settlement(ctx: EventContext) -> None:
     """16.2.5 Forced Settlement, Steps by the number of Allied Strategic Hexes under Axis Control."""
+    japan, control_tag = ctx.require_param("major"), ctx.require_param("axis_control_tag")
+    government_tag, truce_markers = ctx.require_param("government_tag"), ctx.require_param("truce_markers")
+    settlement_tag = ctx.require_param("settlement_dependent_tag")
+    surrender_marker = ctx.require_param("surrender_marker")
+    step5, peace_tags = ctx.require_param("step5"), ctx.require_param("enforced_peace_tags")
+    ctx.require_param("listed")  # Step 4's hex lists, read per SAC in _listed_for
+    recreated = recreated_note(ctx)
     named = named_sac(ctx)
     if named is None:
         return
     sacs = settlement_affected(ctx, named, with_conquered=True, non_chinese_only=True)
     inside = _in_sacs(ctx, sacs)
     strategic = sorted(h for h, info in ctx.pack.hexes.items() if info.strategic and inside(h))
-    held = [h for h in strategic if axis_controls(ctx, h)]
+    held = [h for h in strategic if axis_controls(ctx, h, control_tag)]
     listing = ", ".join(place_name(ctx.pack, h) for h in held) or "none"
     if not held:
         ctx.not_due(f"SACs {', '.join(sacs)}: no Allied Strategic Hex under Axis Control "
@@ -116,26 +147,26 @@ def forced_settlement(ctx: EventContext) -> None:
     ctx.fire(f"SACs {', '.join(sacs)}; Allied Strategic Hexes under Axis Control: {listing} ({len(held)})")
     if len(held) <= 2:
         truce = ctx.choose("truce", "Axis", f"Step 1: which Truce marker goes in {named}'s Posture Box?",
-                           TRUCE_MARKERS)
+                           list(truce_markers))
         markers = ctx.state.country(named).markers
         ctx.set_country(named, "Step 1", f"{truce} Truce marker placed in its Posture Box",
                         markers=[*markers, str(truce)])
-        _government_to_delay(ctx, "Step 2")
+        _government_to_delay(ctx, "Step 2", government_tag)
         return
-    surrender_policy(ctx, [named], ctx.param("enforced_peace_tags", {}).get(named))
-    _government_to_delay(ctx, "Step 2")
+    surrender_policy(ctx, [named], peace_tags.get(named), surrender_marker)
+    _government_to_delay(ctx, "Step 2", government_tag)
     returned = [a for a, info in ctx.pack.areas.items() if info.ceded_to in sacs]
     return_ceded(ctx, returned, "Step 3")
-    ctx.note("if Mongolia (or Tannu Tuva, errata mongolia_tannu_tuva) is re-created, it becomes an Axis "
-             "Minor Country and its units go to the Axis Force Pool", "Step 3")
-    created = cede_listed(ctx, _listed_for(ctx, sacs, named), {JAPAN}, "Step 4")
-    for country, area_id in ctx.param("step5", {}).items():
-        china = "Communist China" if country == "Kansu" else "Nationalist China"
-        if named != china:
+    ctx.note(recreated, "Step 3")
+    created = cede_listed(ctx, _listed_for(ctx, sacs, named, japan), {japan}, "Step 4", settlement_tag)
+    # Step 5: pack param `step5` = Country -> {area: its Dependent marker, sac: the SAC it goes with}.
+    for country, entry in step5.items():
+        if named != entry["sac"]:
             continue
+        area_id = entry["area"]
         cities = ctx.board.cities(country)
-        if cities and all(axis_controls(ctx, h) for h in cities):
-            place_dependent_marker(ctx, area_id, "Step 5")
+        if cities and all(axis_controls(ctx, h, control_tag) for h in cities):
+            place_dependent_marker(ctx, area_id, "Step 5", settlement_tag)
             created.append(area_id)
         else:
             ctx.why(f"Step 5: the Axis does not control all Cities in {country} "
@@ -160,6 +191,10 @@ def forced_settlement(ctx: EventContext) -> None:
 @event_impl("ds_japanese_concessions")
 def japanese_concessions(ctx: EventContext) -> None:
     """16.2.6 Japanese Concessions: Japan cedes Regions or Dependents to the SAC."""
+    japan, government_tag = ctx.require_param("major"), ctx.require_param("government_tag")
+    surrender_marker = ctx.require_param("surrender_marker")
+    peace_tags = ctx.require_param("enforced_peace_tags")
+    ctx.require_param("listed")  # Step 4's hex lists, read per SAC in _listed_for
     named = named_sac(ctx)
     if named is None:
         return
@@ -167,20 +202,20 @@ def japanese_concessions(ctx: EventContext) -> None:
     sacs = settlement_affected(ctx, named, with_conquered=wording == "same_as_16_2_5",
                                non_chinese_only=wording == "same_as_16_2_5")
     ctx.fire(f"Japanese Concessions to {', '.join(sacs)} (once per game)")
-    surrender_policy(ctx, [named], ctx.param("enforced_peace_tags", {}).get(named))
-    government = ctx.state.tagged("japanese_government")
+    surrender_policy(ctx, [named], peace_tags.get(named), surrender_marker)
+    government = ctx.state.tagged(government_tag)
     box = f"turn_track:{one_year_ahead(ctx.state.turn.date)}"
     for marker in government:
         ctx.move(marker, box, "Step 2", why="one year ahead, even if not in its Holding Box")
     if not government:
         ctx.note(f"place the Japanese Government marker on the Turn Track ({box})", "Step 2")
-    japanese = [a for a, info in ctx.pack.areas.items() if info.ceded_to == JAPAN]
+    japanese = [a for a, info in ctx.pack.areas.items() if info.ceded_to == japan]
     return_ceded(ctx, japanese, "Step 3")
-    pairs = _listed_for(ctx, sacs, named)
+    pairs = _listed_for(ctx, sacs, named, japan)
     # Allied gains are no Japanese Dependents: their markers are not tagged for 16.7.
-    placed = cede_listed(ctx, pairs, set(sacs), "Step 4", settlement=False)
+    placed = cede_listed(ctx, pairs, set(sacs), "Step 4", settlement_tag=None)
     if not placed and pairs:
-        pick_one(ctx, pairs, "Step 5", "Axis", must=True, settlement=False)
+        pick_one(ctx, pairs, "Step 5", "Axis", must=True, settlement_tag=None)
     inside = _in_sacs(ctx, sacs)
     board = ctx.board
     intern_matching(ctx, "Step 6", "Axis counter in the SAC",

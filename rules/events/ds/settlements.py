@@ -15,12 +15,7 @@ from collections.abc import Callable
 from rules.board import PRESENCE_KINDS
 from rules.engine import EventContext, event_impl
 from rules.events.common import in_play, influence_choice, place_name
-from rules.events.ds.common import (
-    JAPAN,
-    SETTLEMENT_DEPENDENT_TAG,
-    marker_for,
-    reading,
-)
+from rules.events.ds.common import marker_for, pack_fact, reading
 from rules.events.internment import intern
 from rules.state import CEDED_LANDS, REMOVED, Counter, conquered_minors, force_pool
 
@@ -54,9 +49,10 @@ def resolve_hex(ctx: EventContext, token: str) -> str | None:
     return chosen if chosen in ctx.pack.hexes else str(printed)
 
 
-def surrender_policy(ctx: EventContext, countries: list[str], peace_tag: str | None, step: str = "Step 1",
-                     marker: str = "Surrender") -> None:
-    """Place a Surrender Policy marker in the Posture Box(es); the Enforced Peace marker one year ahead."""
+def surrender_policy(ctx: EventContext, countries: list[str], peace_tag: str | None, marker: str,
+                     step: str = "Step 1") -> None:
+    """Place a Surrender Policy marker (its name: pack param `surrender_marker`) in the Posture Box(es);
+    the Enforced Peace marker one year ahead."""
     for country in countries:
         markers = ctx.state.country(country).markers
         ctx.set_country(country, step, f"{marker} Policy marker placed in its Posture Box",
@@ -79,8 +75,9 @@ def return_ceded(ctx: EventContext, area_ids: list[str], step: str) -> None:
             ctx.move(counter, force_pool(faction), step, why=f"{ctx.pack.areas[counter.area].name} returned")
 
 
-def place_dependent_marker(ctx: EventContext, area_id: str, step: str, settlement: bool = True) -> bool:
-    """Put the area's marker in the Ceded Lands Box (tagged when a settlement creates it, for 16.7)."""
+def place_dependent_marker(ctx: EventContext, area_id: str, step: str, settlement_tag: str | None) -> bool:
+    """Put the area's marker in the Ceded Lands Box; a Japanese Dependent a settlement creates gets
+    `settlement_tag` (pack param `settlement_dependent_tag`), which 16.7 reads; None: no tag."""
     marker = marker_for(ctx.state, area_id)
     area = ctx.pack.areas[area_id]
     if marker is None:
@@ -89,8 +86,8 @@ def place_dependent_marker(ctx: EventContext, area_id: str, step: str, settlemen
         return True
     if marker.location != CEDED_LANDS:
         ctx.move(marker, CEDED_LANDS, step, why=f"{area.name} becomes a {area.ceded_to} Dependent")
-    if settlement and SETTLEMENT_DEPENDENT_TAG not in marker.tags:
-        marker.tags.append(SETTLEMENT_DEPENDENT_TAG)
+    if settlement_tag and settlement_tag not in marker.tags:
+        marker.tags.append(settlement_tag)
     return True
 
 
@@ -100,7 +97,7 @@ def supplied_unit_of(ctx: EventContext, hex_id: str, nationalities: set[str]) ->
 
 
 def cede_listed(ctx: EventContext, pairs: list[list[str]], nationalities: set[str], step: str,
-                settlement: bool = True) -> list[str]:
+                settlement_tag: str | None) -> list[str]:
     """'If there is a supplied <nationality> ground unit in the hex listed below, the associated Region
     or Dependent becomes ...': returns the areas placed."""
     placed = []
@@ -112,7 +109,7 @@ def cede_listed(ctx: EventContext, pairs: list[list[str]], nationalities: set[st
                                 f"{'/'.join(sorted(nationalities))} ground unit in the town deciding {name}? "
                                 f"(its hex id is doubtful: errata {token[1:]})", ["yes", "no"])
             if answer == "yes":
-                place_dependent_marker(ctx, area_id, step, settlement)
+                place_dependent_marker(ctx, area_id, step, settlement_tag)
                 placed.append(area_id)
             continue
         unit = supplied_unit_of(ctx, hex_id, nationalities)
@@ -121,13 +118,13 @@ def cede_listed(ctx: EventContext, pairs: list[list[str]], nationalities: set[st
                     f"{place_name(ctx.pack, hex_id)}")
             continue
         ctx.why(f"{step}: supplied {ctx.name(unit.id)} in {place_name(ctx.pack, hex_id)}")
-        place_dependent_marker(ctx, area_id, step, settlement)
+        place_dependent_marker(ctx, area_id, step, settlement_tag)
         placed.append(area_id)
     return placed
 
 
 def pick_one(ctx: EventContext, pairs: list[list[str]], step: str, decider: str, must: bool,
-             settlement: bool = True) -> None:
+             settlement_tag: str | None) -> None:
     """Step 4/5: no marker placed -> the Axis faction may (or must) select one Region from the list."""
     options = [area for _, area in pairs if area in ctx.pack.areas]
     labels = {a: ctx.pack.areas[a].name for a in options}
@@ -136,7 +133,7 @@ def pick_one(ctx: EventContext, pairs: list[list[str]], step: str, decider: str,
     answer = ctx.choose("select_region", decider, f"{step}: no marker was placed; select one Region or "
                         "Dependent from the list" + ("" if must else " (optional)"), options, labels)
     if answer != "none":
-        place_dependent_marker(ctx, str(answer), step, settlement)
+        place_dependent_marker(ctx, str(answer), step, settlement_tag)
 
 
 def intern_matching(ctx: EventContext, step: str, reason: str, test: Callable[[Counter, str], bool]) -> None:
@@ -162,8 +159,9 @@ def lands_of(ctx: EventContext, country: str, home: bool) -> Callable[[str], boo
 
 def western_minors(ctx: EventContext, statuses: tuple[str, ...], chinese: bool | None = False,
                    faction: str = "Western") -> list[str]:
-    """Minor Countries of the faction with these statuses; `chinese` False: non-Chinese only."""
-    chinese_set = set(ctx.pack.extra.get("ds", {}).get("chinese_countries", []))
+    """Minor Countries of the faction with these statuses; `chinese` False: non-Chinese only (which are
+    Chinese: pack `[ds] chinese_countries`)."""
+    chinese_set = set(pack_fact(ctx.pack, "chinese_countries"))
     out = []
     for name, info in ctx.pack.countries.items():
         cstate = ctx.state.country(name)
@@ -180,19 +178,24 @@ def western_minors(ctx: EventContext, statuses: tuple[str, ...], chinese: bool |
 
 @event_impl("ds_surrender")
 def surrender(ctx: EventContext) -> None:
-    """16.4.1 British, 16.4.3 US and 16.6.2 Russian Surrender: Steps 1-8 (the card is the condition)."""
-    sac = ctx.param("country")
+    """16.4.1 British, 16.4.3 US and 16.6.2 Russian Surrender: Steps 1-8 (the card is the condition).
+
+    The SAC, "Japanese" (`major`) and the marker names are pack params."""
+    sac, japan = ctx.require_param("country"), ctx.require_param("major")
+    settlement_tag = ctx.require_param("settlement_dependent_tag")
+    surrender_marker = ctx.require_param("surrender_marker")
+    peace_tag = ctx.require_param("enforced_peace_tag")
+    returned, pairs = ctx.require_param("returned_areas"), ctx.require_param("listed")
+    home = bool(ctx.require_param("home_on_map"))
     ctx.fire(f"{sac} surrenders (once per game)")
-    surrender_policy(ctx, ctx.param("posture_boxes", [sac]), ctx.param("enforced_peace_tag"))
-    return_ceded(ctx, ctx.param("returned_areas", []), "Step 2")
+    surrender_policy(ctx, ctx.param("posture_boxes", [sac]), peace_tag, surrender_marker)
+    return_ceded(ctx, returned, "Step 2")
     if ctx.param("recreated"):
         ctx.note(f"if {' or '.join(ctx.param('recreated'))} is re-created, it becomes an Axis Minor Country; "
                  "place its units in the Axis Force Pool", "Step 2")
-    pairs = ctx.param("listed", [])
-    placed = cede_listed(ctx, pairs, {JAPAN}, "Step 3")
+    placed = cede_listed(ctx, pairs, {japan}, "Step 3", settlement_tag)
     if not placed:
-        pick_one(ctx, pairs, "Step 4", "Axis", must=False)
-    home = bool(ctx.param("home_on_map", False))
+        pick_one(ctx, pairs, "Step 4", "Axis", must=False, settlement_tag=settlement_tag)
     in_sac = lands_of(ctx, sac, home)
     minors = western_minors(ctx, ("active",)) if ctx.param("with_western_minors") else []
     board = ctx.board
@@ -236,18 +239,25 @@ def _units_leave(ctx: EventContext, country: str, box: str, step: str) -> None:
 
 @event_impl("ds_chinese_surrender")
 def chinese_surrender(ctx: EventContext) -> None:
-    """16.4.2 Nationalist / 16.6.1 Communist Chinese Surrender: Steps 1-8."""
-    china, faction, special = ctx.param("country"), ctx.param("faction"), ctx.param("exempt_minor")
+    """16.4.2 Nationalist / 16.6.1 Communist Chinese Surrender: Steps 1-8 (Countries, "Japanese" and the
+    marker names are pack params)."""
+    china, faction = ctx.require_param("country"), ctx.require_param("faction")
+    special, japan = ctx.require_param("exempt_minor"), ctx.require_param("major")
+    settlement_tag = ctx.require_param("settlement_dependent_tag")
+    surrender_marker = ctx.require_param("surrender_marker")
+    peace_tag = ctx.require_param("enforced_peace_tag")
+    returned, placed = ctx.require_param("returned_areas"), ctx.require_param("dependents_placed")
+    special_area = ctx.require_param("exempt_minor_area")
     board = ctx.board
     ctx.fire(f"{china} surrenders (once per game)")
-    surrender_policy(ctx, [china], ctx.param("enforced_peace_tag"))
-    return_ceded(ctx, ctx.param("returned_areas", []), "Step 2")
-    for area_id in ctx.param("dependents_placed", []):
-        place_dependent_marker(ctx, area_id, "Step 3")
+    surrender_policy(ctx, [china], peace_tag, surrender_marker)
+    return_ceded(ctx, returned, "Step 2")
+    for area_id in placed:
+        place_dependent_marker(ctx, area_id, "Step 3", settlement_tag)
 
     def japanese_in(country: str) -> list[Counter]:
         return [c for c in in_play(ctx.state.counters.values())
-                if c.nationality == JAPAN and c.location in ctx.pack.hexes
+                if c.nationality == japan and c.location in ctx.pack.hexes
                 and (c.kind in PRESENCE_KINDS or c.kind == "marker")
                 and board.in_country(c.location, country)]
 
@@ -262,7 +272,7 @@ def chinese_surrender(ctx: EventContext) -> None:
         _units_leave(ctx, minor, conquered_minors(faction), "Step 4")
     if special and ctx.state.country(special).faction == faction and japanese_in(special):
         _units_leave(ctx, special, force_pool(faction), "Step 5")
-        place_dependent_marker(ctx, ctx.param("exempt_minor_area"), "Step 5")
+        place_dependent_marker(ctx, special_area, "Step 5", settlement_tag)
     else:
         ctx.note(f"no Japanese unit or marker in {special}: it does not become a Japanese Dependent",
                  "Step 5")
