@@ -6,6 +6,8 @@ Liberation, 16.4.2 Operation Avalanche. The faction and the edition differences 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rules.engine import EventContext, event_impl
 from rules.events.common import (
     ceded_markers_to_box,
@@ -16,6 +18,7 @@ from rules.events.common import (
     partisan_base_hexes,
     remaining_to_pools,
     remove_step1,
+    require_facts,
 )
 from rules.events.conquest import is_vichy
 from rules.state import (
@@ -39,7 +42,8 @@ def _policy_markers(ctx: EventContext, country: str) -> list[str]:
 
 @event_impl("reactivation")
 def reactivation(ctx: EventContext) -> None:
-    faction = ctx.param("faction", "Western")
+    faction = ctx.require_param("faction")
+    res_tag = ctx.require_param("res_tag")  # Step 1: the Country's 0-1-2 Res infantry unit
     found = False
     for country in sorted(ctx.pack.countries):
         cstate = ctx.state.country(country)
@@ -91,13 +95,13 @@ def reactivation(ctx: EventContext) -> None:
         if answer == "decline":
             ctx.why(f"{country}: {faction} declined to reactivate it")
             continue
-        _reactivate(ctx, country, faction, str(answer))
+        _reactivate(ctx, country, faction, str(answer), res_tag)
     if not found and not ctx.fired:
         ctx.not_due(f"no Conquered Country the {faction} faction can reactivate")
     ctx.settle()
 
 
-def _reactivate(ctx: EventContext, country: str, faction: str, place: str) -> None:
+def _reactivate(ctx: EventContext, country: str, faction: str, place: str, res_tag: str) -> None:
     owner = ctx.state.country(country).faction
     if owner != faction:
         ctx.set_country(country, None, f"the {faction} faction takes control of it", faction=faction)
@@ -107,7 +111,6 @@ def _reactivate(ctx: EventContext, country: str, faction: str, place: str) -> No
     ctx.set_country(
         country, None, f"reactivated as a {faction} Minor Country", status="active", faction=faction
     )
-    res_tag = ctx.param("res_tag", "res_infantry")
     res = [c for c in in_play(ctx.board.nationals(country)) if res_tag in c.tags]
     if res:
         ctx.move(res[0], place, "Step 1", subject=country, why="its 0-1-2 Res infantry unit")
@@ -124,21 +127,39 @@ def _reactivate(ctx: EventContext, country: str, faction: str, place: str) -> No
 # Liberation (16.3.2 / 16.5.2)
 
 
-def vichy_steps(ctx: EventContext, france: str, faction: str, fleet_step: str = "Step 1") -> None:
+@dataclass(frozen=True)
+class VichyFacts:
+    """The French counters 16.3.2 Vichy / 16.4.1 / 16.5.2 France-Vichy Steps 1-3 name, as pack params."""
+
+    fleet_tag: str  # Step 1: the French surface fleet units removed from the game
+    colonial_infantry_tag: str  # Step 2: the French 0-1-2 V infantry go to the liberator's Force Pool
+    vichy_code: str  # Steps 2-3: reinforcement code of the French "V" counters
+
+
+def vichy_facts(ctx: EventContext) -> VichyFacts:
+    """Read up front (before the position) whenever the pack enables the France/Vichy case."""
+    return VichyFacts(
+        fleet_tag=ctx.require_param("french_fleet_tag"),
+        colonial_infantry_tag=ctx.require_param("colonial_infantry_tag"),
+        vichy_code=ctx.require_param("vichy_code"),
+    )
+
+
+def vichy_steps(
+    ctx: EventContext, france: str, faction: str, facts: VichyFacts, fleet_step: str = "Step 1"
+) -> None:
     """16.3.2 Vichy / 16.4.1 / 16.5.2 France-Vichy Steps 1-3 (Step 4 in 16.5.2 via colonial_to_delay)."""
-    fleet_tag = ctx.param("french_fleet_tag", "french_surface_fleet")
     for counter in in_play(ctx.board.nationals(france)):
-        if fleet_tag in counter.tags or counter.kind == "convoy":
+        if facts.fleet_tag in counter.tags or counter.kind == "convoy":
             ctx.remove_from_game(counter, fleet_step, subject=france)
-    colonial_tag = ctx.param("colonial_infantry_tag", "french_colonial_012")
     for counter in in_play(ctx.board.nationals(france)):
-        if colonial_tag in counter.tags and counter.reinforcement == "V":
+        if facts.colonial_infantry_tag in counter.tags and counter.reinforcement == facts.vichy_code:
             ctx.move(counter, force_pool(faction), "Step 2", subject=france, why="French 0-1-2 V infantry")
     ctx.set_country(
         france, "Step 2", f"Vichy is now a {faction} Minor Country", faction=faction, status="active"
     )
     for counter in in_play(ctx.board.nationals(france)):
-        if counter.reinforcement == "V" and counter.location not in (DELAY, force_pool(faction)):
+        if counter.reinforcement == facts.vichy_code and counter.location not in (DELAY, force_pool(faction)):
             ctx.move(counter, DELAY, "Step 3", subject=france, why="remaining French V counter")
 
 
@@ -147,9 +168,12 @@ def liberation(ctx: EventContext) -> None:
     """16.3.2 / 16.5.2: the faction's ground units occupy every City and Partisan Base hex of an enemy Minor
     Country. Edition params: ``step1_remove``, ``ceded_step`` (false: DS 16.3.2 has no ceded-marker Step 3),
     ``ceded_dependents``, ``colonial_step``, ``france`` and the Vichy/Baltic special cases."""
-    faction = ctx.param("faction", "Western")
-    victims = set(ctx.param("from_factions", ["Axis", "Soviet"]))
-    france = ctx.param("france")
+    faction = ctx.require_param("faction")
+    victims = set(ctx.require_param("from_factions"))
+    require_facts(ctx, "step1_remove", "colonial_step")  # Steps 1 and 4, read up front
+    ceded_step = ctx.require_param("ceded_step")  # false: DS 16.3.2 has no ceded-marker Step 3
+    france = ctx.require_param("france")  # false (DS): this edition has no France/Vichy case
+    facts = vichy_facts(ctx) if france else None
     checked = False
     for country in sorted(ctx.pack.countries):
         cstate = ctx.state.country(country)
@@ -160,7 +184,11 @@ def liberation(ctx: EventContext) -> None:
         ):
             continue
         checked = True
-        special = country == france and (is_vichy(ctx, country) or ctx.param("france_always_special", False))
+        special = (
+            facts is not None
+            and country == france
+            and (is_vichy(ctx, country) or ctx.param("france_always_special", False))
+        )
         targets = (
             ctx.board.cities(country)
             if special
@@ -175,8 +203,8 @@ def liberation(ctx: EventContext) -> None:
             f"{label}: {faction} ground units occupy every {'City' if special else 'City and Partisan Base'}"
             f" hex ({describe_hexes(ctx, occupied)}); it is liberated"
         )
-        if special:
-            vichy_steps(ctx, country, faction)
+        if special and facts is not None:
+            vichy_steps(ctx, country, faction, facts)
             if ctx.param("vichy_colonial_step"):
                 colonial_to_delay(ctx, country, "Step 4")
             continue
@@ -190,7 +218,7 @@ def liberation(ctx: EventContext) -> None:
             status="active",
             flags=sorted({*ctx.state.country(country).flags, "liberated"}),
         )
-        if ctx.param("ceded_step", True):  # TK 16.3.2/16.5.2 and DS 16.5.2 Step 3; DS 16.3.2 has none
+        if ceded_step:  # TK 16.3.2/16.5.2 and DS 16.5.2 Step 3; DS 16.3.2 has none
             placed = ceded_markers_to_box(
                 ctx, country, faction, "Step 3", dependents=bool(ctx.param("ceded_dependents", False))
             )
@@ -229,7 +257,8 @@ def _baltic_special(ctx: EventContext, placed: list) -> None:
 
 @event_impl("french_liberation")
 def french_liberation(ctx: EventContext) -> None:
-    france = ctx.param("france", "France")
+    france = ctx.require_param("france")
+    facts = vichy_facts(ctx)
     cstate = ctx.state.country(france)
     if not is_vichy(ctx, france):
         ctx.not_due(f"{france} has not become Vichy")
@@ -238,12 +267,14 @@ def french_liberation(ctx: EventContext) -> None:
         ctx.not_due(f"Vichy is {cstate.faction}, not an Axis or Soviet Country")
         return
     ctx.fire(f"Vichy is an {cstate.faction} Country")
-    vichy_steps(ctx, france, "Western")
+    vichy_steps(ctx, france, "Western", facts)
 
 
 @event_impl("operation_avalanche")
 def operation_avalanche(ctx: EventContext) -> None:
-    us = ctx.param("us", "USA")
+    us = ctx.require_param("us")
+    require_facts(ctx, "step1_remove", "colonial_step")  # Steps 1 and 3, read up front
+    no_occupation_tag = ctx.require_param("no_occupation_tag")  # the No Occupation marker (14.24)
     eligible: dict[str, str] = {}
     for country in sorted(ctx.pack.countries):
         cstate = ctx.state.country(country)
@@ -279,9 +310,10 @@ def operation_avalanche(ctx: EventContext) -> None:
     colonial_to_delay(ctx, country, "Step 3")
     if owner == "Axis":
         capital = ctx.board.capital(country)
-        tag = ctx.param("no_occupation_tag", "no_occupation")
         spare = [
-            c for c in ctx.state.tagged(tag) if c.location not in ctx.pack.hexes and c.location != "removed"
+            c
+            for c in ctx.state.tagged(no_occupation_tag)
+            if c.location not in ctx.pack.hexes and c.location != "removed"
         ]
         if spare and capital:
             ctx.move(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from rules.engine import EventContext, event_impl
 from rules.events.common import describe_hexes, influence_choice, unguarded_cities
+from rules.events.conquest import VICHY
 from rules.state import (
     CEDED_LANDS,
     DELAY,
@@ -39,33 +40,33 @@ def _axis_unit_in(ctx: EventContext, countries: list[str], dependents_of: list[s
 @event_impl("crisis_reinforcements")
 def crisis_reinforcements(ctx: EventContext) -> None:
     """Once per game: Total War, an Axis unit in the listed lands, or a card -> named units to Delay Box."""
-    faction = ctx.param("faction")
+    faction = ctx.require_param("faction")
+    tag = ctx.require_param("tag")  # the counters the event releases to the Delay Box
+    countries = list(ctx.require_param("countries"))
+    dependents_of = list(ctx.require_param("dependents_of"))
+    card = ctx.param("card")  # optional: only 16.5.3 also fires on a played card (4d)
     reasons = []
     if ctx.state.turn.war_state == "Total War":
         reasons.append("Total War is in effect")
-    axis = _axis_unit_in(ctx, ctx.param("countries", []), ctx.param("dependents_of", []))
+    axis = _axis_unit_in(ctx, countries, dependents_of)
     if axis:
         reasons.append("Axis unit " + "; ".join(axis))
-    card = ctx.param("card")
     if card and card in ctx.state.turn.cards_played:
         reasons.append(f"card {card} has been played")
     if not reasons:
-        lands = ", ".join(
-            ctx.param("countries", []) + [f"a {c} Dependent" for c in ctx.param("dependents_of", [])]
-        )
+        lands = ", ".join(countries + [f"a {c} Dependent" for c in dependents_of])
         ctx.not_due(
             f"not Total War ({ctx.state.turn.war_state}) and no Axis unit in {lands}"
             + (f", card {card} not played" if card else "")
         )
         return
     ctx.fire("; ".join(reasons))
-    tag = ctx.param("tag")
     units = ctx.state.tagged(tag, location=conditional_events(faction))
     for unit in sorted(units, key=lambda c: c.id):
         ctx.move(unit, DELAY, "Step 1", why=f"{ctx.spec.title} units")
     if not units:
         ctx.note(f"no {tag} counter is in the {faction} Conditional Events Box", "Step 1")
-    country = ctx.param("influence_if_war")
+    country = ctx.param("influence_if_war")  # optional: 16.3.4 / 16.5.3 Step 2 only
     if country:
         posture = ctx.state.country(country).posture
         if posture == "War":
@@ -83,7 +84,7 @@ def white_star_hexes(ctx: EventContext) -> None:
     """
     hexes = ctx.param("hexes") or sorted(h.id for h in ctx.pack.hexes_where(white_star=True))
     needed = int(ctx.param("needed", len(hexes)))
-    tag = ctx.param("tag", "reduced_us_impact")
+    tag = ctx.require_param("tag")  # the Reduced US Impact marker
     held = [h for h in hexes if ctx.board.faction_ground_units(h, "Axis")]
     markers = ctx.state.tagged(tag)
     in_box = [m for m in markers if m.location == STRATEGIC_WARFARE]
@@ -116,10 +117,9 @@ def white_star_hexes(ctx: EventContext) -> None:
     )
 
 
-def ignored_on_axis_card(ctx: EventContext, default: str) -> bool:
-    """16.3.6 / 16.5.5 "Ignore this event if the Axis Current Card is card ...": the card is a pack param
-    (``ignore_if_axis_card``) so the same check serves TK 22a Case Yellow and 27b Ostland Accord."""
-    card = ctx.param("ignore_if_axis_card", default)
+def ignored_on_axis_card(ctx: EventContext, card: str) -> bool:
+    """16.3.6 / 16.5.5 "Ignore this event if the Axis Current Card is card ...": the card is the pack param
+    ``ignore_if_axis_card`` (TK 22a Case Yellow, 27b Ostland Accord), read by the caller up front."""
     if ctx.state.turn.current_cards.get("Axis") != card:
         return False
     ctx.ignore(f"the Axis Current Card is card {card}")
@@ -129,15 +129,17 @@ def ignored_on_axis_card(ctx: EventContext, default: str) -> bool:
 @event_impl("france_rises")
 def france_rises(ctx: EventContext) -> None:
     """16.3.6: two conditions, each checked separately, in order."""
-    if ignored_on_axis_card(ctx, "22a"):
+    card = ctx.require_param("ignore_if_axis_card")
+    france, major = ctx.require_param("france"), ctx.require_param("major")
+    area = ctx.require_param("area")  # the Occupied France Ceded Land area
+    if ignored_on_axis_card(ctx, card):
         return
-    france, major = ctx.param("france", "France"), ctx.param("major", "Germany")
-    area = ctx.param("area", "occupied_france")
+    area_name = ctx.pack.areas[area].name
     free = unguarded_cities(ctx, [area], major)
     vichy = ctx.state.country(france)
-    if free and "vichy" in vichy.flags and vichy.status == "neutral":
+    if free and VICHY in vichy.flags and vichy.status == "neutral":
         ctx.fire(
-            f"Occupied France is a Dependent of {major}; {describe_hexes(ctx, free)} holds no {major} unit, "
+            f"{area_name} is a Dependent of {major}; {describe_hexes(ctx, free)} holds no {major} unit, "
             "Detachment or Logistics marker"
         )
         answer = ctx.choose(
@@ -148,13 +150,11 @@ def france_rises(ctx: EventContext) -> None:
                 france, None, "Vichy activated as a Western Minor Country", faction="Western", status="active"
             )
     elif free:
-        ctx.not_due("a City of Occupied France is free of German units, but Vichy is not a Neutral Vichy")
+        ctx.not_due(f"a City of {area_name} is free of {major} units, but Vichy is not a Neutral Vichy")
     else:
-        ctx.not_due(
-            f"Occupied France is not a Dependent of {major}, or every City in it holds a {major} unit"
-        )
+        ctx.not_due(f"{area_name} is not a Dependent of {major}, or every City in it holds a {major} unit")
     vichy = ctx.state.country(france)
-    if "vichy" in vichy.flags and vichy.status == "active":
+    if VICHY in vichy.flags and vichy.status == "active":
         markers = [
             c
             for c in ctx.state.counters.values()
@@ -162,7 +162,7 @@ def france_rises(ctx: EventContext) -> None:
         ]
         if markers:
             ctx.fire(
-                "Vichy is an Active Minor Country: the Axis Occupied France marker leaves the Ceded Lands Box"
+                f"Vichy is an Active Minor Country: the Axis {area_name} marker leaves the Ceded Lands Box"
             )
             for marker in markers:
                 ctx.move(marker, force_pool("Axis"), None)
@@ -173,10 +173,12 @@ def france_rises(ctx: EventContext) -> None:
 @event_impl("russia_rises")
 def russia_rises(ctx: EventContext) -> None:
     """16.5.5: two conditions, each checked separately, in order."""
-    if ignored_on_axis_card(ctx, "27b"):
+    card = ctx.require_param("ignore_if_axis_card")
+    russia, major = ctx.require_param("russia"), ctx.require_param("major")
+    marker_name = ctx.require_param("policy_marker")  # the Ostland Accord Policy marker (16.2.2 Step 1)
+    ostland_tag = ctx.require_param("ostland_tag")  # that marker's counter
+    if ignored_on_axis_card(ctx, card):
         return
-    russia, major = ctx.param("russia", "Russia"), ctx.param("major", "Germany")
-    marker_name = ctx.param("policy_marker", "Ostland Accord")
     regions = [a.id for a in ctx.pack.areas.values() if a.kind == "ostland_region"]
     free = unguarded_cities(ctx, regions, major)
     rstate = ctx.state.country(russia)
@@ -192,7 +194,7 @@ def russia_rises(ctx: EventContext) -> None:
             ["yes", "no"],
         )
         if answer == "yes":
-            for counter in ctx.state.tagged(ctx.param("ostland_tag", "ostland_accord"), posture_box(russia)):
+            for counter in ctx.state.tagged(ostland_tag, posture_box(russia)):
                 ctx.move(counter, SET_ASIDE, None)
             ctx.set_country(
                 russia,
@@ -226,9 +228,9 @@ def russia_rises(ctx: EventContext) -> None:
 @event_impl("lend_lease")
 def lend_lease(ctx: EventContext) -> None:
     """16.3.7 (Steps 1-2) and 16.5.6 (Step 2 only): the Western Lend-Lease marker."""
-    faction = ctx.param("faction", "Western")
-    country = ctx.param("country")
-    marker = next(iter(ctx.state.tagged(ctx.param("tag", "lend_lease"))), None)
+    faction = ctx.require_param("faction")
+    country = ctx.require_param("country")
+    marker = next(iter(ctx.state.tagged(ctx.require_param("tag"))), None)  # the Lend-Lease marker
     if marker is None:
         ctx.not_due("the position has no Lend-Lease marker")
         return
@@ -254,7 +256,7 @@ def lend_lease(ctx: EventContext) -> None:
     problems = []
     if marker.location != conditional_events(faction):
         problems.append(f"the marker is in {marker.location}, not the {faction} Conditional Events Box")
-    if ctx.param("not_vichy") and "vichy" in cstate.flags:
+    if ctx.param("not_vichy") and VICHY in cstate.flags:
         problems.append(f"{country} is Vichy")
     if cstate.status != "active" or cstate.faction != faction:
         problems.append(f"{country} is not an active {faction} country")

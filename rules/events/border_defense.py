@@ -3,7 +3,7 @@ with Germany; if not, the Axis redeploys Russian steps — never more than neces
 elsewhere. DS 16.1.3 (Manchukuo Garrison) has the same shape and can reuse `Requirement` / `spare_steps`.
 
 Pack data (`[border_defense.<area>]`): ``requirement = "border_hexes"`` (each listed hex needs ``steps``
-steps) or ``"region_steps"`` (the whole region needs ``steps`` steps).
+steps) or ``"region_steps"`` (the whole region needs ``steps`` steps); both keys are required (game facts).
 """
 
 from __future__ import annotations
@@ -44,6 +44,24 @@ def _steps(ctx: EventContext, hex_id: str, nationality: str) -> int:
     return sum(u.steps for u in ctx.board.ground_units(hex_id) if u.nationality == nationality)
 
 
+REQUIREMENT_KINDS = ("border_hexes", "region_steps")
+
+
+def check_border_defense_data(ctx: EventContext) -> None:
+    """Every `[border_defense.<area>]` names its `requirement` kind and its `steps` (16.5.4: two steps in
+    each border hex, four in a Region): game facts, so a pack that leaves one out is a one-line error
+    naming the pack and the area, never a number from code. Checked before the position is read."""
+    for area_id, spec in sorted(ctx.pack.border_defense.items()):
+        where = f"pack {ctx.pack.name}: [border_defense.{area_id}]"
+        if spec.get("requirement") not in REQUIREMENT_KINDS:
+            raise InputError(
+                ctx.pack.path, f"{where} needs requirement = {' or '.join(map(repr, REQUIREMENT_KINDS))}"
+            )
+        steps = spec.get("steps")
+        if not isinstance(steps, int) or isinstance(steps, bool) or steps < 1:
+            raise InputError(ctx.pack.path, f"{where} needs steps = <whole number of steps, 1 or more>")
+
+
 def requirements(ctx: EventContext, nationality: str, enemy: str) -> list[Requirement]:
     out: list[Requirement] = []
     for area_id, spec in sorted(ctx.pack.border_defense.items()):
@@ -60,7 +78,7 @@ def requirements(ctx: EventContext, nationality: str, enemy: str) -> list[Requir
                 f"{area.name}: {enemy} unit {ctx.name(axis[0].id)} is in the Region: no Border Defense needed"
             )
             continue
-        kind = spec.get("requirement", "region_steps")
+        kind = spec["requirement"]
         hexes = list(spec.get("hexes", [])) if kind == "border_hexes" else region
         if kind == "border_hexes" and not hexes:
             ctx.note(
@@ -68,10 +86,8 @@ def requirements(ctx: EventContext, nationality: str, enemy: str) -> list[Requir
                 f"[border_defense.{area_id}].hexes); check it by hand"
             )
             continue
-        req = Requirement(
-            area_id, kind, hexes, int(spec.get("steps", 2)), {h: _steps(ctx, h, nationality) for h in hexes}
-        )
-        out.append(req)
+        have = {h: _steps(ctx, h, nationality) for h in hexes}
+        out.append(Requirement(area_id, kind, hexes, spec["steps"], have))
     return out
 
 
@@ -94,13 +110,15 @@ def spare_steps(ctx: EventContext, reqs: list[Requirement], nationality: str) ->
 
 @event_impl("border_defense")
 def border_defense(ctx: EventContext) -> None:
-    russia = ctx.param("russia", "Russia")
-    postures = ctx.param("postures", ["Entente", "Rapallo", "Pact"])
+    russia = ctx.require_param("russia")
+    postures = list(ctx.require_param("postures"))  # "Entente, Rapallo, or Pact"
+    enemy = ctx.require_param("enemy")  # whose units the Border Defense faces
+    check_border_defense_data(ctx)
     posture = ctx.state.country(russia).posture
     if posture not in postures:
         ctx.ignore(f"{russia}'s Posture is {posture or 'none'}, not {', '.join(postures)}")
         return
-    reqs = requirements(ctx, russia, ctx.param("enemy", "Axis"))
+    reqs = requirements(ctx, russia, enemy)
     short = [r for r in reqs if r.deficit > 0]
     for req in reqs:
         name = ctx.pack.areas[req.area].name

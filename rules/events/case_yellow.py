@@ -1,5 +1,8 @@
 """16.2.1 Case Yellow (Axis card 22a): once per game, conquest of one selected Allied Minor Country.
 
+Every Country, area, tag and code it names is a TK pack param (`rules/packs/tk/events.toml`), read with
+`ctx.require_param` before the position is looked at.
+
 Reading (docs/rules-readings.md): the Axis selection is offered only among countries where the condition
 holds — selecting one where it fails would leave the once-per-game event unused, which the engine does
 not need to ask about.
@@ -7,12 +10,15 @@ not need to ask about.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rules.engine import EventContext, event_impl
 from rules.events.common import (
     describe_hexes,
     in_play,
     influence_choice,
     neighbors_of_hexes,
+    require_facts,
 )
 from rules.events.conquest import VICHY, conquer_minor, conquest_candidates, is_vichy, place_area_marker
 from rules.events.internment import intern
@@ -37,10 +43,29 @@ def _qualifies(ctx: EventContext, country: str, major: str) -> tuple[bool, str]:
     return False, f"supplied {major} ground units hold {len(held)} City hex(es) and not the Capital"
 
 
+@dataclass(frozen=True)
+class FranceFacts:
+    """What 16.2.1 Steps 1-7 name when France is selected."""
+
+    vichy_code: str  # Step 1: French "V" counters are set aside, not removed
+    zone_areas: tuple[str, ...]  # Step 3: Occupied France and Alsace-Lorraine Ceded Land markers
+    syria: str  # Step 4: Syria is created as a Neutral Country
+    syria_marker_tag: str  # Step 4: the Syria Dependent marker is removed
+    france_defeated_tag: str  # Step 7 (combined game): the France Defeated marker
+
+
 @event_impl("case_yellow")
 def case_yellow(ctx: EventContext) -> None:
-    major = ctx.param("major", "Germany")
-    france = ctx.param("france", "France")
+    major = ctx.require_param("major")
+    france = ctx.require_param("france")
+    require_facts(ctx, "step1_remove", "colonial_step")  # Steps 1-4 (conquest), up front
+    facts = FranceFacts(
+        vichy_code=ctx.require_param("vichy_code"),
+        zone_areas=tuple(ctx.require_param("france_zone_areas")),
+        syria=ctx.require_param("syria"),
+        syria_marker_tag=ctx.require_param("syria_marker_tag"),
+        france_defeated_tag=ctx.require_param("france_defeated_tag"),
+    )
     qualifying: dict[str, str] = {}
     for country in conquest_candidates(ctx, "Axis"):
         if country == france and (is_vichy(ctx, country) or "liberated" in ctx.state.country(country).flags):
@@ -60,7 +85,7 @@ def case_yellow(ctx: EventContext) -> None:
     )
     ctx.why(f"Axis selected {country}: {qualifying[country]}")
     if country == france:
-        _case_yellow_france(ctx, france, major)
+        _case_yellow_france(ctx, france, major, facts)
         return
     conquer_minor(ctx, country, "Axis")
     capital = ctx.board.capital(country)
@@ -75,18 +100,18 @@ def case_yellow(ctx: EventContext) -> None:
         ctx.note(f"no {major} ground unit in the Capital: no Influence", "Step 5")
 
 
-def _case_yellow_france(ctx: EventContext, france: str, major: str) -> None:
+def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: FranceFacts) -> None:
     for counter in in_play(ctx.board.nationals(france)):
         if counter.kind == "ceded_land":
             continue
-        if counter.reinforcement != "V":
+        if counter.reinforcement != facts.vichy_code:
             ctx.remove_from_game(counter, "Step 1", subject=france)
         else:
             ctx.set_aside(counter, "Step 1", subject=france)
     for counter in in_play(ctx.state.counters.values()):
         if counter.colonial_of == france and counter.location != DELAY:
             ctx.move(counter, DELAY, "Step 2", subject=france, why="British 1-2-2 Fra colonial unit")
-    zone_areas = ctx.param("france_zone_areas", ["alsace_lorraine", "occupied_france"])
+    zone_areas = facts.zone_areas
     for area_id in zone_areas:
         place_area_marker(ctx, area_id, "Step 3")
     zone = [h for a in zone_areas for h in ctx.board.area_hexes(a)]
@@ -97,8 +122,8 @@ def _case_yellow_france(ctx: EventContext, france: str, major: str) -> None:
         if ctx.board.faction_of(c) in ("Western", "Soviet")
     ]
     intern(ctx, allied, "Step 3", "Allied counter in Occupied France / Alsace-Lorraine", rule=ctx.rule)
-    syria = ctx.param("syria", "Syria")
-    for marker in ctx.state.tagged(ctx.param("syria_marker_tag", "syria_dependent"), location=CEDED_LANDS):
+    syria = facts.syria
+    for marker in ctx.state.tagged(facts.syria_marker_tag, location=CEDED_LANDS):
         ctx.remove_from_game(marker, "Step 4", subject=syria)
     ctx.set_country(
         syria,
@@ -145,7 +170,7 @@ def _case_yellow_france(ctx: EventContext, france: str, major: str) -> None:
     else:
         ctx.note(f"no {major} ground unit in Paris: no Influence", "Step 6")
     if ctx.state.turn.combined_game:
-        markers = ctx.state.tagged(ctx.param("france_defeated_tag", "france_defeated"))
+        markers = ctx.state.tagged(facts.france_defeated_tag)
         for marker in markers:
             ctx.move(marker, "ds_strategic_warfare", "Step 7")
         if not markers:

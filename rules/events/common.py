@@ -2,7 +2,8 @@
 
 Why shared: 16.1.1, 16.2.1, 16.3.2, 16.4.2 and 16.5.2 all open with the same "remove support units,
 fortress units, ..." Step 1 and "remove all remaining counters" Step 2; the editions differ only in
-the kinds listed, which the pack gives as the event parameter ``step1_remove``.
+the kinds listed, which the pack gives as the event parameter ``step1_remove``. Like every game fact,
+the kinds and the ``colonial_step`` switch are read with ``ctx.require_param`` (no edition's list in code).
 """
 
 from __future__ import annotations
@@ -24,7 +25,13 @@ from rules.state import (
 
 OFF_GAME = frozenset({REMOVED, SET_ASIDE})
 SUPPORT_KINDS = frozenset({"support", "air", "naval"})  # support units (air and naval units are support)
-DEFAULT_STEP1 = ("support", "fortress", "partnership", "war_economy", "convoy")
+
+
+def require_facts(ctx: EventContext, *names: str) -> None:
+    """Read, at the top of an event, the facts a shared Step helper takes later (``step1_remove``,
+    ``colonial_step``): a pack missing one then fails on every position, not only when a Step runs."""
+    for name in names:
+        ctx.require_param(name)
 
 
 def matches_kind(counter: Counter, kinds: Iterable[str]) -> bool:
@@ -43,7 +50,7 @@ def in_play(counters: Iterable[Counter]) -> list[Counter]:
 
 def remove_step1(ctx: EventContext, country: str, step: str = "Step 1") -> None:
     """Step 1 of conquest/liberation/Avalanche: the kinds come from the pack (edition difference)."""
-    kinds = ctx.param("step1_remove", DEFAULT_STEP1)
+    kinds = ctx.require_param("step1_remove")
     for counter in in_play(ctx.board.nationals(country)):
         if counter.kind != "ceded_land" and matches_kind(counter, kinds):
             ctx.remove_from_game(counter, step, subject=country)
@@ -69,8 +76,9 @@ def remaining_to_pools(
 
 
 def colonial_to_delay(ctx: EventContext, country: str, step: str) -> None:
-    """Its British 1-2-2 colonial unit in the Western Conquered Minors Box goes to the Delay Box."""
-    if not ctx.param("colonial_step", True):
+    """Its British 1-2-2 colonial unit in the Western Conquered Minors Box goes to the Delay Box (TK only:
+    pack param ``colonial_step``)."""
+    if not ctx.require_param("colonial_step"):
         return
     box = conquered_minors("Western")
     found = [c for c in ctx.state.counters.values() if c.colonial_of == country]

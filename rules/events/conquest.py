@@ -2,10 +2,16 @@
 
 Edition differences are pack parameters: ``step1_remove`` (TK adds (P) units, War Economy and Convoy
 markers; DS adds port-a-forts), ``colonial_step`` (TK Step 3 only), ``exempt`` (DS Kansu/Kiangsu),
-``france`` (TK: the France/Vichy special case is enabled).
+``france`` (TK: the Country with the France/Vichy special case; ``false`` in DS, which has none).
+
+The France case's own facts (its Vichy reinforcement code, the Syria Dependent and colonial infantry
+tags, the Ceded Land markers of Step 5) are pack params too, read with ``ctx.require_param`` as soon as
+the pack enables the case: no edition's counters are named in code.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from rules.engine import EventContext, event_impl
 from rules.events.common import (
@@ -17,14 +23,39 @@ from rules.events.common import (
     partisan_base_hexes,
     remaining_to_conquered_box,
     remove_step1,
+    require_facts,
 )
 from rules.state import ALLIED_FACTIONS, CEDED_LANDS, DELAY, force_pool
 
-VICHY = "vichy"
+VICHY = "vichy"  # position vocabulary (not a game fact): the country-state flag of a Vichy France
 
 
 def is_vichy(ctx: EventContext, country: str) -> bool:
     return VICHY in ctx.state.country(country).flags
+
+
+@dataclass(frozen=True)
+class FranceCaseFacts:
+    """The counters the 16.1.1 France case names, as the pack identifies them.
+
+    Why one bundle: Steps 1-3 of the France case tell apart "V" counters (kept as Vichy), the Syria
+    Dependent marker (kept for 16.2.1 Step 4) and the French 0-1-2 colonial infantry (placed in
+    Step 2); all are read together, before the position, whenever the pack enables the case."""
+
+    vichy_code: str  # reinforcement code of the French "V" counters (16.1.1 France Steps 1 and 3)
+    syria_marker_tag: str  # tag of the Syria Dependent Ceded Land marker (16.1.1 France Step 1)
+    colonial_infantry_tag: str  # tag of the French 0-1-2 colonial infantry units (16.1.1 France Step 2)
+    area_markers: tuple[str, ...]  # areas whose Ceded Land marker 16.1.1 France Step 5 places
+
+
+def france_case_facts(ctx: EventContext) -> FranceCaseFacts:
+    """Read up front, before the position, so a pack missing one fails on every position alike."""
+    return FranceCaseFacts(
+        vichy_code=ctx.require_param("vichy_code"),
+        syria_marker_tag=ctx.require_param("syria_marker_tag"),
+        colonial_infantry_tag=ctx.require_param("colonial_infantry_tag"),
+        area_markers=tuple(ctx.require_param("france_case_markers")),
+    )
 
 
 def conquer_minor(
@@ -38,7 +69,7 @@ def conquer_minor(
     ctx.set_country(country, None, f"conquered; remains aligned with the {owner} faction", status="conquered")
     remove_step1(ctx, country, steps[0])
     remaining_to_conquered_box(ctx, country, owner, steps[1])
-    if ctx.param("colonial_step", True):
+    if ctx.require_param("colonial_step"):
         colonial_to_delay(ctx, country, steps[2])
         ceded_markers_to_box(ctx, country, conqueror, steps[3])
     else:
@@ -63,14 +94,16 @@ def conquest_candidates(ctx: EventContext, conqueror: str) -> list[str]:
 @event_impl("minor_conquest")
 def minor_conquest(ctx: EventContext) -> None:
     """16.1.1: Axis ground units occupy all City and Partisan Base hexes of an active Allied Minor Country."""
-    conqueror = ctx.param("conqueror", "Axis")
-    france = ctx.param("france")
+    conqueror = ctx.require_param("conqueror")
+    require_facts(ctx, "step1_remove", "colonial_step")  # Steps 1 and 3, read up front
+    france = ctx.require_param("france")  # false (DS): this edition has no France/Vichy case
+    facts = france_case_facts(ctx) if france else None
     for country in conquest_candidates(ctx, conqueror):
-        if country == france:
+        if facts is not None and country == france:
             if is_vichy(ctx, country):
                 ctx.why(f"{country} (Vichy) can never be conquered (16.1.1 Vichy)")
                 continue
-            _france_case(ctx, country, conqueror)
+            _france_case(ctx, country, conqueror, facts)
             continue
         targets = sorted(set(ctx.board.cities(country)) | set(partisan_base_hexes(ctx, country)))
         held, occupied, free = occupies_all(ctx, targets, conqueror)
@@ -89,7 +122,7 @@ def minor_conquest(ctx: EventContext) -> None:
         ctx.not_due("no active Allied Minor Country")
 
 
-def _france_case(ctx: EventContext, france: str, conqueror: str) -> None:
+def _france_case(ctx: EventContext, france: str, conqueror: str, facts: FranceCaseFacts) -> None:
     """16.1.1 France: all Cities in France occupied -> France fights on as Vichy."""
     cities = ctx.board.cities(france)
     held, occupied, free = occupies_all(ctx, cities, conqueror)
@@ -104,9 +137,10 @@ def _france_case(ctx: EventContext, france: str, conqueror: str) -> None:
         f"{france}: {conqueror} ground units occupy all Cities in France ({describe_hexes(ctx, occupied)}): "
         "the France case applies, not conquest"
     )
-    keep_tag = ctx.param("syria_marker_tag", "syria_dependent")
+    keep_tag, vichy_code = facts.syria_marker_tag, facts.vichy_code
     for counter in in_play(ctx.board.nationals(france)):
-        if counter.reinforcement != "V" and keep_tag not in counter.tags and counter.kind != "ceded_land":
+        kept = counter.reinforcement == vichy_code or keep_tag in counter.tags or counter.kind == "ceded_land"
+        if not kept:
             ctx.remove_from_game(counter, "Step 1", subject=france)
     ctx.set_country(
         france,
@@ -114,7 +148,7 @@ def _france_case(ctx: EventContext, france: str, conqueror: str) -> None:
         f"hereafter Vichy; remains aligned with the {owner} faction",
         flags=[*ctx.state.country(france).flags, VICHY],
     )
-    colonial_tag = ctx.param("colonial_infantry_tag", "french_colonial_012")
+    colonial_tag = facts.colonial_infantry_tag
     colonials = [c for c in in_play(ctx.board.nationals(france)) if colonial_tag in c.tags]
     legal = _colonial_hexes(ctx, france, owner)
     placing = colonials[:3]
@@ -141,7 +175,7 @@ def _france_case(ctx: EventContext, france: str, conqueror: str) -> None:
         ctx.move(unit, force_pool(owner), "Step 2", subject=france, why="no legal hex left for it")
     for counter in in_play(ctx.board.nationals(france)):
         if (
-            counter.reinforcement == "V"
+            counter.reinforcement == vichy_code
             and counter.location != DELAY
             and colonial_tag not in counter.tags
             and keep_tag not in counter.tags
@@ -150,7 +184,7 @@ def _france_case(ctx: EventContext, france: str, conqueror: str) -> None:
     for counter in in_play(ctx.state.counters.values()):
         if counter.colonial_of == france and counter.location != DELAY:
             ctx.move(counter, DELAY, "Step 4", subject=france, why="British 1-2-2 Fra colonial unit")
-    for area_id in ctx.param("france_case_markers", ["alsace_lorraine"]):
+    for area_id in facts.area_markers:
         place_area_marker(ctx, area_id, "Step 5")
 
 
@@ -183,4 +217,4 @@ def place_area_marker(ctx: EventContext, area_id: str, step: str) -> None:
             ctx.move(marker, CEDED_LANDS, step, why=f"{area.name} becomes part of {area.ceded_to}")
 
 
-__all__ = ["conquer_minor", "conquest_candidates", "is_vichy"]
+__all__ = ["FranceCaseFacts", "conquer_minor", "conquest_candidates", "france_case_facts", "is_vichy"]

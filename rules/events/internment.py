@@ -90,7 +90,7 @@ def _territory_state(ctx: EventContext, hex_id: str) -> tuple[str, CountryState]
 def internment_due(ctx: EventContext) -> list[InternmentCase]:
     """Every counter on the map that 16.7 says must be interned now (the permanent check)."""
     board = ctx.board
-    major = ctx.param("major", "Germany")
+    major = ctx.require_param("major")  # "in Germany or a German Dependent" (DS: Japan)
     cases: list[InternmentCase] = []
     for counter in sorted(ctx.state.counters.values(), key=lambda c: c.id):
         hex_id = counter.location

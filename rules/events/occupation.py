@@ -71,7 +71,7 @@ def occupation_causers(ctx: EventContext, country: str, major: str) -> list[Coun
 
 
 def _no_occupation_marker(ctx: EventContext, country: str) -> list[str]:
-    tag = ctx.param("no_occupation_tag", "no_occupation")
+    tag = ctx.require_param("no_occupation_tag")
     return [
         c.location
         for c in ctx.state.tagged(tag)
@@ -83,7 +83,8 @@ def _no_occupation_marker(ctx: EventContext, country: str) -> list[str]:
 def minor_occupation(ctx: EventContext) -> None:
     """16.1.2: an Axis Minor Country (with its Dependents) holding a multi-step unit of the major or any
     other Axis Country's ground unit is under Occupation; a Dependent is checked with its Country."""
-    major = ctx.param("major", "Germany")
+    major = ctx.require_param("major")
+    ctx.require_param("no_occupation_tag")  # the No Occupation marker (14.24), read up front
     exceptions = _exceptions_in_effect(ctx)
     checked = False
     for country in sorted(ctx.pack.countries):

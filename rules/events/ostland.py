@@ -1,4 +1,7 @@
-"""16.2.2 Ostland Accord (Axis card 27b): Russia's hypothetical conditional surrender, once per game."""
+"""16.2.2 Ostland Accord (Axis card 27b): Russia's hypothetical conditional surrender, once per game.
+
+Every Country, marker and tag it names is a TK pack param, read with `ctx.require_param` up front.
+"""
 
 from __future__ import annotations
 
@@ -18,13 +21,16 @@ def one_year_ahead(date: str) -> str | None:
 
 @event_impl("ostland_accord")
 def ostland_accord(ctx: EventContext) -> None:
-    russia = ctx.param("russia", "Russia")
-    major = ctx.param("major", "Germany")
+    russia = ctx.require_param("russia")
+    major = ctx.require_param("major")
+    marker_name = ctx.require_param("policy_marker")  # Step 1: the Ostland Accord Policy marker
+    ostland_tag = ctx.require_param("ostland_tag")  # Step 1: that marker's counter
+    enforced_peace_tag = ctx.require_param("enforced_peace_tag")  # Step 9: Enforced Peace marker (14.11)
+    recreatable = set(ctx.require_param("recreated_become_axis"))  # Step 2
     ctx.fire("the Ostland Accord card is the Axis Current Card (once per game)")
     board = ctx.board
     # Step 1
-    marker_name = ctx.param("policy_marker", "Ostland Accord")
-    tagged = [c for c in ctx.state.tagged(ctx.param("ostland_tag", "ostland_accord"))]
+    tagged = [c for c in ctx.state.tagged(ostland_tag)]
     for counter in tagged:
         ctx.move(counter, posture_box(russia), "Step 1")
     ctx.set_country(
@@ -45,7 +51,6 @@ def ostland_accord(ctx: EventContext) -> None:
                     "Step 2",
                     why=f"{area.name} returns to {area.country}",
                 )
-    recreatable = set(ctx.param("recreated_become_axis", []))
     for country in sorted(recreatable):
         if gone_before.get(country) and ctx.board.country_hexes(country):
             ctx.set_country(
@@ -119,7 +124,7 @@ def ostland_accord(ctx: EventContext) -> None:
     target = one_year_ahead(ctx.state.turn.date)
     peace = [
         c
-        for c in ctx.state.tagged(ctx.param("enforced_peace_tag", "enforced_peace"))
+        for c in ctx.state.tagged(enforced_peace_tag)
         if c.nationality in (russia, None)
     ]
     if target and peace:

@@ -26,11 +26,15 @@ CHINESE_SURRENDER = SETTLEMENT | {"country", "faction", "exempt_minor", "exempt_
 INTERNMENT = {"major", "kwantung_tag", "kwantung_countries", "settlement_dependent_tag"}
 RESERVES = {"posture_country", "limited_tag", "total_tag"}
 
-# rule -> the facts its implementation takes from the pack (shared TK implementations take theirs with
-# defaults and are listed with none).
+LIBERATION = {"faction", "from_factions", "step1_remove", "colonial_step", "ceded_step", "france"}
+REACTIVATION = {"faction", "res_tag"}
+LEND_LEASE = {"faction", "country", "tag"}
+
+# rule -> the facts its implementation takes from the pack (the shared implementations too: DS switches the
+# TK France/Vichy case off with `france = false`, docs/ds-notes.md).
 REQUIRED: dict[str, set[str]] = {
-    "16.1.1": set(),
-    "16.1.2": {"showa_tag"},  # `major` too, once Showa Restoration is in effect (test below)
+    "16.1.1": {"conqueror", "step1_remove", "colonial_step", "france"},
+    "16.1.2": {"showa_tag", "major", "no_occupation_tag"},
     "16.1.3": {"major", "russia", "steps"},
     "16.1.4": {"tag"},
     "16.1.5": {"tag"},
@@ -42,29 +46,29 @@ REQUIRED: dict[str, set[str]] = {
                             "truce_markers", "step5", "enforced_peace_tags", "listed", "recreated"},
     "16.2.6": {"major", "surrender_marker", "sac_by_card", "sac_expansion", "government_tag",
                "enforced_peace_tags", "listed", "mandate_readings"},
-    "16.3.1": set(),
-    "16.3.2": set(),
+    "16.3.1": REACTIVATION,
+    "16.3.2": LIBERATION,
     "16.3.3": {"tag"},
     "16.3.4": {"tag"},
     "16.3.5": {"us", "france"},
     "16.3.6": RESERVES,
-    "16.3.7": set(),
+    "16.3.7": {"tag"},
     "16.3.8": {"major", "surrender_markers", "steps"},
     "16.3.9": {"country", "marker_tag", "table"},
-    "16.3.10": set(),
+    "16.3.10": LEND_LEASE,
     "16.3.11": INTERNMENT,
     "16.4.1": SURRENDER,
     "16.4.2": CHINESE_SURRENDER,
     "16.4.3": SURRENDER,
     "16.4.4": {"us", "countries"},
-    "16.4.5": set(),
-    "16.5.1": set(),
-    "16.5.2": set(),
+    "16.4.5": {"us", "step1_remove", "colonial_step", "no_occupation_tag"},
+    "16.5.1": REACTIVATION,
+    "16.5.2": LIBERATION,
     "16.5.3": {"tag"},
     "16.5.4": RESERVES,
     "16.5.5": {"major", "surrender_markers", "steps"},
     "16.5.6": {"country", "marker_tag", "table"},
-    "16.5.7": set(),
+    "16.5.7": LEND_LEASE,
     "16.5.8": INTERNMENT,
     "16.6.1": CHINESE_SURRENDER,
     "16.6.2": SURRENDER,
