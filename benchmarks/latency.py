@@ -25,10 +25,12 @@ import argparse
 import asyncio
 import json
 import os
+import selectors
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zipfile
 from pathlib import Path
@@ -127,6 +129,23 @@ def serve_container(folder: Path) -> None:
     asyncio.run(serve_until_signal(daemon))
 
 
+def _daemon_port(daemon: subprocess.Popen, timeout: float) -> int:
+    """The port from the daemon's "overlay at http://127.0.0.1:PORT/" line; gives up after `timeout`
+    seconds or when the daemon exits, so the benchmark always stops by itself."""
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        selector.register(daemon.stdout, selectors.EVENT_READ)
+        while time.monotonic() < deadline:
+            if not selector.select(max(0.0, deadline - time.monotonic())):
+                break
+            line = daemon.stdout.readline()
+            if not line:
+                raise SystemExit(f"the daemon exited (status {daemon.wait()}) before listening")
+            if "overlay at" in line:
+                return int(line.rsplit(":", 1)[1].strip().rstrip("/"))
+    raise SystemExit(f"the daemon did not start listening within {timeout:.0f} s")
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
@@ -180,6 +199,7 @@ def main() -> int:
             command += ["--pack", str(PACK), "--port", "0"]
         saves = [(data, turn) for (data, _, _), turn in zip(built, turns, strict=True)]
 
+        drain: threading.Thread | None = None
         daemon = subprocess.Popen(
             command,
             cwd=PROJECT,
@@ -189,14 +209,18 @@ def main() -> int:
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         try:
-            banner = daemon.stdout.readline()
-            port = int(banner.rsplit(":", 1)[1].strip().rstrip("/"))
+            port = _daemon_port(daemon, timeout=60)
+            # Keep reading its log lines: a full pipe would block the daemon mid-benchmark.
+            drain = threading.Thread(target=lambda: [None for _ in daemon.stdout], daemon=True)
+            drain.start()
             latencies = asyncio.run(
                 measure(port, watched / "game.vsav", saves, args.saves, args.budget, args.gap)
             )
         finally:
             daemon.terminate()
             daemon.wait(timeout=15)
+            if drain is not None:
+                drain.join(timeout=5)  # ends at the pipe's end of file, now the daemon is gone
             daemon.stdout.close()
 
     ms = [value * 1000 for value in latencies]

@@ -17,6 +17,7 @@ import gc
 import importlib.util
 import resource
 import statistics
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -126,7 +127,13 @@ def peak_memory_mb(path: Path) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--one", type=Path, help=argparse.SUPPRESS)  # child: one file, report max RSS
     args = parser.parse_args()
+    if args.one is not None:
+        full_decode(args.one)
+        located = locate_with_game(args.one)
+        print(f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB ({located})")
+        return 0
     if not CORPUS_DIR.exists():
         print(f"corpus not found at {CORPUS_DIR}; set ADJUTANT_SHARED")
         return 1
@@ -154,7 +161,14 @@ def main() -> int:
         )
         locations.append((relative, locate_with_game(path)))
     print()
-    print(f"process max RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    print(f"process max RSS (all files, one process): "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    largest = CORPUS_DIR / FILES[0]
+    if largest.exists():  # the target is per save: a fresh process, one full decode + locate
+        child = subprocess.run([sys.executable, __file__, "--one", str(largest)], capture_output=True,
+                               text=True, timeout=600, check=False)
+        print(f"fresh process, full decode + locate of {FILES[0]}: max RSS "
+              f"{child.stdout.strip() or child.stderr.strip()[-200:]}")
     for relative, result in locations:
         print(f"locations ({relative}): {result}")
     if sys.version_info < (3, 12) or importlib.util.find_spec("pywargame") is None:

@@ -300,7 +300,9 @@ class VassalMapping:
         known_hexes = getattr(pack, "hexes", None)
         self._prototypes = prototypes or {}
         if memo is not None:
+            pieces = pieces if isinstance(pieces, list) else list(pieces)
             memo.use(self, pack, prototypes)
+            memo.fit(len(pieces))
         counters: dict[str, dict[str, Any]] = {}
         piece_counters: dict[str, str] = {}
         concealed: dict[str, str] = {}
@@ -313,9 +315,7 @@ class VassalMapping:
             "countries": {name: dict(fields) for name, fields in self.countries.items()},
             "counters": [],
         }
-        count = 0
         for piece in pieces:
-            count += 1
             key = getattr(piece, "memo_key", None) if memo is not None else None
             outcome = memo.outcomes.get(key) if key is not None else None  # type: ignore[union-attr]
             if not isinstance(outcome, _Outcome):
@@ -337,7 +337,8 @@ class VassalMapping:
                 continue
             if outcome.counter is None:  # read by a state rule only
                 continue
-            counter = dict(outcome.counter)
+            # A copy (lists too: `tags`): the position is the caller's, the memo keeps the outcome.
+            counter = {k: list(v) if isinstance(v, list) else v for k, v in outcome.counter.items()}
             if counter["id"] in counters:
                 warnings.append(f"counter id {counter['id']!r} is on two pieces ({piece.basic_name!r}); "
                                 "the second one was left out")
@@ -346,8 +347,6 @@ class VassalMapping:
             piece_counters[piece.id] = counter["id"]
             if outcome.concealed:
                 concealed[counter["id"]] = outcome.concealed
-        if memo is not None:
-            memo.fit(count)
         position["counters"] = list(counters.values())
         return MappingResult(position=position, piece_counters=piece_counters, concealed=concealed,
                              unmapped_pieces=dict(unmapped_pieces), unmapped_places=dict(unmapped_places),
@@ -356,25 +355,25 @@ class VassalMapping:
     def _outcome(self, piece: PieceLike, known_hexes: Mapping[str, Any] | None) -> _Outcome:
         """What the rules make of one piece on its own; `map_pieces` then combines the pieces in order
         (state writes, counter-id clashes), so this part can be remembered per piece."""
-        how = ("hidden" if getattr(piece, "hidden_by", None)
-               else "masked" if getattr(piece, "masked_by", None) else None)
         variables = self._variables(piece)
         if any(rule.test(piece, variables) is not None for rule in self.ignore
                if rule.gate[0] is None or variables.get(rule.gate[0]) == rule.gate[1]):
-            return _Outcome(ignored=True, concealed=how)
-        warnings: list[str] = []
-        writes: list[tuple[str, Any]] = []
-        used_by_state = self._apply_state(piece, variables, writes, warnings)
-        counter = self._counter_fields(piece, variables, warnings)
+            return _Outcome(True, _concealment(piece))
+        warning_list: list[str] = []
+        write_list: list[tuple[str, Any]] = []
+        used_by_state = self._apply_state(piece, variables, write_list, warning_list)
+        counter = self._counter_fields(piece, variables, warning_list)
+        writes = tuple(write_list) if write_list else ()
+        warnings = tuple(warning_list) if warning_list else ()
         if counter is None:
             unmapped = None if used_by_state else (piece.basic_name or piece.piece_name or "?")
-            return _Outcome(writes=tuple(writes), warnings=tuple(warnings), unmapped_piece=unmapped)
+            return _Outcome(False, None, writes, warnings, None, unmapped)
         place = self.place_of(piece, known_hexes)
         if place is None:
-            return _Outcome(writes=tuple(writes), warnings=tuple(warnings),
-                            unmapped_place=f"{piece.map or 'no map'}: {piece.location or 'offboard'}")
+            where = f"{piece.map or 'no map'}: {piece.location or 'offboard'}"
+            return _Outcome(False, None, writes, warnings, None, None, where)
         counter["location"] = place
-        return _Outcome(writes=tuple(writes), warnings=tuple(warnings), counter=counter, concealed=how)
+        return _Outcome(False, _concealment(piece), writes, warnings, counter)
 
     def _variables(self, piece: PieceLike) -> dict[str, str]:
         variables = dict(piece.properties)
@@ -455,17 +454,32 @@ class VassalMapping:
         return used
 
 
-@dataclass(frozen=True)
-class _Outcome:
-    """One piece's mapping on its own: ignored, state writes, a counter, or why it has none."""
+def _concealment(piece: Any) -> str | None:
+    """"hidden" (Invisible) or "masked" (Mask) when VASSAL conceals the piece from some players."""
+    if getattr(piece, "hidden_by", None):
+        return "hidden"
+    return "masked" if getattr(piece, "masked_by", None) else None
 
-    ignored: bool = False
-    concealed: str | None = None  # "hidden" | "masked" when VASSAL conceals the piece
-    writes: tuple[tuple[str, Any], ...] = ()
-    warnings: tuple[str, ...] = ()
-    counter: dict[str, Any] | None = None  # copied before use: the memo keeps this one
-    unmapped_piece: str | None = None
-    unmapped_place: str | None = None
+
+class _Outcome:
+    """One piece's mapping on its own: ignored, state writes, a counter, or why it has none.
+
+    A plain slotted class, not a frozen dataclass: one is made per piece of a 5,000-piece save.
+    Never modified once made (the memo shares it between saves)."""
+
+    __slots__ = ("concealed", "counter", "ignored", "unmapped_piece", "unmapped_place", "warnings", "writes")
+
+    def __init__(self, ignored: bool = False, concealed: str | None = None,
+                 writes: tuple[tuple[str, Any], ...] = (), warnings: tuple[str, ...] = (),
+                 counter: dict[str, Any] | None = None, unmapped_piece: str | None = None,
+                 unmapped_place: str | None = None) -> None:
+        self.ignored = ignored
+        self.concealed = concealed  # "hidden" | "masked" when VASSAL conceals the piece
+        self.writes = writes
+        self.warnings = warnings
+        self.counter = counter  # copied before use: the memo keeps this one
+        self.unmapped_piece = unmapped_piece
+        self.unmapped_place = unmapped_place
 
 
 class MappingMemo:
@@ -477,7 +491,7 @@ class MappingMemo:
     the prototype table it was filled for is not the one in use.
     """
 
-    def __init__(self, factor: int = 4, minimum: int = 2000) -> None:
+    def __init__(self, factor: int = 2, minimum: int = 1000) -> None:
         from vassal_parser.game import BoundedCache
 
         self.factor = factor

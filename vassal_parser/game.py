@@ -8,7 +8,7 @@ piece inside a stack or deck takes its container's position (`BasicPiece.getPosi
 
 Public API:
     load_game(path, module=None, memo=None) -> Game
-    PositionMemo(module, factor=4, minimum=2000)   (per-piece work kept across saves; a daemon's)
+    PositionMemo(module, factor=2, minimum=1000)   (per-piece work kept across saves; a daemon's)
     BoundedCache(capacity)       (the small LRU the memos use)
     Game: path, kind ("save"|"log"), module, module_name, module_version, vassal_version,
         extensions [(name, version)], board_selections {map_id: [(board, reversed, col, row)]},
@@ -82,7 +82,7 @@ class BoundedCache:
         self._data: OrderedDict[Hashable, object] = OrderedDict()
 
     def get(self, key: Hashable) -> object:
-        """The value, or `vassal_parser.game._MISSING` (values may legitimately be None)."""
+        """The value, or `BoundedCache.MISSING` (a stored value may legitimately be None)."""
         value = self._data.get(key, _MISSING)
         if value is not _MISSING:
             self._data.move_to_end(key)
@@ -114,7 +114,7 @@ class PositionMemo:
     (docs/vassal-reader.md, "Speed"). Every table is keyed by ALL the inputs of what it stores:
       * `pieces`: the exact AddPiece command text -> the Piece it creates (pieces are immutable:
         moves and changes make new Piece objects);
-      * `placed`: (token, id, type, state, map, x, y, stack, index, deck, layout key) -> the
+      * `placed`: (token, (id, type, state), map, x, y, stack, index, deck, layout key) -> the
         PlacedPiece, where `token` names this memo's module (it changes when the memo empties);
       * `places`: (layout key, x, y) -> (board, zone, location);
       * `layouts`: layout key (map id, chosen boards) -> MapLayout.
@@ -127,7 +127,7 @@ class PositionMemo:
     shared layouts, i.e. also those found in earlier positions of the same boards.
     """
 
-    def __init__(self, module: Module | None, factor: int = 4, minimum: int = 2000) -> None:
+    def __init__(self, module: Module | None, factor: int = 2, minimum: int = 1000) -> None:
         self.module = module
         self.factor = factor
         self.minimum = minimum
@@ -152,7 +152,7 @@ class PositionMemo:
         self.token = next(_MEMO_TOKENS)
 
     def fit(self, piece_count: int) -> None:
-        """Size the tables after a position of `piece_count` pieces (a few positions' worth)."""
+        """Make room for a position of `piece_count` pieces (tables hold `factor` positions' worth)."""
         capacity = max(self.minimum, self.factor * piece_count)
         for table in (self.pieces, self.placed, self.places):
             if capacity > table.capacity:
@@ -541,6 +541,8 @@ class Game:
         """Every piece located. Per-map work (layout, map name) is done once per position; with a
         memo, a piece whose text and container are unchanged since an earlier position is reused."""
         memo = self._memo
+        if memo is not None:
+            memo.fit(len(board.pieces))
         maps: dict[str | None, tuple[MapLayout | None, tuple | None, str]] = {}
         indexes: dict[str, dict[str, int]] = {}
         result: list[PlacedPiece] = []
@@ -569,8 +571,7 @@ class Game:
             layout, layout_key, map_name = on_map
             key = None
             if memo is not None:
-                key = (memo.token, piece_id, piece.type_string(), piece.state_string(), map_id, x, y,
-                       stack_id, stack_index, deck, layout_key)
+                key = (memo.token, piece.strings(), map_id, x, y, stack_id, stack_index, deck, layout_key)
                 cached = memo.placed.get(key)
                 if cached is not _MISSING:
                     memo.hits += 1
@@ -593,8 +594,8 @@ class Game:
                 properties["LocationName"] = location
             placed = PlacedPiece(
                 id=piece_id,
-                basic_name=piece.basic_name,
-                piece_name=piece.piece_name,
+                basic_name=properties["BasicName"],  # Piece.properties() sets both, unshadowed
+                piece_name=properties["PieceName"],
                 map=map_id,
                 x=x,
                 y=y,
@@ -613,8 +614,6 @@ class Game:
             if memo is not None:
                 memo.placed.put(key, placed)
             result.append(placed)
-        if memo is not None:
-            memo.fit(len(result))
         return result
 
     def _map_facts(self, map_id: str | None, board: _Board) -> tuple[MapLayout | None, tuple | None, str]:
@@ -668,6 +667,8 @@ def load_game(
         raise InputError(path, "saved game does not start with begin_save: not a VASSAL game stream")
     metadata = container.metadata
     board = _Board(_stacking_of(module), legacy=_is_legacy(metadata.get("VassalVersion", "")), memo=memo)
+    if memo is not None:  # room for this file's pieces before they are read, not after
+        memo.fit(sum(1 for command in restore if command.kind == "add_piece"))
     extensions: list[tuple[str, str]] = []
     for command in restore:
         board.apply(command)

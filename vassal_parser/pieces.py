@@ -9,8 +9,8 @@ exact bytes (the writer and the demo tooling rely on that).
 Public API:
     make_piece(piece_id, type_string, state_string) -> Piece | Stack | Deck
     piece_from_command(command) -> Piece | Stack | Deck        (an `add_piece` Command)
-    Piece: id, type_string(), state_string(), traits, basic, basic_name, piece_name, map, x, y, where,
-        gpid, persistent, properties(), hidden_by, masked_by, layers(), layer(name),
+    Piece: id, type_string(), state_string(), strings(), traits, basic, basic_name, piece_name,
+        map, x, y, where, gpid, persistent, properties(), hidden_by, masked_by, layers(), layer(name),
         moved_to(map, x, y) -> Piece, with_state(...) -> Piece, add_command() -> Command
     Stack: id, map, x, y, member_ids (bottom first), layer, state_string(), with_members(ids)
     Deck: id, name, map, x, y, face_down, member_ids (bottom first), state_string()
@@ -34,6 +34,8 @@ from vassal_parser.traits import (
     decode_chain,
     encode_chain,
 )
+
+_PROPERTY_TRAITS = (Marker, Layer, DynamicProperty, Label, BasicPiece)  # traits answering getProperty
 
 
 class Piece:
@@ -61,6 +63,11 @@ class Piece:
 
     def state_string(self) -> str:
         return self._state or ""
+
+    def strings(self) -> tuple[str | None, str, str | None]:
+        """(id, type, state) exactly as given — a missing state stays None, unlike `state_string()`:
+        everything the piece's traits and properties are computed from (the game memo's key)."""
+        return self.id, self._type, self._state
 
     def add_command(self) -> Command:
         """The `+/id/type/state` command that recreates this piece."""
@@ -146,7 +153,7 @@ class Piece:
         """
         result: dict[str, str] = {}
         for trait in self.traits:
-            if isinstance(trait, Marker | Layer | DynamicProperty | Label | BasicPiece):
+            if isinstance(trait, _PROPERTY_TRAITS):
                 for key, value in trait.properties().items():
                     result.setdefault(key, value)
         result["BasicName"] = self.basic_name

@@ -54,7 +54,8 @@ def test_story_saves_in_order_and_backwards_plan_the_same_warm_as_fresh(warm, fr
     """Every demo scene (rules 16.1.1 .. 16.x, see tests/demo) through one long-lived pipeline."""
     for scene in [*STORY, *reversed(STORY), *STORY]:
         assert_same_plan(warm, fresh, save_path(scene), scene.answers)
-    assert warm.position_memo is not None and warm.position_memo.hits > 0  # the memo was really used
+    assert warm.position_memo is not None and warm.position_memo.hits > 0  # the memos were really used
+    assert warm.mapping_memo is not None and len(warm.mapping_memo.outcomes) > 0
 
 
 def test_story_saves_copied_to_one_file_name_plan_the_same(tmp_path, warm, fresh) -> None:

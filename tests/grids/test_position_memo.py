@@ -116,3 +116,15 @@ def test_place_at_equals_board_zone_and_location_lookups_6_7(corpus_dir: Path, m
                 assert location == layout.location_name(x, y), (map_def.identifier, x, y)
                 checked += 1
     assert checked > 1000
+
+
+def test_memo_makes_room_for_a_whole_position_on_its_first_read(corpus_dir: Path) -> None:
+    """Sized before the pieces are read: the second read of a save bigger than the minimum is all hits."""
+    module = load_module(corpus_dir / TLD_TMP / "buildFile")
+    path = corpus_dir / TLD_TMP / "campaign.sav"
+    memo = PositionMemo(module, minimum=10)
+    first = load_game(path, module, memo=memo).position()
+    assert len(first) > 10 and memo.misses == len(first)
+    second = load_game(path, module, memo=memo).position()
+    assert memo.hits == len(second) == len(first)
+    assert all(a is b for a, b in zip(first, second, strict=True))
