@@ -15,7 +15,9 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib.util
+import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -52,8 +54,12 @@ def _add_pieces(node):
             yield from _add_pieces(command.inner)
 
 
-def full_decode(path: Path) -> dict[str, float | int]:
-    """One complete pass; returns counts and per-phase seconds."""
+def full_decode(path: Path, reencode: bool = True) -> dict[str, float | int]:
+    """One complete pass; returns counts and per-phase seconds.
+
+    `reencode=False` stops after decoding (what pywargame's `vsavdump -d` does: decode and dump), so
+    the side-by-side comparison times the same job; the byte-identity check is extra work of ours.
+    """
     t0 = time.perf_counter()
     container = open_container(path)
     text = container.command_text()
@@ -72,8 +78,8 @@ def full_decode(path: Path) -> dict[str, float | int]:
                 _ = trait.fields
             piece.properties()
     t3 = time.perf_counter()
-    same = encode_stream(tree) == text
-    for command in _add_pieces(tree):
+    same = encode_stream(tree) == text if reencode else False
+    for command in _add_pieces(tree) if reencode else ():
         piece = make_piece(command.fields["id"], command.fields["type"], command.fields["state"])
         if isinstance(piece, Piece):
             type_string, state_string = encode_chain(piece.traits)
@@ -124,11 +130,69 @@ def peak_memory_mb(path: Path) -> float:
     return peak / 1024 / 1024
 
 
+def find_pywargame_python(explicit: str | None) -> str | None:
+    """pywargame does not import on Python 3.11, so the comparison runs it under another interpreter."""
+    candidates = [explicit] if explicit else [os.environ.get("ADJUTANT_PYWARGAME_PYTHON"),
+                                              shutil.which("python3.12"), shutil.which("python3.13")]
+    for candidate in filter(None, candidates):
+        probe = subprocess.run([candidate, "-c", "import pywargame.vassal.dumpvsav"], capture_output=True,
+                               timeout=60, check=False)
+        if probe.returncode == 0:
+            return candidate
+    return None
+
+
+def process_seconds(command: list[str], runs: int) -> float:
+    """Median wall time of a whole process (interpreter start included for both sides: same footing)."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900, check=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def compare_with_pywargame(explicit: str | None, runs: int) -> None:
+    """Side by side with pywargame's `vsavdump.py -d` (its full decode and dump), printed as a ratio."""
+    other = find_pywargame_python(explicit)
+    if other is None:
+        print("pywargame comparison: skipped — no Python >= 3.12 with pywargame found "
+              "(pass --pywargame-python or set ADJUTANT_PYWARGAME_PYTHON).")
+        return
+    dump = ("import sys; from pywargame.vassal.dumpvsav import dumpMain; "
+            "sys.argv = ['vsavdump.py', '-d', sys.argv[1]]; sys.exit(dumpMain())")
+    print()
+    print(f"pywargame comparison (whole processes incl. interpreter start, median of {runs}; both decode "
+          f"every command, piece and trait; pywargame under {other}):")
+    print("| file | adjutant s | pywargame vsavdump -d s | ratio |")
+    print("|---|---|---|---|")
+    for relative in FILES:
+        path = CORPUS_DIR / relative
+        if not path.exists() or path.suffix not in (".vsav", ".sav"):
+            continue  # vsavdump reads saves; the logs have no counterpart there
+        ours = process_seconds([sys.executable, __file__, "--decode-only", str(path)], runs)
+        try:
+            theirs = process_seconds([other, "-c", dump, str(path)], runs)
+        except subprocess.CalledProcessError as exc:
+            print(f"| {relative} | {ours:.2f} | failed (exit {exc.returncode}) | - |")
+            continue
+        print(f"| {relative} | {ours:.2f} | {theirs:.2f} | {theirs / ours:.1f}x |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--one", type=Path, help=argparse.SUPPRESS)  # child: one file, report max RSS
+    parser.add_argument("--decode-only", type=Path, help=argparse.SUPPRESS)  # child: timed as a process
+    parser.add_argument(
+        "--pywargame-python",
+        help="a Python >= 3.12 with pywargame installed (default: $ADJUTANT_PYWARGAME_PYTHON, "
+        "else python3.12/python3.13 on PATH if one imports pywargame)",
+    )
     args = parser.parse_args()
+    if args.decode_only is not None:
+        full_decode(args.decode_only, reencode=False)
+        return 0
     if args.one is not None:
         full_decode(args.one)
         located = locate_with_game(args.one)
@@ -171,11 +235,7 @@ def main() -> int:
               f"{child.stdout.strip() or child.stderr.strip()[-200:]}")
     for relative, result in locations:
         print(f"locations ({relative}): {result}")
-    if sys.version_info < (3, 12) or importlib.util.find_spec("pywargame") is None:
-        print(
-            "pywargame comparison: skipped — pywargame needs Python >= 3.12 and is not installed "
-            f"(this is Python {sys.version.split()[0]})."
-        )
+    compare_with_pywargame(args.pywargame_python, args.runs)
     return 0
 
 

@@ -546,9 +546,8 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
     (Java ignores tokens after the second). `raw_innermost`: the last level is taken as-is
     (Decorator.setState hands it over undecoded) instead of as decoded token 0.
     """
-    runs = [(match.end(), match.end() - match.start()) for match in _TAB_RUNS.finditer(text)]
-    # runs: (index just after the TAB, backslash count) — store TAB position and run length.
-    tabs = [(end - 1, length - 1) for end, length in runs]
+    # (TAB position, length of the backslash run before it), in one list built by the regex engine.
+    tabs = [(match.end(1), match.end(1) - match.start(1)) for match in _TAB_RUNS.finditer(text)]
     own: list[str] = []
     start, limit, index, level = 0, len(text), 0, 0
     while True:

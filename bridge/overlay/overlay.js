@@ -31,7 +31,7 @@
     for (const [key, value] of Object.entries(attrs || {})) {
       if (value === undefined || value === null || value === false) continue;
       if (key === "class") node.className = value;
-      else if (key.startsWith("data-")) node.setAttribute(key, String(value));
+      else if (key.startsWith("data-") || key.startsWith("aria-")) node.setAttribute(key, String(value));
       else node[key] = value;
     }
     for (const child of children) {
@@ -70,7 +70,7 @@
     socket = new WebSocket(socketUrl());
     socket.onopen = () => {
       backoff = BACKOFF_MIN_MS;
-      setConnection(true, "Connected");
+      setConnection(true, "● Live");
       armSilenceTimer();
     };
     socket.onmessage = (event) => {
@@ -152,7 +152,15 @@
     return option !== null && typeof option === "object" ? option.label ?? String(optionValue(option)) : option;
   }
 
+  // The value sent back to the server for an option (protocol: strings, other values as JSON).
   function answerText(value) {
+    return typeof value === "string" ? value : JSON.stringify(value);
+  }
+
+  // An answer as a person reads it: a list as "a, b", nothing as "none" (never "null" or "[]").
+  function answerWords(value) {
+    if (value === null || value === undefined) return "none";
+    if (Array.isArray(value)) return value.length ? value.map(answerWords).join(", ") : "none";
     return typeof value === "string" ? value : JSON.stringify(value);
   }
 
@@ -167,18 +175,44 @@
   function render() {
     if (!state) return;
     const plan = state.plan && typeof state.plan === "object" ? state.plan : null;
-    $("file").textContent = state.file ? `· ${state.file}` : "· waiting for a save";
-    $("turn").textContent = plan ? [plan.phasing, plan.turn].filter(Boolean).join(" · ") : "";
+    $("file").textContent = state.file ? state.file : "no save yet";
+    $("turn").textContent = plan ? [plan.turn, plan.phasing ? `${plan.phasing} phasing` : ""].filter(Boolean).join(" · ") : "";
     $("title").textContent = view === "player" && faction ? `Adjutant — ${faction}` : "Adjutant";
     showNotice(view === "stream" ? "" : state.notice);
     renderViolations(plan);
     const events = plan ? visibleEvents(plan) : [];
     const container = $("events");
     container.replaceChildren(...events.map((event, index) => renderEvent(event, index, plan)));
+    if (window.AdjutantInset) window.AdjutantInset.fitLabels(container);
+    if (view === "stream") fitStream();
+    $("nothing").textContent = view === "player" && faction ? `Nothing is due for ${faction}.` : "Nothing is due.";
     $("nothing").hidden = events.length > 0 || !plan;
+    renderWaiting(plan);
     renderReplay(state.replay);
     renderWarnings(plan);
     document.body.dataset.seq = String(seq);
+  }
+
+  // Before the first plan the page would be blank: say what it is waiting for.
+  function renderWaiting(plan) {
+    const waiting = $("waiting");
+    const text = plan
+      ? ""
+      : state.status === "planning"
+        ? "Working out what is due…"
+        : state.status === "error"
+          ? "The last file could not be planned (see the notice above)."
+          : "Waiting for a save: save the game in VASSAL into the watched folder.";
+    waiting.textContent = text;
+    waiting.hidden = !text || view === "stream";
+  }
+
+  // The lower third must show each event's title: when the events do not fit the screen, the
+  // insets go first (an inset too small to read is worse than none), then long steps are clipped.
+  function fitStream() {
+    const content = $("content");
+    if (content.scrollHeight <= content.clientHeight) return;
+    for (const inset of content.querySelectorAll(".insets")) inset.remove();
   }
 
   function renderViolations(plan) {
@@ -193,14 +227,19 @@
 
   function renderEvent(event, index, plan) {
     const status = event.status || (event.fired ? "fired" : "not_due");
-    const node = el("article", { class: `event status-${status}`, "data-rule": event.rule || "" });
+    const steps = Array.isArray(event.steps) ? event.steps : [];
+    // On air, an event that only waits for another's answer is one line, so the event that needs
+    // the players (steps, a choice) stays in the lower third instead of being pushed off screen.
+    const brief = view === "stream" && status === "waiting" && steps.length === 0 && choicesOf(event).length === 0;
+    const many = steps.length > 4 ? " many-steps" : "";
+    const node = el("article", { class: `event status-${status}${brief ? " brief" : ""}${many}`, "data-rule": event.rule || "" });
     const badge = status === "waiting" ? "waiting for an answer" : status === "fired" ? "due" : status.replace("_", " ");
-    node.append(el("h2", {}, el("span", { class: "rule" }, event.rule || ""), event.title || "", el("span", { class: "badge" }, badge)));
+    node.append(el("h2", {}, el("span", { class: "rule" }, event.rule || ""), event.title || "", el("span", { class: `badge badge-${status}` }, badge)));
+    if (brief) return node;
     const why = Array.isArray(event.why) ? event.why : event.why ? [event.why] : [];
     if (why.length) node.append(el("ul", { class: "why" }, ...why.map((line) => el("li", {}, line))));
-    const steps = Array.isArray(event.steps) ? event.steps : [];
     if (steps.length) node.append(el("ul", { class: "steps" }, ...steps.map(renderStep)));
-    const inset = renderInset(event.map || null);
+    const inset = renderInset(event);
     if (inset) node.append(inset);
     for (const choice of choicesOf(event)) {
       if (view === "player" && faction && deciderOf(choice) && deciderOf(choice) !== faction) continue;
@@ -228,70 +267,54 @@
   function renderChoice(choice) {
     const node = el("div", { class: "choice", "data-choice": choice.id || "" });
     const who = deciderOf(choice);
-    node.append(el("div", { class: "prompt" }, who ? `${who}: ` : "", choice.prompt || choice.id || ""));
-    const answered = choice.answered || (state.answers && choice.id in state.answers);
-    const current = choice.answered ? choice.answer : state.answers ? state.answers[choice.id] : undefined;
-    if (!interactive) {
-      node.append(el("div", { class: "answer" }, answered ? `Answered: ${answerText(current)}` : "Awaiting a decision"));
-      return node;
-    }
-    // A `multiple` choice is answered with the list of picked options; a click toggles one.
-    const picked = choice.multiple ? (Array.isArray(current) ? current.map(answerText) : []) : null;
+    node.append(el("div", { class: "prompt" }, who ? el("span", { class: "decider" }, `${who} decides: `) : "", choice.prompt || choice.id || ""));
+    // An answer given in the overlay wins over one the planner was given (e.g. the demo's story).
+    const fromOverlay = Boolean(state.answers && choice.id in state.answers);
+    const answered = fromOverlay || Boolean(choice.answered);
+    const current = fromOverlay ? state.answers[choice.id] : choice.answer;
+    const status = answered
+      ? `Answered: ${answerWords(current)}`
+      : view === "player" && who && who === faction
+        ? "Your decision: pick below"
+        : `Awaiting ${who ? who + "'s" : "a"} decision`;
+    node.append(el("div", { class: answered ? "answer answered" : "answer" }, status));
+    node.classList.toggle("settled", answered);
+    if (!interactive) return node;
+    // A list answer (a `multiple` choice, or one the planner answered with a list) is toggled
+    // one option per click.
+    const multiple = choice.multiple === true || Array.isArray(current);
+    const picked = multiple ? (Array.isArray(current) ? current.map(answerText) : []) : null;
+    const buttons = el("div", { class: "options" });
     for (const option of Array.isArray(choice.options) ? choice.options : []) {
       const value = answerText(optionValue(option));
-      const chosen = choice.multiple ? picked.includes(value) : answered && answerText(current) === value;
-      const button = el("button", { type: "button", class: chosen ? "option chosen" : "option", "data-value": value }, optionLabel(option));
+      const chosen = multiple ? picked.includes(value) : answered && answerText(current) === value;
+      const button = el("button", { type: "button", class: chosen ? "option chosen" : "option", "data-value": value,
+        "aria-pressed": chosen ? "true" : "false" }, optionLabel(option));
       button.addEventListener("click", () => {
-        const answer = choice.multiple ? (chosen ? picked.filter((v) => v !== value) : [...picked, value]) : value;
+        const answer = multiple ? (chosen ? picked.filter((v) => v !== value) : [...picked, value]) : value;
         send({ type: "answer", choice: choice.id, option: answer });
       });
-      node.append(button);
+      buttons.append(button);
     }
     if (answered) {
       const clear = el("button", { type: "button", class: "clear" }, "Clear answer");
       clear.addEventListener("click", () => send({ type: "answer", choice: choice.id, option: null }));
-      node.append(clear);
+      buttons.append(clear);
     }
+    node.append(buttons);
     return node;
   }
 
-  // Map inset: hexes as polygons and counters as points, in the module's own map coordinates.
-  function renderInset(map) {
-    if (!map || typeof map !== "object") return null;
-    const hexes = Array.isArray(map.hexes) ? map.hexes.filter((h) => Array.isArray(h.points) && h.points.length >= 3) : [];
-    const counters = Array.isArray(map.counters) ? map.counters.filter((c) => Number.isFinite(c.x) && Number.isFinite(c.y)) : [];
-    const xs = [], ys = [];
-    for (const hex of hexes) for (const [x, y] of hex.points) { xs.push(x); ys.push(y); }
-    for (const c of counters) { xs.push(c.x); ys.push(c.y); }
-    if (xs.length === 0) return null;
-    const pad = 20;
-    const minX = Math.min(...xs) - pad, minY = Math.min(...ys) - pad;
-    const width = Math.max(...xs) - minX + pad, height = Math.max(...ys) - minY + pad;
-    const NS = "http://www.w3.org/2000/svg";
-    const svg = document.createElementNS(NS, "svg");
-    svg.setAttribute("class", "inset");
-    svg.setAttribute("viewBox", `${minX} ${minY} ${width} ${height}`);
-    svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", "map inset");
-    const add = (tag, attrs, text) => {
-      const node = document.createElementNS(NS, tag);
-      for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-      if (text) node.textContent = text;
-      svg.append(node);
-    };
-    for (const hex of hexes) {
-      // `focus`: a hex the event names (the others are its neighbours, for context).
-      add("polygon", { class: hex.focus ? "hex focus" : "hex", points: hex.points.map((p) => p.join(",")).join(" ") });
-      const cx = hex.points.reduce((s, p) => s + p[0], 0) / hex.points.length;
-      const cy = hex.points.reduce((s, p) => s + p[1], 0) / hex.points.length;
-      const label = hex.label ? `${hex.label} ${hex.name || ""}`.trim() : hex.name;
-      if (label) add("text", { x: cx, y: cy - 8, "text-anchor": "middle" }, label);
-    }
-    for (const c of counters) {
-      add("rect", { class: "counter", x: c.x - 7, y: c.y - 7, width: 14, height: 14 });
-      if (c.name) add("text", { x: c.x, y: c.y + 18, "text-anchor": "middle" }, c.name);
-    }
-    return svg;
+  // Map inset (inset.js): one panel per cluster of nearby hexes, arrows for moves between them.
+  function renderInset(event) {
+    if (!window.AdjutantInset) return null;
+    const stream = view === "stream";
+    return window.AdjutantInset.render(event.map || null, event.steps, {
+      view,
+      maxWidth: Math.max(window.innerWidth * (stream ? 0.9 : 1) - 90, 200),
+      maxHeight: stream ? window.innerHeight * 0.45 : 520,
+      fontScale: stream ? parseFloat(getComputedStyle(document.body).fontSize) / 20 : 1,
+    });
   }
 
   function renderReplay(replay) {

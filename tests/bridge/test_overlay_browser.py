@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.bridge.harness import DaemonThread
-from tests.bridge.savefiles import HIDDEN_PIECE, sample_plan, save_bytes, write_in_place
+from tests.bridge.savefiles import HIDDEN_PIECE, _hexagon, sample_plan, save_bytes, write_in_place
 
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
@@ -211,4 +211,117 @@ def test_real_demo_save_shows_the_map_inset_in_the_player_view(
         focus = sum(1 for h in inset["hexes"] if h["focus"])
         assert event.locator("svg.inset polygon.focus").count() == focus
         assert event.locator("svg.inset rect").count() == len(inset["counters"]) > 0
-        assert "Warsaw e3804" in event.locator("svg.inset").text_content()
+        warsaw = event.locator("svg.inset g.hex-label[data-hex='e3804']")
+        assert "Warsaw" in warsaw.text_content() and "e3804" in warsaw.text_content()
+
+
+def _hex_ring(name: str, label: str, cx: float, cy: float) -> list[dict]:
+    """A named (focus) hex and its six neighbours, flat-topped, 80 map px across (like _hexagon)."""
+    ring = [{"name": name, "label": label, "center": [cx, cy], "points": _hexagon(cx, cy), "focus": True}]
+    for n, (dx, dy) in enumerate(((0, -69.3), (60, -34.6), (60, 34.6), (0, 69.3), (-60, 34.6), (-60, -34.6))):
+        x, y = cx + dx, cy + dy
+        ring.append({"name": f"{name}-{n}", "label": None, "center": [x, y], "points": _hexagon(x, y),
+                     "focus": False})
+    return ring
+
+
+def two_cluster_plan() -> dict:
+    """16.5.4-shaped move between far-apart hexes: GE 4-4-3 Inf from Aachen (west) to Brest-Litovsk (east)."""
+    plan = sample_plan()
+    west, east = _hex_ring("w2001", "Aachen", 100, 100), _hex_ring("e3806", "Brest-Litovsk", 2400, 900)
+    event = plan["events"][0]
+    event["steps"] = [{"rule": "16.5.4", "step": "Step 1", "action": "move", "counter": "GE-1",
+                       "from": "w2001", "to": "e3806", "text": "Move GE 4-4-3 Inf from w2001 to e3806"}]
+    event["map"] = {
+        # As bridge/inset.py orders them: the named hexes first (from, to), then their neighbours.
+        "hexes": [west[0], east[0], *west[1:], *east[1:]],
+        "counters": [{"name": "GE 4-4-3 Inf", "counter": "GE-1", "hex": "w2001", "x": 100, "y": 100},
+                     {"name": "RU 2 Inf", "counter": "RU-2", "hex": "e3806", "x": 2400, "y": 900}],
+    }
+    return plan
+
+
+def _inside(inner: dict, outer: dict, slack: float = 0.5) -> bool:
+    return (inner["x"] >= outer["x"] - slack and inner["y"] >= outer["y"] - slack
+            and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + slack
+            and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + slack)
+
+
+def assert_legible_panels(event: Any, min_hex_px: float = 60) -> None:
+    """Every hex at least `min_hex_px` wide on screen, every label's box inside its own panel."""
+    for panel in event.locator("svg.inset").all():
+        frame = panel.bounding_box()
+        for polygon in panel.locator("polygon").all():
+            assert polygon.bounding_box()["width"] >= min_hex_px
+        texts = panel.locator("text").all()
+        assert texts
+        for text in texts:
+            assert _inside(text.bounding_box(), frame), text.text_content()
+
+
+def test_far_apart_hexes_are_drawn_as_two_legible_panels_with_an_arrow(
+    browser: Any, pages: list, tmp_path: Path
+) -> None:
+    """16.5.4 redeployment from Aachen to Brest-Litovsk: one inset panel per cluster, "from" then "to",
+    an arrow naming the counter between them, hexes >= 60 px, labels inside their panel."""
+    write_in_place(tmp_path / "turn1.vsav", save_bytes(two_cluster_plan()))
+    with DaemonThread(tmp_path, **FAST) as daemon:
+        player = open_view(browser, pages, daemon, "view=player&faction=Axis")
+        player.wait_for_selector(".event[data-rule='16.2.1'] .insets")
+        event = player.locator(".event[data-rule='16.2.1']")
+        panels = event.locator("figure.inset-panel")
+        assert panels.count() == 2
+        first, second = (panels.nth(i).locator("svg.inset") for i in (0, 1))
+        assert first.locator("polygon").count() == second.locator("polygon").count() == 7
+        assert first.locator("polygon.focus").count() == second.locator("polygon.focus").count() == 1
+        assert "Aachen" in first.text_content() and "w2001" in first.text_content()
+        assert "Brest-" in second.text_content() and "e3806" in second.text_content()
+        assert panels.nth(0).locator("figcaption").inner_text().startswith("from Aachen")
+        assert panels.nth(1).locator("figcaption").inner_text().startswith("to Brest-Litovsk")
+        link = event.locator(".inset-link")
+        assert link.locator(".arrow").inner_text() == "→" and "GE 4-4-3 Inf" in link.inner_text()
+        assert first.bounding_box()["x"] < link.bounding_box()["x"] < second.bounding_box()["x"]
+        assert first.locator("rect.counter").count() == second.locator("rect.counter").count() == 1
+        assert_legible_panels(event)
+
+        stream = open_view(browser, pages, daemon, "view=stream")
+        stream.wait_for_selector(".event[data-rule='16.2.1']")
+        on_air = stream.locator(".event[data-rule='16.2.1']")
+        assert on_air.locator("figure.inset-panel").count() == 2  # it fits a 1280x720 lower third
+        assert_legible_panels(on_air, min_hex_px=70)
+        background = stream.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert background in ("rgba(0, 0, 0, 0)", "transparent")
+
+
+def test_nearby_hexes_share_one_panel(browser: Any, pages: list, tmp_path: Path) -> None:
+    """16.2.1's Aachen and Liege are neighbours: one panel, not two."""
+    write_in_place(tmp_path / "turn1.vsav", save_bytes(sample_plan()))
+    with DaemonThread(tmp_path, **FAST) as daemon:
+        player = open_view(browser, pages, daemon, "view=player&faction=Axis")
+        player.wait_for_selector(".event[data-rule='16.2.1'] .insets")
+        event = player.locator(".event[data-rule='16.2.1']")
+        assert event.locator("figure.inset-panel").count() == 1
+        assert event.locator(".inset-link").count() == 0
+        assert_legible_panels(event)
+
+
+def test_waiting_page_says_what_it_waits_for_and_answers_read_as_words(
+    browser: Any, pages: list, tmp_path: Path
+) -> None:
+    """Before any save: a visible waiting line. A `multiple` choice (16.2.1) answered with two options
+    reads "Answered: Belgium-Holland, Luxembourg", not JSON; the player's own choice says it is theirs."""
+    with DaemonThread(tmp_path, **FAST) as daemon:
+        player = open_view(browser, pages, daemon, "view=player&faction=Axis")
+        player.wait_for_selector("#waiting:not([hidden])")
+        assert "Waiting for a save" in player.inner_text("#waiting")
+        write_in_place(tmp_path / "turn1.vsav", save_bytes(sample_plan(status="waiting", multiple=True)))
+        player.wait_for_selector(".choice[data-choice='16.2.1:country'] .answer")
+        assert player.locator("#waiting").is_hidden()
+        assert "Your decision" in player.inner_text(".choice[data-choice='16.2.1:country'] .answer")
+        stream = open_view(browser, pages, daemon, "view=stream")
+        stream.wait_for_selector("text=Awaiting Axis's decision")
+        player.click("button.option[data-value='Belgium-Holland']")
+        player.wait_for_selector("button.option.chosen[data-value='Belgium-Holland']")
+        player.click("button.option[data-value='Luxembourg']")
+        stream.wait_for_selector("text=Answered: Belgium-Holland, Luxembourg")
+        player.wait_for_selector("button.option.chosen[data-value='Luxembourg'][aria-pressed=true]")
