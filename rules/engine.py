@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rules.board import Board
-from rules.packs import EventSpec, Pack
+from rules.packs import EventSpec, Pack, hex_label
 from rules.plan import FIRED, IGNORED, NOT_DUE, WAITING, Choice, EventEntry, Plan, Step
 from rules.state import (
     BOX_KINDS,
@@ -25,6 +25,7 @@ from rules.state import (
     SET_ASIDE,
     Counter,
     GameState,
+    box_label,
     force_pool,
     is_box,
 )
@@ -112,6 +113,13 @@ class EventContext:
         counter = self.state.counters.get(counter_id)
         return f"{counter.name} ({counter_id})" if counter and counter.name != counter_id else counter_id
 
+    def place(self, location: str) -> str:
+        """A location as players say it: 'Paris (w3516)', 'Western Force Pool', 'Holding Box of Med HQ'."""
+        if location.startswith("holding:"):
+            return f"Holding Box of {self.name(location.partition(':')[2])}"
+        label = box_label(location)
+        return label if label is not None else hex_label(self.pack, location)
+
     # ---- outcome -----------------------------------------------------------------------------
     def fire(self, why: str) -> None:
         """The event's conditions hold: it must be implemented (6.2 Important)."""
@@ -170,7 +178,8 @@ class EventContext:
         rule: str | None = None,
     ) -> None:
         self._check_location(to)
-        text = f"move {self.name(counter.id)} from {counter.location} to {to}" + (f" ({why})" if why else "")
+        text = (f"move {self.name(counter.id)} from {self.place(counter.location)} to {self.place(to)}"
+                + (f" ({why})" if why else ""))
         self._step(step, "move", text, counter, to, subject, rule)
         counter.location = to
 
@@ -180,7 +189,7 @@ class EventContext:
         self._step(
             step,
             "remove_from_game",
-            f"remove {self.name(counter.id)} from the game (was {counter.location})",
+            f"remove {self.name(counter.id)} from the game (was in {self.place(counter.location)})",
             counter,
             REMOVED,
             subject,
@@ -194,7 +203,7 @@ class EventContext:
         self._step(
             step,
             "set_aside",
-            f"set aside {self.name(counter.id)} (was {counter.location})",
+            f"set aside {self.name(counter.id)} (was in {self.place(counter.location)})",
             counter,
             SET_ASIDE,
             subject,
@@ -211,7 +220,8 @@ class EventContext:
         self._step(
             step,
             "eliminate",
-            f"eliminate {self.name(counter.id)} in {counter.location}: place it in {to}",
+            f"eliminate {self.name(counter.id)} in {self.place(counter.location)}: "
+            f"place it in {self.place(to)}",
             counter,
             to,
             subject,

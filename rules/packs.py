@@ -315,3 +315,9 @@ def load_pack(name_or_path: str | Path) -> Pack:
         extra=extra,
         meta=meta,
     )
+
+
+def hex_label(pack: Pack, hex_id: str) -> str:
+    """'Paris (w3516)' when the pack names the hex, else the bare id: plans name places as players do."""
+    info = pack.hexes.get(hex_id)
+    return f"{info.name} ({hex_id})" if info and info.name else hex_id

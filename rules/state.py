@@ -57,6 +57,23 @@ BOX_KINDS: dict[str, str | None] = {
     "removed": None,
     "set_aside": None,
 }
+# How the rules text names each box, for plan text players read (the ids stay in the JSON `from`/`to`).
+# `{q}` is the qualifier (a faction, a country, a turn); the Holding Box names its unit separately.
+BOX_LABELS: dict[str, str] = {
+    "force_pool": "{q} Force Pool",
+    "conquered_minors": "{q} Conquered Minor Countries Box",
+    "conditional_events": "{q} Conditional Events Box",
+    "pending": "{q} Pending Card",
+    "posture": "{q}'s Posture Box",
+    "holding": "Holding Box of {q}",
+    "turn_track": "Turn Track ({q})",
+    "delay": "Delay Box",
+    "ceded_lands": "Ceded Lands Box",
+    "strategic_warfare": "Strategic Warfare Box",
+    "ds_strategic_warfare": "DS Strategic Warfare Box",
+    "removed": "out of the game",
+    "set_aside": "set aside",
+}
 REMOVED = "removed"
 DELAY = "delay"
 CEDED_LANDS = "ceded_lands"
@@ -86,6 +103,13 @@ def posture_box(country: str) -> str:
 
 def holding_box(counter_id: str) -> str:
     return f"holding:{counter_id}"
+
+
+def box_label(location: str) -> str | None:
+    """'Western Force Pool' for `force_pool:Western`; None when `location` is not a box id."""
+    kind, _, qualifier = location.partition(":")
+    label = BOX_LABELS.get(kind)
+    return label.format(q=qualifier) if label is not None else None
 
 
 def is_box(location: str) -> bool:

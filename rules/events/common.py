@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from rules.board import PRESENCE_KINDS
 from rules.engine import EventContext
-from rules.packs import Pack
+from rules.packs import hex_label
 from rules.state import (
     CEDED_LANDS,
     DELAY,
@@ -135,10 +135,7 @@ def partisan_base_hexes(ctx: EventContext, country: str) -> list[str]:
     )
 
 
-def place_name(pack: Pack, hex_id: str) -> str:
-    """'Paris (w3516)' when the pack names the hex, else the bare id: plans name places as players do."""
-    info = pack.hexes.get(hex_id)
-    return f"{info.name} ({hex_id})" if info and info.name else hex_id
+place_name = hex_label  # the shared events' name for it
 
 
 def describe_hexes(ctx: EventContext, hexes: Iterable[str]) -> str:

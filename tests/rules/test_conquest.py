@@ -194,3 +194,16 @@ def test_16_2_1_step_4_syria_created_as_a_neutral_country_is_then_a_minor_countr
     assert board.is_minor_country("Syria")
     assert not board.is_minor_country("French North Africa")
     assert board.is_minor_country("Poland") and not board.is_minor_country("Germany")
+
+
+def test_16_1_1_steps_name_boxes_and_hexes_as_the_rules_text_does():
+    """Plan text is for players: 16.1.1 Step 2 reads 'Western Conquered Minor Countries Box', Step 3 'Delay
+    Box', Step 4 'Axis Force Pool' -> 'Ceded Lands Box'; the JSON keeps the box ids."""
+    entry = event(poland_position().plan(), "16.1.1")
+    step2 = " ".join(steps_of(entry, "Step 2"))
+    assert "to Western Conquered Minor Countries Box" in step2 and "conquered_minors:" not in step2
+    assert any("to Delay Box" in t for t in steps_of(entry, "Step 3"))
+    assert any("from Axis Force Pool to Ceded Lands Box" in t for t in steps_of(entry, "Step 4"))
+    assert any("the game (was in Warsaw (p1))" in t for t in steps_of(entry, "Step 1"))
+    moves = [s for s in entry.steps if s.action == "move"]
+    assert moves and all(":" in s.to or s.to in ("delay", "ceded_lands") for s in moves)
