@@ -320,6 +320,7 @@ class EventContext:
             prompt=prompt,
             options=[{"value": o, "label": labels.get(o, str(o))} for o in options],
             affects_position=affects_position,
+            multiple=multiple,
         )
         self.entry.choices.append(choice)
         if choice_id not in self.answers:

@@ -51,6 +51,7 @@ class Choice:
     answer: Any = None
     answered: bool = False
     affects_position: bool = True  # when unanswered, later events are reported as waiting
+    multiple: bool = False  # the answer is a list of option values (e.g. 16.5.4 redeployments)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -84,3 +84,11 @@ def test_16_5_4_insufficient_russian_steps_no_additional_penalty():
     entry = event(pact().plan(), "16.5.4")
     assert entry.status == FIRED
     assert any("no additional penalty" in s.text for s in entry.steps)
+
+
+
+def test_16_5_4_redeploy_choice_is_marked_as_a_list_answer():
+    """16.5.4: the Axis redeploys several steps at once, so the choice says its answer is a list."""
+    choice = event(bessarabia_example().plan(), "16.5.4").choices[0]
+    assert choice.multiple is True and choice.to_json()["multiple"] is True
+    assert event(bessarabia_example().plan(), "16.5.4").choices[0].decider == "Axis"
