@@ -76,8 +76,8 @@ def prototype_traits(counter: CounterSpec, world: World) -> list[Trait]:
     return [class_marker]
 
 
-def expanded_traits(counter: CounterSpec, world: World) -> list[Trait]:
-    """Outermost first, BasicPiece excluded: the chain VASSAL keeps for a piece in play."""
+def own_traits(counter: CounterSpec, world: World) -> list[Trait]:
+    """The counter's own traits, outermost first: the part a PieceSlot and a placed piece share."""
     traits: list[Trait] = []
     if counter.hide:
         traits.append(hide_trait())
@@ -87,23 +87,17 @@ def expanded_traits(counter: CounterSpec, world: World) -> list[Trait]:
     if layer:
         traits.append(layer)
     traits.append(marker_trait(counter))
-    traits.extend(prototype_traits(counter, world))
     return traits
+
+
+def expanded_traits(counter: CounterSpec, world: World) -> list[Trait]:
+    """Outermost first, BasicPiece excluded: the chain VASSAL keeps for a piece in play."""
+    return own_traits(counter, world) + prototype_traits(counter, world)
 
 
 def slot_traits(counter: CounterSpec, world: World) -> list[Trait]:
     """The PieceSlot's chain: own traits plus a `prototype;` reference (expanded when placed)."""
-    traits: list[Trait] = []
-    if counter.hide:
-        traits.append(hide_trait())
-    if counter.mask:
-        traits.append(mask_trait())
-    layer = layer_trait(counter, world)
-    if layer:
-        traits.append(layer)
-    traits.append(marker_trait(counter))
-    traits.append((f"prototype;{counter.prototype}", ""))
-    return traits
+    return [*own_traits(counter, world), (f"prototype;{counter.prototype}", "")]
 
 
 def basic_state(map_id: str | None, x: int, y: int, gpid: str,

@@ -143,7 +143,7 @@ class EventContext:
         return self._status == FIRED
 
     # ---- steps (each also applied to the working position) ----------------------------------
-    def _step(
+    def record(
         self,
         step: str | None,
         action: str,
@@ -154,6 +154,10 @@ class EventContext:
         rule: str | None = None,
         **details: Any,
     ) -> Step:
+        """Low-level: add a step of any action kind without touching the position.
+
+        Why public: events whose step is neither a move nor a flip (dice, markers) record it here;
+        the helpers below record through it too, so every step gets the same fields."""
         record = Step(
             rule=rule or self.rule,
             step=step,
@@ -180,36 +184,25 @@ class EventContext:
         self._check_location(to)
         text = (f"move {self.name(counter.id)} from {self.place(counter.location)} to {self.place(to)}"
                 + (f" ({why})" if why else ""))
-        self._step(step, "move", text, counter, to, subject, rule)
+        self._relocate(counter, to, step, "move", text, subject, rule)
+
+    def _relocate(self, counter: Counter, to: str, step: str | None, action: str, text: str,
+                  subject: str | None, rule: str | None) -> None:
+        """Record the step while the counter is still where it was (its `from`), then move it."""
+        self.record(step, action, text, counter, to, subject, rule)
         counter.location = to
 
     def remove_from_game(
         self, counter: Counter, step: str | None, subject: str | None = None, rule: str | None = None
     ) -> None:
-        self._step(
-            step,
-            "remove_from_game",
-            f"remove {self.name(counter.id)} from the game (was in {self.place(counter.location)})",
-            counter,
-            REMOVED,
-            subject,
-            rule,
-        )
-        counter.location = REMOVED
+        text = f"remove {self.name(counter.id)} from the game (was in {self.place(counter.location)})"
+        self._relocate(counter, REMOVED, step, "remove_from_game", text, subject, rule)
 
     def set_aside(
         self, counter: Counter, step: str | None, subject: str | None = None, rule: str | None = None
     ) -> None:
-        self._step(
-            step,
-            "set_aside",
-            f"set aside {self.name(counter.id)} (was in {self.place(counter.location)})",
-            counter,
-            SET_ASIDE,
-            subject,
-            rule,
-        )
-        counter.location = SET_ASIDE
+        text = f"set aside {self.name(counter.id)} (was in {self.place(counter.location)})"
+        self._relocate(counter, SET_ASIDE, step, "set_aside", text, subject, rule)
 
     def eliminate(
         self, counter: Counter, step: str | None, subject: str | None = None, rule: str | None = None
@@ -217,17 +210,9 @@ class EventContext:
         """Eliminated units go to the Delay Box with a Delay Stripe, else to their Force Pool."""
         faction = self.board.faction_of(counter)
         to = DELAY if counter.delay_stripe or faction is None else force_pool(faction)
-        self._step(
-            step,
-            "eliminate",
-            f"eliminate {self.name(counter.id)} in {self.place(counter.location)}: "
-            f"place it in {self.place(to)}",
-            counter,
-            to,
-            subject,
-            rule,
-        )
-        counter.location = to
+        text = (f"eliminate {self.name(counter.id)} in {self.place(counter.location)}: "
+                f"place it in {self.place(to)}")
+        self._relocate(counter, to, step, "eliminate", text, subject, rule)
 
     def return_to_pool(
         self,
@@ -250,7 +235,7 @@ class EventContext:
         subject: str | None = None,
         rule: str | None = None,
     ) -> None:
-        self._step(
+        self.record(
             step, "flip", f"flip {self.name(counter.id)}: {text}", counter, counter.location, subject, rule
         )
         counter.flipped = not counter.flipped
@@ -258,7 +243,7 @@ class EventContext:
     def set_country(
         self, country: str, step: str | None, text: str, rule: str | None = None, **fields: Any
     ) -> None:
-        self._step(step, "set_country", f"{country}: {text}", None, None, country, rule, **fields)
+        self.record(step, "set_country", f"{country}: {text}", None, None, country, rule, **fields)
         dynamic = self.state.ensure_country(country)
         for key, value in fields.items():
             setattr(dynamic, key, value)
@@ -266,26 +251,12 @@ class EventContext:
     def note(
         self, text: str, step: str | None = None, subject: str | None = None, rule: str | None = None
     ) -> None:
-        self._step(step, "note", text, None, None, subject, rule)
+        self.record(step, "note", text, None, None, subject, rule)
 
     def roll(
         self, table: str, step: str | None, text: str, subject: str | None = None, rule: str | None = None
     ) -> None:
-        self._step(step, "roll", text, None, None, subject, rule, table=table)
-
-    def record(
-        self,
-        step: str | None,
-        action: str,
-        text: str,
-        counter: Counter | None = None,
-        to: str | None = None,
-        subject: str | None = None,
-        rule: str | None = None,
-        **details: Any,
-    ) -> Step:
-        """Low-level: add a step of any action kind without touching the position."""
-        return self._step(step, action, text, counter, to, subject, rule, **details)
+        self.record(step, "roll", text, None, None, subject, rule, table=table)
 
     # ---- choices -----------------------------------------------------------------------------
     def settle(self) -> None:

@@ -20,7 +20,6 @@ PACKS_DIR = Path(__file__).resolve().parent / "packs"
 KNOWN_TABLES = frozenset(
     {"pack", "countries", "hexes", "areas", "border_defense", "cards", "order", "events"}
 )
-HEX_FLAGS = ("city", "capital", "port", "strategic", "white_star", "road", "rail")
 COUNTRY_KINDS = ("major", "minor", "dependent")  # "dependent": a Dependent, not a Minor Country
 
 
@@ -116,12 +115,6 @@ class Pack:
 
     def hexes_where(self, **match: Any) -> list[HexInfo]:
         return [h for h in self.hexes.values() if all(getattr(h, k) == v for k, v in match.items())]
-
-    def hex_by_name(self, name: str) -> HexInfo | None:
-        for info in self.hexes.values():
-            if info.name == name:
-                return info
-        return None
 
 
 def resolve_pack_dir(name_or_path: str | Path) -> Path:
@@ -220,23 +213,18 @@ def load_pack(name_or_path: str | Path) -> Pack:
     def where(table: str) -> Path:
         return origin.get(table, pack_dir)
 
+    def records(table: str, cls: type, what: str, key_field: str) -> dict[str, Any]:
+        """One table's entries as `cls`, each given its TOML key as `key_field`."""
+        return {
+            k: _build(cls, k, v, where(table), what, **{key_field: k})
+            for k, v in _table(raw, table, where(table)).items()
+        }
+
     meta = _table(raw, "pack", where("pack"))
-    countries = {
-        k: _build(CountryInfo, k, v, where("countries"), "country", name=k)
-        for k, v in _table(raw, "countries", where("countries")).items()
-    }
-    hexes = {
-        k: _build(HexInfo, k, v, where("hexes"), "hex", id=k)
-        for k, v in _table(raw, "hexes", where("hexes")).items()
-    }
-    areas = {
-        k: _build(AreaInfo, k, v, where("areas"), "area", id=k)
-        for k, v in _table(raw, "areas", where("areas")).items()
-    }
-    cards = {
-        k: _build(CardInfo, k, v, where("cards"), "card", id=k)
-        for k, v in _table(raw, "cards", where("cards")).items()
-    }
+    countries = records("countries", CountryInfo, "country", "name")
+    hexes = records("hexes", HexInfo, "hex", "id")
+    areas = records("areas", AreaInfo, "area", "id")
+    cards = records("cards", CardInfo, "card", "id")
     events: dict[str, EventSpec] = {}
     for rule, spec in _table(raw, "events", where("events")).items():
         if not isinstance(spec, dict) or "impl" not in spec:

@@ -217,10 +217,6 @@ class Counter:
     def is_ground(self) -> bool:
         return self.kind in GROUND_KINDS
 
-    @property
-    def one_step(self) -> bool:
-        return self.steps == 1
-
 
 @dataclass
 class CountryState:
@@ -234,10 +230,6 @@ class CountryState:
     annexed_to: str | None = None  # e.g. Reich Annex: Poland counts as part of Germany (16.7 example)
     dependent_of: str | None = None  # overrides the pack's home country when set
     flags: list[str] = field(default_factory=list)  # e.g. "vichy" (France after 16.1.1/16.2.1), "liberated"
-
-    @property
-    def policy_markers(self) -> list[str]:
-        return list(self.markers)
 
 
 @dataclass

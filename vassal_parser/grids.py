@@ -287,8 +287,36 @@ class Grid:
         return self.container_size
 
 
+class NumberedGrid(Grid):
+    """A grid whose cells a `RegularGridNumbering` names (hex and square grids, spec §6.5).
+
+    Why shared: naming a point and finding a named cell go through the same two steps for both
+    kinds (point <-> numbering (col, row) <-> name); only `column_row`/`center_of` differ.
+    """
+
+    numbering: RegularGridNumbering | None = None
+
+    def column_row(self, x: int, y: int) -> tuple[int, int]:
+        raise NotImplementedError
+
+    def center_of(self, col: int, row: int) -> Point:
+        raise NotImplementedError
+
+    def location_name(self, x: int, y: int, fallback: PropertyLookup | None = None) -> str | None:
+        if self.numbering is None:
+            return None
+        col, row = self.column_row(x, y)
+        return self.numbering.format_name(row, col, fallback)
+
+    def location(self, name: str) -> Point | None:
+        if self.numbering is None:
+            return None
+        parsed = self.numbering.parse_location(name)
+        return None if parsed is None else self.center_of(*parsed)
+
+
 @dataclass
-class HexGrid(Grid):
+class HexGrid(NumberedGrid):
     """`HexGrid` (spec §6.4): flat-topped hexes in columns, odd columns half a hex lower.
 
     `sideways` swaps x and y *before* the origin applies, so x0 runs along board y.
@@ -349,12 +377,6 @@ class HexGrid(Grid):
             row = numbering.slant(row, col)
         return col, row
 
-    def location_name(self, x: int, y: int, fallback: PropertyLookup | None = None) -> str | None:
-        if self.numbering is None:
-            return None
-        col, row = self.column_row(x, y)
-        return self.numbering.format_name(row, col, fallback)
-
     def center_of(self, col: int, row: int) -> Point:
         """`HexGridNumbering.getCenterPoint(col, row)`: numbering (col, row) -> board point."""
         numbering = self.numbering or HexGridNumbering()
@@ -379,14 +401,6 @@ class HexGrid(Grid):
         else:
             py = java_int(row * self.dy + self.dy / 2) + self.y0
         return self._rot(px, py)
-
-    def location(self, name: str) -> Point | None:
-        if self.numbering is None:
-            return None
-        parsed = self.numbering.parse_location(name)
-        if parsed is None:
-            return None
-        return self.center_of(*parsed)
 
     # --- raw hex geometry (HexGrid) -----------------------------------------------------------
     def raw_center(self, c: int, r: int) -> Point:
@@ -453,7 +467,7 @@ class HexGrid(Grid):
 
 
 @dataclass
-class SquareGrid(Grid):
+class SquareGrid(NumberedGrid):
     """`SquareGrid` (spec §6.6): cells of dx x dy, (x0, y0) the centre of cell (0, 0)."""
 
     dx: float = 48.0
@@ -483,12 +497,6 @@ class SquareGrid(Grid):
             row = self._max_rows() - row
         return col, row
 
-    def location_name(self, x: int, y: int, fallback: PropertyLookup | None = None) -> str | None:
-        if self.numbering is None:
-            return None
-        col, row = self.column_row(x, y)
-        return self.numbering.format_name(row, col, fallback)
-
     def center_of(self, col: int, row: int) -> Point:
         numbering = self.numbering or SquareGridNumbering()
         if numbering.v_descend:
@@ -496,12 +504,6 @@ class SquareGrid(Grid):
         if numbering.h_descend:
             col = self._max_columns() - col
         return (java_int(col * self.dx + self.x0), java_int(row * self.dy + self.y0))
-
-    def location(self, name: str) -> Point | None:
-        if self.numbering is None:
-            return None
-        parsed = self.numbering.parse_location(name)
-        return None if parsed is None else self.center_of(*parsed)
 
     def snap(self, x: int, y: int) -> Point:
         """Cell centre: `x0 + round(2*round((x-x0)/dx)*dx/2)` (edges/corners not reproduced)."""

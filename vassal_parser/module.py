@@ -20,9 +20,10 @@ import math
 import os
 import re
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from lxml import etree
 
@@ -38,6 +39,7 @@ MAP_TAGS = (PKG + "Map", PKG + "PrivateMap", PKG + "PlayerHand", "VASSAL.build.w
 ROOT_TAGS = ("VASSAL.build.GameModule", "VASSAL.launch.BasicModule")
 EXTENSION_TAG = PKG + "ModuleExtension"
 SLOT_TAGS = ("VASSAL.build.widget.PieceSlot", "VASSAL.build.widget.CardSlot")
+NumberingT = TypeVar("NumberingT", bound=grids.RegularGridNumbering)
 
 BoardSelection = list[tuple[str, bool, int, int]]
 
@@ -304,38 +306,58 @@ def _numbering_fields(element: etree._Element) -> dict[str, object]:
     }
 
 
+def _snap_fields(element: etree._Element) -> dict[str, Any]:
+    """Snapping attributes every regular grid (hex, square) reads alike, with VASSAL's defaults."""
+    return {
+        "snap_to": _bool(element, "snapTo", True),
+        "edges_legal": _bool(element, "edgesLegal", False),
+        "corners_legal": _bool(element, "cornersLegal", False),
+    }
+
+
+def _grid_numbering(
+    element: etree._Element, known: Mapping[str, Callable[[etree._Element], NumberingT]]
+) -> tuple[NumberingT | None, str | None]:
+    """The grid's numbering child built by `known[tag]`, and the tag of a numbering class we lack.
+
+    Why the unknown tag is kept: a module's own class (e.g. ThirdReich.ObliqueHexGridNumbering)
+    names its cells in a way we cannot reproduce, and the caller says so instead of guessing."""
+    numbering: NumberingT | None = None
+    unknown: str | None = None
+    for child in element:
+        if not isinstance(child.tag, str):
+            continue
+        build = known.get(child.tag)
+        if build is not None:
+            numbering = build(child)
+        elif child.tag.endswith("Numbering"):
+            unknown = child.tag
+    return numbering, unknown
+
+
 def _hex_grid(element: etree._Element, size: tuple[int, int] | None) -> grids.HexGrid:
     sqrt3_2 = math.sqrt(3) / 2.0
     dy = _float(element, "dy", 64.0)
     dx = _float(element, "dx", sqrt3_2 * 64.0)
     if dx == sqrt3_2 * 64.0 and element.get("dy") is not None:
         dx = sqrt3_2 * dy  # HexGrid.setAttribute: dy recomputes a default dx (applied after dx, §6.4)
-    numbering: grids.HexGridNumbering | None = None
-    unknown: str | None = None
-    for child in element:
-        if not isinstance(child.tag, str):
-            continue
-        if child.tag == GRID_PKG + "mapgrid.HexGridNumbering":
-            numbering = grids.HexGridNumbering(
-                stagger=_bool(child, "stagger", True), **_numbering_fields(child)
-            )
-        elif child.tag == GRID_PKG + "mapgrid.ObliqueHexGridNumbering":
-            numbering = grids.ObliqueHexGridNumbering(
-                stagger=_bool(child, "stagger", True),
-                direction=_bool(child, "direction", True),
-                **_numbering_fields(child),
-            )
-        elif child.tag.endswith("Numbering"):
-            unknown = child.tag  # a module's own class (e.g. ThirdReich.ObliqueHexGridNumbering)
+    numbering, unknown = _grid_numbering(element, {
+        GRID_PKG + "mapgrid.HexGridNumbering": lambda child: grids.HexGridNumbering(
+            stagger=_bool(child, "stagger", True), **_numbering_fields(child)
+        ),
+        GRID_PKG + "mapgrid.ObliqueHexGridNumbering": lambda child: grids.ObliqueHexGridNumbering(
+            stagger=_bool(child, "stagger", True),
+            direction=_bool(child, "direction", True),
+            **_numbering_fields(child),
+        ),
+    })
     return grids.HexGrid(
         dx=dx,
         dy=dy,
         x0=_int(element, "x0", 0),
         y0=_int(element, "y0", 32),
         sideways=_bool(element, "sideways", False),
-        snap_to=_bool(element, "snapTo", True),
-        edges_legal=_bool(element, "edgesLegal", False),
-        corners_legal=_bool(element, "cornersLegal", False),
+        **_snap_fields(element),
         numbering=numbering,
         container_size=size,
         unknown_numbering=unknown,
@@ -343,23 +365,17 @@ def _hex_grid(element: etree._Element, size: tuple[int, int] | None) -> grids.He
 
 
 def _square_grid(element: etree._Element, size: tuple[int, int] | None) -> grids.SquareGrid:
-    numbering = None
-    unknown: str | None = None
-    for child in element:
-        if not isinstance(child.tag, str):
-            continue
-        if child.tag == GRID_PKG + "mapgrid.SquareGridNumbering":
-            numbering = grids.SquareGridNumbering(**_numbering_fields(child))
-        elif child.tag.endswith("Numbering"):
-            unknown = child.tag
+    numbering, unknown = _grid_numbering(element, {
+        GRID_PKG + "mapgrid.SquareGridNumbering": lambda child: grids.SquareGridNumbering(
+            **_numbering_fields(child)
+        ),
+    })
     return grids.SquareGrid(
         dx=_float(element, "dx", 48.0),
         dy=_float(element, "dy", 48.0),
         x0=_int(element, "x0", 24),
         y0=_int(element, "y0", 24),
-        snap_to=_bool(element, "snapTo", True),
-        edges_legal=_bool(element, "edgesLegal", False),
-        corners_legal=_bool(element, "cornersLegal", False),
+        **_snap_fields(element),
         numbering=numbering,
         container_size=size,
         unknown_numbering=unknown,

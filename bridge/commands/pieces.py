@@ -26,11 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "name, map, x, y, board, zone, location name (as VASSAL computes it) and properties."
         ),
     )
-    parser.add_argument("game", type=Path, metavar="SAVE_OR_LOG", help="a .vsav or .vlog file")
-    parser.add_argument("--module", required=True, type=Path, help="the VASSAL module (.vmod or buildFile)")
-    parser.add_argument(
-        "--extension", action="append", default=[], type=Path, help="a module extension (.vmdx); repeatable"
-    )
+    add_game_arguments(parser)
     parser.add_argument(
         "--step",
         type=int,
@@ -40,6 +36,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.set_defaults(handler=run_pieces)
+
+
+def add_game_arguments(parser: argparse.ArgumentParser) -> None:
+    """SAVE_OR_LOG, --module, --extension: what `load_checked` needs, worded alike wherever asked."""
+    parser.add_argument("game", type=Path, metavar="SAVE_OR_LOG", help="a .vsav or .vlog file")
+    parser.add_argument("--module", required=True, type=Path, help="the VASSAL module (.vmod or buildFile)")
+    parser.add_argument(
+        "--extension", action="append", default=[], type=Path, help="a module extension (.vmdx); repeatable"
+    )
 
 
 def load_checked(game_path: Path, module_path: Path, extensions: list[Path]) -> Game:

@@ -11,9 +11,8 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
-from bridge.commands.pieces import load_checked
+from bridge.commands.pieces import add_game_arguments, load_checked
 from vassal_parser.errors import InputError
 from vassal_parser.game import Game
 
@@ -48,11 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Exit 0 only when all agree."
         ),
     )
-    parser.add_argument("game", type=Path, metavar="SAVE_OR_LOG", help="a .vsav or .vlog file")
-    parser.add_argument("--module", required=True, type=Path, help="the VASSAL module (.vmod or buildFile)")
-    parser.add_argument(
-        "--extension", action="append", default=[], type=Path, help="a module extension (.vmdx); repeatable"
-    )
+    add_game_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.set_defaults(handler=run_verify)
 

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import json
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -110,9 +110,3 @@ class DaemonThread:
 
     def url(self, query: str) -> str:
         return f"http://127.0.0.1:{self.port}/?{query}"
-
-
-@contextlib.contextmanager
-def daemon_thread(folder: Path, **options: Any) -> Iterator[DaemonThread]:
-    with DaemonThread(folder, **options) as running:
-        yield running

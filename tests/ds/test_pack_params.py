@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from rules.engine import EventContext, plan
+from rules.engine import plan
 from rules.packs import Pack
 from rules.state import GameState
 from tests.ds.helpers import DS, entry, marker, position, run, unit
+from tests.rules.pack_probe import only_event, params_asked
 from vassal_parser.errors import InputError
 
 SETTLEMENT = {"major", "settlement_dependent_tag", "surrender_marker"}
@@ -77,36 +78,17 @@ REQUIRED: dict[str, set[str]] = {
 CARD_FOR = {"16.2.5": "37a", "16.2.6": "concessions_britain"}
 
 
-def _faction_and_card(rule: str) -> tuple[str, str | None]:
-    for faction, rules in DS.order.items():
-        if rule in rules:
-            return faction, None
-    card = CARD_FOR.get(rule) or next(cid for cid, c in DS.cards.items() if rule in c.events)
-    return DS.cards[card].faction, card
+def _bare_position(faction: str, card: str | None) -> GameState:
+    return position(faction, cards={faction: card} if card else None)
 
 
 def _only(rule: str, pack: Pack = DS, **changed: Any) -> tuple[Pack, GameState]:
     """A pack that checks just `rule` (its params changed: None removes one) and a bare position."""
-    spec = pack.event(rule)
-    params = {k: v for k, v in {**spec.params, **changed}.items() if v is not None}
-    faction, card = _faction_and_card(rule)
-    order = {faction: () if card else (rule,)}
-    only = replace(pack, order=order, events={**pack.events, rule: replace(spec, params=params)})
-    return only, position(faction, cards={faction: card} if card else None)
+    return only_event(pack, rule, _bare_position, CARD_FOR, **changed)
 
 
 def _required_by(rule: str, monkeypatch: pytest.MonkeyPatch) -> set[str]:
-    asked: set[str] = set()
-    original = EventContext.require_param
-
-    def recording(self: EventContext, name: str) -> Any:
-        asked.add(name)
-        return original(self, name)
-
-    monkeypatch.setattr(EventContext, "require_param", recording)
-    pack, state = _only(rule)
-    plan(state, pack, {}, "test-answers")
-    return asked
+    return params_asked(_only(rule), monkeypatch)
 
 
 def test_every_ds_event_of_the_pack_is_listed_here():

@@ -28,11 +28,8 @@ STREAMS = stream_files()
 
 
 def _add_pieces(node):
-    for command in iter_commands(node):
-        if command.kind == "add_piece":
-            yield command
-        elif command.kind == "log" and command.inner is not None:
-            yield from _add_pieces(command.inner)
+    """Every add-piece command, LOG payloads unwrapped in place (replay order)."""
+    return (command for command in iter_commands(node, unwrap_log=True) if command.kind == "add_piece")
 
 
 @pytest.mark.parametrize("relative", STREAMS)

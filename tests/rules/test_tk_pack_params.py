@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from rules.engine import EventContext, plan
+from rules.engine import plan
 from rules.packs import Pack, load_pack
 from rules.state import GameState
 from tests.rules.builder import event, final_location, mini_pack
+from tests.rules.pack_probe import only_event, params_asked
 from tests.rules.test_conquest import france_position
 from vassal_parser.errors import InputError
 
@@ -59,14 +60,6 @@ REQUIRED: dict[str, set[str]] = {
 }
 
 
-def _faction_and_card(rule: str) -> tuple[str, str | None]:
-    for faction, rules in TK.order.items():
-        if rule in rules:
-            return faction, None
-    card = next(cid for cid, c in TK.cards.items() if rule in c.events)
-    return TK.cards[card].faction, card
-
-
 def _bare_position(faction: str, card: str | None) -> GameState:
     turn = {"phasing": faction, "war_state": "Limited War", "date": "1940-05"}
     if card:
@@ -76,26 +69,11 @@ def _bare_position(faction: str, card: str | None) -> GameState:
 
 def _only(rule: str, pack: Pack = TK, **changed: Any) -> tuple[Pack, GameState]:
     """A pack that checks just `rule` (its params changed: None removes one) and a bare position."""
-    spec = pack.event(rule)
-    params = {k: v for k, v in {**spec.params, **changed}.items() if v is not None}
-    faction, card = _faction_and_card(rule)
-    order = {faction: () if card else (rule,)}
-    only = replace(pack, order=order, events={**pack.events, rule: replace(spec, params=params)})
-    return only, _bare_position(faction, card)
+    return only_event(pack, rule, _bare_position, **changed)
 
 
 def _required_by(rule: str, monkeypatch: pytest.MonkeyPatch) -> set[str]:
-    asked: set[str] = set()
-    original = EventContext.require_param
-
-    def recording(self: EventContext, name: str) -> Any:
-        asked.add(name)
-        return original(self, name)
-
-    monkeypatch.setattr(EventContext, "require_param", recording)
-    pack, state = _only(rule)
-    plan(state, pack, {}, "test-answers")
-    return asked
+    return params_asked(_only(rule), monkeypatch)
 
 
 def test_every_tk_event_of_the_pack_is_listed_here():
