@@ -8,7 +8,6 @@ code makes.  Images are simple SVGs (VASSAL renders SVG); the zip has fixed time
 from __future__ import annotations
 
 import io
-import os
 import zipfile
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -18,6 +17,7 @@ from lxml import etree
 from module_patches.demo_pieces import CARD_BACK, basic_type, chain, slot_traits
 from module_patches.demo_world import DEMO_DIR, MAIN_MAP, WORLD, BoardSpec, CounterSpec, World
 from vassal_parser.sequence import encode
+from vassal_parser.writer import write_atomically
 
 MODULE_FILE = DEMO_DIR / "adjutant-demo.vmod"
 FIXED_ZIP_DATE = (2026, 1, 1, 0, 0, 0)
@@ -275,16 +275,14 @@ def module_bytes(world: World | None = None) -> bytes:
     return buffer.getvalue()
 
 
-def write_atomically(path: Path, data: bytes) -> None:
-    """Temp name in the same folder, then rename: a reader never sees half a file."""
+def write_file(path: Path, data: bytes) -> None:
+    """Create the folder if needed; the write itself is atomic (temp name, then rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    temp.write_bytes(data)
-    os.replace(temp, path)
+    write_atomically(path, data)
 
 
 def build_module(path: Path = MODULE_FILE) -> Path:
-    write_atomically(path, module_bytes())
+    write_file(path, module_bytes())
     return path
 
 

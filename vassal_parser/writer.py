@@ -21,6 +21,7 @@ Public API:
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import secrets
 import tempfile
@@ -165,15 +166,29 @@ def write_game_file(
         {"version": module_version, "VassalVersion": vassal_version, "description": comment or ""}, "savedata"
     )
     entries = {"savedGame": obfuscate(text, key), "savedata": savedata, "moduledata": moduledata}
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name in ENTRY_ORDER:
+            archive.writestr(name, entries[name])
+    write_atomically(target, buffer.getvalue())
+    return target
+
+
+def write_atomically(target: Path, data: bytes) -> Path:
+    """Write `data` to a temp name in `target`'s folder, then rename it over `target`.
+
+    Why: user files are never modified in place, and a watcher (ours, or VASSAL) must never see half a
+    file. On any failure the temp file is removed and `target` is untouched.
+    """
+    target = Path(target)
     handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed below, then renamed
         dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
     )
     temp_path = Path(handle.name)
     try:
-        os.chmod(temp_path, 0o644)  # mkstemp makes 0600; a save is an ordinary shareable file
-        with handle, zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            for name in ENTRY_ORDER:
-                archive.writestr(name, entries[name])
+        os.chmod(temp_path, 0o644)  # mkstemp makes 0600; these are ordinary shareable files
+        with handle:
+            handle.write(data)
         os.replace(temp_path, target)
     except BaseException:
         with contextlib.suppress(OSError):

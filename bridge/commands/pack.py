@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 from collections import Counter as Tally
 from collections.abc import Iterable
@@ -22,6 +21,7 @@ from rules.packs import load_pack
 from vassal_parser import grids
 from vassal_parser.errors import InputError
 from vassal_parser.module import Module, load_module
+from vassal_parser.writer import write_atomically
 
 SCAFFOLD_FILES = ("pack.toml", "vassal.toml")
 
@@ -160,9 +160,7 @@ def scaffold_text(module: Module) -> dict[str, str]:
 
 
 def _write_new(path: Path, text: str) -> None:
-    temp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    temp.write_text(text, encoding="utf-8")
-    os.replace(temp, path)
+    write_atomically(path, text.encode("utf-8"))
 
 
 def run_scaffold(args: argparse.Namespace) -> int:

@@ -112,3 +112,21 @@ def test_existing_file_is_replaced_atomically_not_rewritten_in_place(tmp_path: P
     assert os.stat(target).st_ino != inode_before  # a new file was renamed over the old one
     commands = list(iter_commands(decode_stream(open_container(target).command_text())))
     assert Command("+/2/piece;;;b.png;B/Main Map;10;20;;0") in commands
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temp_file(tmp_path: Path, monkeypatch) -> None:
+    """User files are never modified in place: if the rename fails, the old file is intact and the
+    temporary file is gone (write_atomically, used by saves, packs and the demo module)."""
+    from vassal_parser import writer
+
+    target = tmp_path / "pack.toml"
+    target.write_bytes(b"old")
+
+    def refuse(*_args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(writer.os, "replace", refuse)
+    with pytest.raises(OSError):
+        writer.write_atomically(target, b"new")
+    assert target.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pack.toml"]
