@@ -194,3 +194,15 @@ def test_16_5_5_step_1_ignored_on_soviet_card_29_communist_chinese_surrender(tmp
     event = entry(run(state, {"16.6.1:influence": "none"}, pack=pack), "16.5.5")
     assert not any(c.id == "16.5.5:step1:war" for c in event.choices)
     assert any("29S" in why for why in event.why)
+
+
+def test_16_5_5_step_2_country_already_at_war_is_not_asked_and_markers_go():
+    """16.5.5 Step 2: the first bullet only lets the Soviet faction end a Surrender (remove the marker,
+    Posture to War); with Russia already at War there is nothing to choose, so the plan does not wait:
+    the second bullet removes the Amur Japanese Dependent marker at once, Blagoveshchensk (w5727)
+    being unguarded or not."""
+    countries = {"Russia": {"faction": "Soviet", "status": "active", "posture": "War"}}
+    state = position("Soviet", countries, [ceded("amur", "ceded_lands")])
+    event = entry(run(state), "16.5.5")
+    assert event.status == "fired" and not event.choices
+    assert where(run(state), "cl_amur") == "force_pool:Axis"

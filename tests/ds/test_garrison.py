@@ -114,3 +114,19 @@ def test_16_1_3_korea_not_checked_when_no_soviet_neighbour():
     countries = {"Russia": {"faction": "Neutral", "status": "neutral", "posture": "Neutrality"}}
     state = position(countries=countries, counters=[marker("m", "delay")])
     assert entry(run(state), "16.1.3").status == "not_due"
+
+
+def test_16_1_3_units_sharing_a_border_hex_give_only_that_hexs_surplus_together():
+    """16.1.3 Unmet requirements: the Soviet faction "cannot ... redeploy Japanese ground units that are
+    necessary to fulfill a Garrison Check elsewhere". Kalgan (w5322) holds 3 steps (need 2): its two
+    units may give ONE step between them, never one each, so Korea's e5201 gets one step and Kalgan keeps
+    its two."""
+    state = position(countries=NEUTRAL_RUSSIA, counters=[
+        _inner_mongolia_is_japanese(),
+        unit("jp_a", "Japan", "w5322"), unit("jp_b", "Japan", "w5322", steps=2),
+        unit("jp_one", "Japan", "force_pool:Axis")])
+    with pytest.raises(InputError, match="w5322"):
+        run(state, {"16.1.3:fill:e5201": ["jp_a", "jp_b"]})
+    result = run(state, {"16.1.3:fill:e5201": ["jp_a"]})
+    assert where(result, "jp_a") == "e5201"
+    assert where(result, "jp_b") == "w5322"

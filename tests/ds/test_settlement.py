@@ -180,3 +180,36 @@ def test_16_2_5_sac_expansion_us_adds_non_chinese_western_minors():
         ["US", "Australia", "NEI"]
     assert settlement_affected(ctx, "US", with_conquered=False, non_chinese_only=False) == \
         ["US", "Australia", "Hopeh"]
+
+
+def _us_settlement(tmp_path, philippines_status: str, *extra):
+    """16.2.5 with card 37e (US): three test-only US Strategic Hexes (in Hawaii) under Axis Control; the
+    Philippines is an active or conquered non-Chinese Western Minor, so it is an SAC too."""
+    pack = extended_pack(tmp_path, "".join(
+        f'\n[hexes.e99{n}]\ncountry = "Hawaii"\nstrategic = true\n' for n in (11, 12, 13)))
+    countries = {"US": {"faction": "Western", "status": "active", "posture": "War"},
+                 "Philippines": {"faction": "Western", "status": philippines_status}}
+    counters = [unit(f"jp_s{n}", "Japan", f"e99{n}") for n in (11, 12, 13)]
+    counters += [ceded("philippines_jd", "force_pool:Axis"), *extra]
+    state = position("Axis", countries, counters, cards={"Axis": "37e"})
+    return run(state, {"16.2.5:influence": "none", "16.1.5:dissolve": "no"}, pack=pack)
+
+
+def test_16_2_5_step_7_sac_minor_units_at_home_are_not_interned(tmp_path):
+    """16.2.5 Step 7 interns SAC units "outside its Home Country or Dependents": a Philippine unit in
+    Manila (w3824) is in its own Home Country (which is also a US Dependent) and stays; one in Guam
+    (e3806, a US Dependent, not the Philippines') is interned."""
+    result = _us_settlement(tmp_path, "active", unit("ph_manila", "Philippines", "w3824"),
+                            unit("ph_guam", "Philippines", "e3806"))
+    assert entry(result, "16.2.5").status == "fired"
+    assert where(result, "ph_manila") == "w3824"
+    assert where(result, "ph_guam") == "pending:Western"
+
+
+def test_16_2_5_step_6_axis_units_in_a_conquered_sac_minor_are_not_interned(tmp_path):
+    """16.2.5 Step 6: "Do not intern ... units inside a conquered Allied Minor Country": a Japanese unit
+    in Manila (w3824, unsupplied so Step 4 cedes nothing) of a conquered Philippines stays, while the
+    Japanese units in active US Dependents (Hawaii) are interned."""
+    result = _us_settlement(tmp_path, "conquered", unit("jp_manila", "Japan", "w3824", supplied=False))
+    assert where(result, "jp_manila") == "w3824"
+    assert where(result, "jp_s11") == "pending:Axis"

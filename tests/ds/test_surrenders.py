@@ -180,3 +180,45 @@ def test_16_6_1_communist_surrender_kansu_becomes_a_japanese_dependent():
     assert entry(result, "16.6.1").status == "fired"
     assert where(result, "cl_kansu_jd") == "force_pool:Axis"
     assert where(result, "cl_inner_mongolia") == "ceded_lands"
+
+
+def test_16_4_3_step_6_philippine_units_at_home_are_not_interned():
+    """16.4.3 Step 6 interns active non-Chinese Western Minor units "outside ... their Home Countries":
+    a Philippine unit in Manila (w3824) is at home (the Philippines is also a US Dependent), so it stays;
+    one in Guam (e3806) is outside its Home Country and is interned."""
+    countries = {**WEST, "Philippines": {"faction": "Western", "status": "active"}}
+    state = position("Western", countries, [
+        ceded("philippines_jd", "force_pool:Axis"),
+        unit("ph_manila", "Philippines", "w3824"), unit("ph_guam", "Philippines", "e3806")],
+        cards={"Western": "37"})
+    result = run(state, {"16.4.3:influence": "none", "16.4.3:select_region": "none"})
+    assert where(result, "ph_manila") == "w3824"
+    assert where(result, "ph_guam") == "pending:Western"
+
+
+def test_16_4_2_steps_6_and_7_chinese_minor_units_at_home_are_nationalist_chinese(ds_plus):
+    """16.4.2 Step 7 interns "all OTHER Allied units inside active Nationalist Chinese Countries": the
+    units of an active Western Chinese Minor (Hopeh, no Japanese unit in it, so it did not collapse in
+    Step 4) are Nationalist Chinese units in their Home Countries (Step 6), not "other Allied" ones, and
+    stay; a US unit there is interned (Step 7), and a Hopeh unit in Guam (e3806) is outside (Step 6)."""
+    result = _nationalist(unit("hopeh_home", "Hopeh", "w9901"), unit("us_hopeh", "US", "w9901"),
+                          unit("hopeh_guam", "Hopeh", "e3806"), pack=ds_plus)
+    assert result.resulting_position["countries"]["Hopeh"]["status"] == "active"
+    assert where(result, "hopeh_home") == "w9901"
+    assert where(result, "us_hopeh") == "pending:Western"
+    assert where(result, "hopeh_guam") == "pending:Western"
+
+
+def test_16_4_3_step_5_axis_units_in_a_conquered_philippines_are_not_interned():
+    """16.4.3 Step 5: "Do not intern ... units inside a conquered Allied country": a Japanese unit in
+    Manila (w3824, unsupplied, so Step 3 cedes nothing) of a conquered Philippines -- also a US
+    Dependent -- stays; one in Guam (e3806), a US Dependent, is interned."""
+    countries = {**WEST, "Philippines": {"faction": "Western", "status": "conquered"}}
+    state = position("Western", countries, [
+        ceded("philippines_jd", "force_pool:Axis"),
+        unit("jp_manila", "Japan", "w3824", supplied=False),
+        unit("jp_guam", "Japan", "e3806", supplied=False)],
+        cards={"Western": "37"})
+    result = run(state, {"16.4.3:influence": "none", "16.4.3:select_region": "none"})
+    assert where(result, "jp_manila") == "w3824"
+    assert where(result, "jp_guam") == "pending:Axis"

@@ -43,6 +43,17 @@ def is_japanese_dependent(board: Board, hex_id: str, japan: str) -> bool:
     return here != japan and board.home_of(here) == japan
 
 
+def country_chain(board: Board, hex_id: str) -> list[str]:
+    """The Country the hex is in right now, then the home Country it is a Dependent of, if any.
+
+    Why not `Board.home_of` alone: a Minor Country that is also a Dependent (the Philippines, a US
+    Dependent) is its own units' Home Country, so the treaty internment Steps (16.2.5 Steps 6-7, 16.2.6
+    Step 7, 16.4.3 Step 6) must see both names. DS Dependents are one level deep (pack `dependent_of`)."""
+    here = board.political_country(hex_id)
+    home = board.home_of(here)
+    return [here] if home == here else [here, home]
+
+
 def japanese_dependents(board: Board, japan: str) -> dict[str, list[str]]:
     """Every Dependent of `japan` the pack's hexes show right now -> its hexes (16.1.3)."""
     found: dict[str, list[str]] = {}

@@ -44,13 +44,16 @@ def border_hexes(ctx: EventContext, japan: str, russia: str) -> tuple[dict[str, 
     return checked, sorted(required)
 
 
-def _donors(ctx: EventContext, required: list[str], need: int, japan: str) -> dict[str, int]:
-    """Japanese non-fortress ground units that may be redeployed -> steps each may give.
+def _donors(ctx: EventContext, required: list[str], need: int,
+            japan: str) -> tuple[dict[str, int], dict[str, int]]:
+    """Japanese non-fortress ground units that may be redeployed -> steps each may give, and each border
+    hex holding donors -> the surplus its units may give TOGETHER.
 
-    A unit in a border hex may give only that hex's surplus over the requirement (16.1.3: never
-    steps necessary for a Garrison Check elsewhere)."""
+    16.1.3: never steps necessary for a Garrison Check elsewhere, so the units in one border hex share
+    that hex's surplus over the requirement (two units there may not each give the whole surplus)."""
     board = ctx.board
     donors: dict[str, int] = {}
+    caps: dict[str, int] = {}
     for counter in ctx.state.counters.values():
         if counter.nationality != japan or counter.kind not in NON_FORTRESS:
             continue
@@ -60,14 +63,30 @@ def _donors(ctx: EventContext, required: list[str], need: int, japan: str) -> di
             surplus = _japanese_steps(board, counter.location, japan) - need
             if surplus > 0:
                 donors[counter.id] = min(counter.steps, surplus)
+                caps[counter.location] = surplus
         else:
             donors[counter.id] = counter.steps
-    return donors
+    return donors, caps
 
 
-def _validate(ctx: EventContext, chosen: list[str], donors: dict[str, int], deficit: int, key: str) -> None:
-    total = sum(donors[c] for c in chosen)
-    available = sum(donors.values())
+def _giveable(ctx: EventContext, units: list[str], donors: dict[str, int], caps: dict[str, int]) -> int:
+    """Steps these units may give together: a border hex's units never more than its surplus (16.1.3)."""
+    free = sum(donors[u] for u in units if ctx.state.counters[u].location not in caps)
+    for hex_id, cap in caps.items():
+        free += min(cap, sum(donors[u] for u in units if ctx.state.counters[u].location == hex_id))
+    return free
+
+
+def _validate(ctx: EventContext, chosen: list[str], donors: dict[str, int], caps: dict[str, int],
+              deficit: int, key: str) -> None:
+    for hex_id, cap in caps.items():
+        taken = sum(donors[u] for u in chosen if ctx.state.counters[u].location == hex_id)
+        if taken > cap:
+            raise InputError(ctx.answers_source, f"answer to {ctx.rule}:{key} takes {taken} step(s) from "
+                             f"border hex {hex_id}, which may give only {cap}: the rest are needed for its "
+                             "own Border Defense (16.1.3)")
+    total = _giveable(ctx, chosen, donors, caps)
+    available = _giveable(ctx, list(donors), donors, caps)
     if total < min(deficit, available):
         raise InputError(ctx.answers_source, f"answer to {ctx.rule}:{key} gives {total} step(s); "
                          f"{min(deficit, available)} are needed (16.1.3)")
@@ -113,8 +132,9 @@ def manchukuo_garrison_check(ctx: EventContext) -> None:
              f"(checked: {', '.join(checked)})")
     for hex_id, _ in sorted(short.items()):
         deficit = need - japanese_steps(hex_id)
-        donors = _donors(ctx, required, need, japan)
+        donors, caps = _donors(ctx, required, need, japan)
         donors = {u: s for u, s in donors.items() if ctx.state.counters[u].location != hex_id}
+        caps.pop(hex_id, None)
         key = f"fill:{hex_id}"
         if not donors:
             ctx.note(f"no Japanese non-fortress step can be redeployed to {place_name(ctx.pack, hex_id)}",
@@ -125,7 +145,7 @@ def manchukuo_garrison_check(ctx: EventContext) -> None:
         chosen = ctx.choose(key, "Soviet", f"Choose the Japanese non-fortress unit(s) to redeploy to "
                             f"{place_name(ctx.pack, hex_id)} ({deficit} step(s) short); a unit giving only "
                             f"part of its steps breaks down.", sorted(donors), labels, multiple=True)
-        _validate(ctx, chosen, donors, deficit, key)
+        _validate(ctx, chosen, donors, caps, deficit, key)
         remaining = deficit
         for unit_id in chosen:
             unit: Counter = ctx.state.counters[unit_id]

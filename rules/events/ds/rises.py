@@ -39,8 +39,10 @@ def _rises_step(ctx: EventContext, label: str, step: dict[str, Any], japan: str,
         return
     country = step["country"]
     areas = _areas(ctx, step)
-    # First bullet: the surrendered Country may go back to War.
-    for area_id in areas:
+    # First bullet: the surrendered Country may go back to War. Already at War, there is no Surrender
+    # to end and nothing to choose: go straight to the second bullet (docs/ds-notes.md).
+    already_at_war = ctx.state.country(country).posture == "War"
+    for area_id in [] if already_at_war else areas:
         # "has become a Japanese Dependent and a City in it does not contain a Japanese unit, ..."
         free = unguarded_cities(ctx, [area_id], japan)
         if not free:

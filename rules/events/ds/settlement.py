@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from rules.engine import EventContext, event_impl
 from rules.events.common import influence_choice, place_name
-from rules.events.ds.common import reading
+from rules.events.ds.common import country_chain, reading
 from rules.events.ds.settlements import (
     cede_listed,
     influence_candidates,
@@ -60,8 +60,8 @@ def _in_sacs(ctx: EventContext, sacs: list[str]):
     board = ctx.board
 
     def inside(hex_id: str) -> str | None:
-        home = board.home_of(board.political_country(hex_id))
-        return home if home in sacs else None
+        """The SAC the hex belongs to (the Country itself first, then the one it is a Dependent of)."""
+        return next((c for c in country_chain(board, hex_id) if c in sacs), None)
 
     return inside
 
@@ -172,16 +172,17 @@ def forced_settlement(ctx: EventContext) -> None:
             ctx.why(f"Step 5: the Axis does not control all Cities in {country} "
                     f"({len(cities)} known to the pack)")
     board = ctx.board
-    conquered = {c for c in sacs if ctx.state.country(c).status == "conquered"}
 
     def active_sac(hex_id: str) -> bool:
-        owner = inside(hex_id)
-        return owner is not None and owner not in conquered
+        # Step 6: "Do not intern ... units inside a conquered Allied Minor Country" (e.g. the Philippines,
+        # also a US Dependent, when conquered).
+        return inside(hex_id) is not None and not any(
+            board.country_state(c).status == "conquered" for c in country_chain(board, hex_id))
 
     intern_matching(ctx, "Step 6", "Axis counter in an active SAC or its Dependents",
                     lambda c, h: board.faction_of(c) == "Axis" and active_sac(h))
     intern_matching(ctx, "Step 7", "SAC counter outside its Home Country or Dependents",
-                    lambda c, h: c.nationality in sacs and inside(h) != c.nationality)
+                    lambda c, h: c.nationality in sacs and c.nationality not in country_chain(board, h))
     intern_matching(ctx, "Step 8", "non-SAC Allied counter inside an SAC or its Dependents",
                     lambda c, h: board.faction_of(c) in ALLIED and c.nationality not in sacs and
                     inside(h) is not None)
@@ -221,7 +222,7 @@ def japanese_concessions(ctx: EventContext) -> None:
     intern_matching(ctx, "Step 6", "Axis counter in the SAC",
                     lambda c, h: board.faction_of(c) == "Axis" and inside(h) is not None)
     intern_matching(ctx, "Step 7", "SAC counter outside its Home Country or Dependents",
-                    lambda c, h: c.nationality in sacs and inside(h) is None)
+                    lambda c, h: c.nationality in sacs and c.nationality not in country_chain(board, h))
     intern_matching(ctx, "Step 8", "non-SAC Allied counter inside the SAC or its Dependents",
                     lambda c, h: board.faction_of(c) in ALLIED and c.nationality not in sacs and
                     inside(h) is not None)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from rules.board import PRESENCE_KINDS
 from rules.engine import EventContext, event_impl
 from rules.events.common import in_play, influence_choice, place_name
-from rules.events.ds.common import marker_for, pack_fact, reading
+from rules.events.ds.common import country_chain, marker_for, pack_fact, reading
 from rules.events.internment import intern
 from rules.state import CEDED_LANDS, REMOVED, Counter, conquered_minors, force_pool
 
@@ -160,12 +160,13 @@ def lands_of(ctx: EventContext, country: str, home: bool) -> Callable[[str], boo
 def western_minors(ctx: EventContext, statuses: tuple[str, ...], chinese: bool | None = False,
                    faction: str = "Western") -> list[str]:
     """Minor Countries of the faction with these statuses; `chinese` False: non-Chinese only (which are
-    Chinese: pack `[ds] chinese_countries`)."""
+    Chinese: pack `[ds] chinese_countries`). A Minor Country that is also a Dependent (the Philippines,
+    Indochina: pack `kind = "minor"` with `dependent_of`) is a Minor Country too (16.2.5 SAC expansion)."""
     chinese_set = set(pack_fact(ctx.pack, "chinese_countries"))
     out = []
     for name, info in ctx.pack.countries.items():
         cstate = ctx.state.country(name)
-        if info.kind != "minor" or info.dependent_of or cstate.faction != faction or \
+        if info.kind != "minor" or cstate.faction != faction or \
                 cstate.status not in statuses:
             continue
         if chinese is False and name in chinese_set:
@@ -201,17 +202,24 @@ def surrender(ctx: EventContext) -> None:
     board = ctx.board
 
     def in_minor(hex_id: str) -> str | None:
-        owner = board.home_of(board.political_country(hex_id))
-        return owner if owner in minors else None
+        return next((c for c in country_chain(board, hex_id) if c in minors), None)
+
+    # 16.4.3 Step 5 "Do not intern ... units inside a conquered Allied country" (pack `spare_conquered`;
+    # the Philippines is a US Dependent AND a Minor Country that can be conquered).
+    spare_conquered = bool(ctx.param("spare_conquered", False))
+
+    def in_conquered(hex_id: str) -> bool:
+        return any(board.country_state(c).status == "conquered" for c in country_chain(board, hex_id))
 
     def axis_inside(c: Counter, h: str) -> bool:
-        return board.faction_of(c) == "Axis" and (in_sac(h) or in_minor(h) is not None)
+        return board.faction_of(c) == "Axis" and (in_sac(h) or in_minor(h) is not None) and \
+            not (spare_conquered and in_conquered(h))
 
     def sac_outside(c: Counter, h: str) -> bool:
         if c.nationality == sac:
             return not in_sac(h)
-        if c.nationality in minors:
-            return in_minor(h) != c.nationality
+        if c.nationality in minors:  # Step 6: outside "their Home Countries"
+            return c.nationality not in country_chain(board, h)
         return False
 
     def others_inside(c: Counter, h: str) -> bool:
@@ -281,10 +289,13 @@ def chinese_surrender(ctx: EventContext) -> None:
     def home_hex(h: str) -> bool:
         return board.home_of(board.political_country(h)) in homes
 
+    # Steps 6-7: "Nationalist (Communist) Chinese units" are those of the active Chinese Countries of the
+    # faction -- the major and its Chinese Minors -- and "their Home Countries" are those Countries; the
+    # "other Allied units" of Step 7 are everyone else's (docs/ds-notes.md).
     intern_matching(ctx, "Step 6", f"{china} counter outside its Home Countries",
-                    lambda c, h: c.nationality == china and not home_hex(h))
+                    lambda c, h: c.nationality in homes and not home_hex(h))
     intern_matching(ctx, "Step 7", f"other Allied counter inside active {china} Countries",
-                    lambda c, h: board.faction_of(c) in ALLIED and c.nationality != china and home_hex(h))
+                    lambda c, h: board.faction_of(c) in ALLIED and c.nationality not in homes and home_hex(h))
     influence_choice(ctx, "influence", "Step 8", influence_candidates(ctx), "(15.19)")
 
 
