@@ -41,6 +41,9 @@ COUNTER_KINDS: tuple[str, ...] = (
 )
 # Kinds that are ground units for "ground units occupy" (16.1.1) and step counts (16.5.4).
 GROUND_KINDS: frozenset[str] = frozenset({"ground", "hq", "fortress", "port_a_fort"})
+# Kinds that are units (ground, air, naval, support); the rest are markers. Why it matters: the text says
+# "unit" (16.3.3 "an Axis unit", 16.5.4, 16.7) apart from "Detachment, or Logistics marker" (16.3.1).
+UNIT_KINDS: frozenset[str] = GROUND_KINDS | {"air", "naval", "support"}
 # Box kinds, and what their qualifier must name ("faction", "country", "counter", "any" or None).
 BOX_KINDS: dict[str, str | None] = {
     "force_pool": "faction",
@@ -216,6 +219,10 @@ class Counter:
     @property
     def is_ground(self) -> bool:
         return self.kind in GROUND_KINDS
+
+    @property
+    def is_unit(self) -> bool:
+        return self.kind in UNIT_KINDS
 
 
 @dataclass

@@ -130,8 +130,12 @@ def _reduce_truce(state: GameState, pack: Pack, index: int, action: dict[str, An
         )
     seasonal = state.turn.seasonal
     results: dict[str, list[str]] = {}
+    listed: set[str] = set()
     for item in reduced:
         country, marker = item.get("country"), item.get("from")
+        if country in listed:
+            out.append(_one_level_only(index, f"{country}'s Truce marker is reduced more than once"))
+        listed.add(str(country))
         if marker not in REDUCED_TO:
             out.append(
                 Violation("6.1.2", index, f"{marker!r} in {country}'s Posture Box is not a Truce marker")
@@ -173,9 +177,16 @@ def _reduce_truce(state: GameState, pack: Pack, index: int, action: dict[str, An
     return out
 
 
+def _one_level_only(index: int, what: str) -> Violation:
+    return Violation(
+        "6.1.2", index, f"{what}; Truce markers are reduced by one level per War & Peace Segment"
+    )
+
+
 def validate_actions(state: GameState, pack: Pack) -> list[Violation]:
     """Each violation cites its rule; an action by a faction other than the phasing one breaks 6.1."""
     violations: list[Violation] = []
+    reduced_for: set[Any] = set()  # 6.1.2: "by one level" -- once per faction per segment
     for index, action in enumerate(state.actions):
         kind = action.get("type") if isinstance(action, dict) else None
         faction = action.get("faction") if isinstance(action, dict) else None
@@ -192,6 +203,12 @@ def validate_actions(state: GameState, pack: Pack) -> list[Violation]:
             violations.extend(_declare_war(state, pack, index, action))
         elif kind == "reduce_truce":
             violations.extend(_reduce_truce(state, pack, index, action))
+            affecting = action.get("affecting")
+            if affecting in reduced_for:
+                violations.append(
+                    _one_level_only(index, f"Truce markers affecting the {affecting} faction reduced again")
+                )
+            reduced_for.add(affecting)
         else:
             violations.append(
                 Violation("6.1", index, f"unknown War & Peace action {kind!r} (declare_war or reduce_truce)")

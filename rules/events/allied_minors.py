@@ -155,8 +155,13 @@ def vichy_steps(
     for counter in in_play(ctx.board.nationals(france)):
         if facts.colonial_infantry_tag in counter.tags and counter.reinforcement == facts.vichy_code:
             ctx.move(counter, force_pool(faction), "Step 2", subject=france, why="French 0-1-2 V infantry")
-    ctx.set_country(
-        france, "Step 2", f"Vichy is now a {faction} Minor Country", faction=faction, status="active"
+    ctx.set_country(  # "liberated": 16.2.1 France can no longer apply to it
+        france,
+        "Step 2",
+        f"Vichy is now a {faction} Minor Country",
+        faction=faction,
+        status="active",
+        flags=sorted({*ctx.state.country(france).flags, "liberated"}),
     )
     for counter in in_play(ctx.board.nationals(france)):
         if counter.reinforcement == facts.vichy_code and counter.location not in (DELAY, force_pool(faction)):

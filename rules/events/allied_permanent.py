@@ -27,7 +27,7 @@ def _axis_unit_in(ctx: EventContext, countries: list[str], dependents_of: list[s
         if (
             hex_id not in ctx.pack.hexes
             or ctx.board.faction_of(counter) != "Axis"
-            or counter.kind == "ceded_land"
+            or not counter.is_unit  # "an Axis unit": Detachment/Logistics markers are not units
         ):
             continue
         here = ctx.board.political_country(hex_id)

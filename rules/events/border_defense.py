@@ -72,7 +72,12 @@ def requirements(ctx: EventContext, nationality: str, enemy: str) -> list[Requir
             )
             continue
         region = ctx.board.area_hexes(area_id)
-        axis = [c for h in region for c in ctx.board.counters_in_hex(h) if ctx.board.faction_of(c) == enemy]
+        axis = [  # "an Axis unit in that Region": markers (Detachment, Logistics) are not units
+            c
+            for h in region
+            for c in ctx.board.counters_in_hex(h)
+            if c.is_unit and ctx.board.faction_of(c) == enemy
+        ]
         if axis:
             ctx.why(
                 f"{area.name}: {enemy} unit {ctx.name(axis[0].id)} is in the Region: no Border Defense needed"

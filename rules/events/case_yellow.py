@@ -104,6 +104,8 @@ def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: Franc
     for counter in in_play(ctx.board.nationals(france)):
         if counter.kind == "ceded_land":
             continue
+        if facts.syria_marker_tag in counter.tags and counter.location == CEDED_LANDS:
+            continue  # Step 4 names this marker "from the Ceded Lands Box": it leaves there (readings)
         if counter.reinforcement != facts.vichy_code:
             ctx.remove_from_game(counter, "Step 1", subject=france)
         else:

@@ -116,7 +116,7 @@ def internment_due(ctx: EventContext) -> list[InternmentCase]:
             minor_unit = counter.nationality is not None and board.is_minor_country(counter.nationality)
             if (
                 (minor_unit or counter.multinational)
-                and counter.is_ground
+                and counter.is_unit  # "a Minor Country unit": any unit, not only ground units
                 and not (counter.exp and counter.steps == 1)
                 and board.in_country(hex_id, major, dependents=True)
             ):
@@ -173,6 +173,12 @@ def internment_check(ctx: EventContext) -> None:
                     rule="16.7",
                     markers=[],
                 )
+                if ctx.state.turn.war_state == "Pre-War":
+                    ctx.state.turn.war_state = "Limited War"
+                    ctx.note(
+                        f"the {country} Policy ended during Pre-War: Limited War starts immediately (12.2)",
+                        rule="16.7",
+                    )
         if country in ended:
             continue
         intern(ctx, [case.counter], None, case.reason)

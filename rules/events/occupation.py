@@ -173,5 +173,5 @@ def _apply_remedy(ctx: EventContext, country: str, causers: list[Counter], major
         intern(ctx, causers, None, f"causing the Occupation of {country}")
     else:
         for unit in in_play(ctx.board.nationals(country)):
-            if unit.location in ctx.pack.hexes and unit.kind != "ceded_land":
+            if unit.location in ctx.pack.hexes and unit.is_unit:  # "all units", not its markers
                 ctx.return_to_pool(unit, "Axis", None, subject=country)

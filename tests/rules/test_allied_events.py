@@ -305,3 +305,16 @@ def test_16_4_2_needs_a_supplied_us_unit():
         .unit("us", "USA", "i2", faction="Western", supplied=False)
     )
     assert event(position.plan(), "16.4.2").status == NOT_DUE
+
+
+def test_16_3_3_an_axis_detachment_marker_is_not_an_axis_unit():
+    """16.3.3 "an Axis unit is in a hex in Britain ...": Detachment/Logistics markers are not units (the text
+    names "unit, Detachment, or Logistics marker" apart elsewhere, e.g. 16.3.1)."""
+    position = (
+        western()
+        .marker("tfh", "conditional_events:Western", "their_finest_hour")
+        .counter("g-det", "w3916", "detachment", nationality="Germany", faction="Axis")
+    )
+    assert event(position.plan(), "16.3.3").status == NOT_DUE
+    position.counter("g-air", "w3916", "air", nationality="Germany", faction="Axis", steps=1)
+    assert event(position.plan(), "16.3.3").status == FIRED  # an air unit is an Axis unit

@@ -92,3 +92,14 @@ def test_16_5_4_redeploy_choice_is_marked_as_a_list_answer():
     choice = event(bessarabia_example().plan(), "16.5.4").choices[0]
     assert choice.multiple is True and choice.to_json()["multiple"] is True
     assert event(bessarabia_example().plan(), "16.5.4").choices[0].decider == "Axis"
+
+
+def test_16_5_4_an_axis_logistics_marker_does_not_lift_the_requirement():
+    """16.5.4 "if there is an Axis unit in that Region": a Logistics marker is not a unit."""
+    position = (
+        pact()
+        .unit("b", "Russia", "p5", steps=2)
+        .counter("g-log", "r2", "logistics", nationality="Germany", faction="Axis")
+    )
+    entry = event(position.plan(), "16.5.4")
+    assert any("Bessarabia short 4 step(s)" in w for w in entry.why)

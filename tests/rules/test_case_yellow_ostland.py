@@ -165,3 +165,19 @@ def test_16_2_2_unsupplied_unit_in_strategic_hex_creates_no_dependent():
     # Step 4: Kiev stays Russian, so the 2-step unit is interned: it breaks down, one step is lost.
     assert final_location(plan, "g-kiev") == "force_pool:Axis"
     assert final_location(plan, "g-one") == "pending:Axis"
+
+
+def test_16_2_1_france_step_4_not_step_1_removes_the_syria_dependent_marker():
+    """16.2.1 France: Step 1 removes French counters without V, but Step 4 is the Step that names the Syria
+    French Dependent marker in the Ceded Lands Box; the plan cites Step 4 (docs/rules-readings.md)."""
+    position = (
+        axis("22a")
+        .country("France", "Western")
+        .country("Syria", "Western")
+        .unit("g-paris", "Germany", "w3516")
+        .marker("syria-dep", "ceded_lands", "syria_dependent", nationality="France")
+    )
+    plan = position.plan({"16.2.1:country": "France", "16.2.1:influence": "none"})
+    removals = [s for s in event(plan, "16.2.1").steps if s.counter == "syria-dep"]
+    assert [(s.step, s.action) for s in removals] == [("Step 4", "remove_from_game")]
+    assert final_location(plan, "syria-dep") == "removed"

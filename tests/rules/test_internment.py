@@ -101,3 +101,30 @@ def test_star_counters_are_not_used_in_the_combined_game():
     plan = position.plan()
     assert event(plan, "16.1.3").status == NOT_DUE
     assert plan.notes and "ger-res" in plan.notes[0]
+
+
+def test_16_7_a_minor_country_air_unit_in_germany_is_interned_too():
+    """16.7 Axis counters: "a Minor Country unit or multi-national unit ... in Germany" -- any unit, not only
+    ground units (16.1.2 says "ground unit" where it means it); markers are not units."""
+    position = (
+        axis_turn()
+        .unit("hun-air", "Hungary", "g1", kind="air", steps=1)
+        .counter("hun-wem", "g1", "war_economy", nationality="Hungary", faction="Axis")
+    )
+    plan = position.plan()
+    assert event(plan, "16.1.3").status == FIRED
+    assert final_location(plan, "hun-air") == "delay"  # interned support unit: Delay Box
+    assert final_location(plan, "hun-wem") == "g1"
+
+
+def test_16_7_ending_a_policy_instead_of_internment_during_pre_war_starts_limited_war():
+    """16.7: "A Policy ending this way during Pre-War immediately starts Limited War (12.2)"."""
+    position = axis_turn().country("Russia", "Soviet", "active", markers=["Ostland Accord"])
+    position.data["turn"]["war_state"] = "Pre-War"
+    position.unit("ger-inf", "Germany", "ru1", steps=1)
+    plan = position.plan({"16.1.3:policy:Russia": "end_policy"})
+    assert plan.resulting_position["turn"]["war_state"] == "Limited War"
+    assert any("12.2" in s.text for s in event(plan, "16.1.3").steps)
+    position.data["turn"]["war_state"] = "Total War"
+    plan = position.plan({"16.1.3:policy:Russia": "end_policy"})
+    assert plan.resulting_position["turn"]["war_state"] == "Total War"

@@ -132,3 +132,16 @@ def test_16_1_2_a_pack_naming_an_unknown_edition_exception_is_refused():
     broken = replace(pack, events={**pack.events, "16.1.2": typo})
     with pytest.raises(InputError, match="unknown occupation exception 'shova'"):
         plan(italy().state(), broken)
+
+
+def test_16_1_2_remove_remedy_removes_units_not_markers():
+    """16.1.2 Effects: "Remove all units belonging to the Minor Country" -- its markers stay."""
+    position = (
+        italy()
+        .unit("hun-inf", "Hungary", "i1")
+        .unit("ita-2", "Italy", "i2")
+        .counter("ita-pb", "i2", "partisan_base", nationality="Italy", faction="Axis")
+    )
+    plan = position.plan({"16.1.2:remedy:Italy": "remove"})
+    assert final_location(plan, "ita-2") == "force_pool:Axis"
+    assert final_location(plan, "ita-pb") == "i2"

@@ -116,3 +116,22 @@ def test_16_1_1_france_step_2_no_legal_hex_goes_to_the_allied_force_pool():
         position.unit(f"g{i}", "Germany", hex_id)
     plan = position.plan()
     assert final_location(plan, "col") == "force_pool:Western"
+
+
+def test_16_5_2_france_liberated_by_the_soviets_is_liberated_so_case_yellow_16_2_1_cannot_apply():
+    """16.5.2 France/Vichy liberates "Axis or Western France"; 16.2.1 France: "This event cannot be applied
+    to France if it has already been conquered or liberated"."""
+    position = (
+        Position("Soviet")
+        .country("Russia", "Soviet", posture="War")
+        .country("France", "Western")
+        .unit("r1", "Russia", "f2")
+        .unit("r2", "Russia", "f6")
+        .unit("r3", "Russia", "f3")
+        .unit("r4", "Russia", "f4")
+        .unit("r5", "Russia", "f5")
+        .unit("r6", "Russia", "w3516")
+    )
+    plan = position.plan()
+    assert event(plan, "16.5.2").status == FIRED
+    assert "liberated" in final_country(plan, "France")["flags"]

@@ -126,3 +126,22 @@ def test_6_1_2_seasonal_reduction_and_who_may_reduce():
         markers=[{"country": "Russia", "from": "Armistice"}],
     )
     assert any("its own faction only" in t for _, t in rules_of(position))
+
+
+def test_6_1_2_truce_markers_are_reduced_by_one_level_only():
+    """6.1.2: "reduce all Truce markers affecting an Allied faction by one level" -- never twice."""
+    position = truce(True)
+    position.data["countries"]["Russia"]["markers"] = []  # Armistice -> Negotiation -> removed
+    for was in ("Armistice", "Negotiation"):
+        marker = {"country": "Russia", "from": was}
+        position.action(type="reduce_truce", faction="Axis", affecting="Soviet", markers=[marker])
+    assert any(rule == "6.1.2" and "one level" in t for rule, t in rules_of(position))
+    position = truce(True)
+    position.data["countries"]["Russia"]["markers"] = []
+    position.action(
+        type="reduce_truce",
+        faction="Axis",
+        affecting="Soviet",
+        markers=[{"country": "Russia", "from": "Armistice"}, {"country": "Russia", "from": "Negotiation"}],
+    )
+    assert any(rule == "6.1.2" and "one level" in t for rule, t in rules_of(position))
