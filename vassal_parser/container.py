@@ -103,6 +103,25 @@ def read_metadata_xml(data: bytes, source: str | Path) -> dict[str, str]:
     return result
 
 
+def major_minor(version: str) -> tuple[int, int]:
+    """`VersionUtils.truncateToMinorVersion` then numeric compare: "3.4.12" -> (3, 4); "" -> (0, 0).
+
+    Why numeric: "3.10" is newer than "3.5", which a string comparison gets wrong.
+    """
+    parts: list[int] = []
+    for piece in version.strip().split(".")[:2]:
+        digits = ""
+        for char in piece:
+            if not char.isdigit():
+                break
+            digits += char
+        if not digits:
+            break
+        parts.append(int(digits))
+    parts += [0] * (2 - len(parts))
+    return parts[0], parts[1]
+
+
 def _xor_utf8(data: bytes, key: int, start: int, source: str | Path) -> str:
     """XOR every byte from `start` with `key`, then decode UTF-8 (spec §9.5: after the XOR)."""
     xored = data.translate(bytes(b ^ key for b in range(256)))
@@ -262,8 +281,22 @@ class Container:
     # -- build file ------------------------------------------------------------------------
     @property
     def build_entry_name(self) -> str | None:
+        """The build-file entry VASSAL would open (spec §1.1).
+
+        With both entries present, `GameModule.build`/`ModuleExtension.build` choose by the
+        metadata's `VassalVersion` (major.minor < 3.5, or missing = 0.0 -> legacy `buildFile`).
+        With only one present we read it whatever the version (VASSAL would fail; we are lenient).
+        """
         names = self.entry_names
-        return next((name for name in _BUILD_ENTRIES if name in names), None)
+        present = [name for name in _BUILD_ENTRIES if name in names]
+        if len(present) < 2:
+            return present[0] if present else None
+        metadata_entry = "extensiondata" if self.kind == "extension" else "moduledata"
+        version = ""
+        if metadata_entry in names:
+            data = self.read_entry(metadata_entry)
+            version = read_metadata_xml(data, f"{self.path}!{metadata_entry}").get("VassalVersion", "")
+        return "buildFile" if major_minor(version) < (3, 5) else "buildFile.xml"
 
     def build_xml_bytes(self) -> bytes:
         """`buildFile.xml`, else legacy `buildFile` (spec §1.1 reader advice)."""

@@ -50,19 +50,24 @@ def java_int(value: float) -> int:
 def format_string(fmt: str, props: Mapping[str, str | None], fallback: PropertyLookup | None = None) -> str:
     """VASSAL `FormattedString`: `$name$` substitution, split with SequenceEncoder on `$`.
 
-    Tokens at odd positions are property names; a name not in `props` (or set to None) is asked
-    of `fallback` (module/map/zone properties), else it becomes empty (spec §6.5).
+    Tokens at odd positions are property names (spec §6.5) — but only when another token follows,
+    so an unclosed `abc$def` stays literal (`abcdef`), as `FormattedStringExpression` does. A name
+    in `props` gives its value even when that is None (then nothing: a Zone without a grid); a
+    name not in `props` is asked of `fallback` (module/map/zone properties), else it is empty.
     """
     tokens = decode(fmt, "$")
     out: list[str] = []
+    last = len(tokens) - 1
     for index, token in enumerate(tokens):
-        if index % 2 == 0:
+        if not token:
+            continue
+        if index % 2 == 0 or index == last:
             out.append(token)
             continue
-        value = props.get(token)
-        if value is None and fallback is not None:
-            value = fallback(token)
-        out.append(value or "")
+        if token in props:
+            out.append(props[token] or "")
+        elif fallback is not None:
+            out.append(fallback(token) or "")
     return "".join(out)
 
 
@@ -503,7 +508,8 @@ class SquareGrid(NumberedGrid):
             row = self._max_rows() - row
         if numbering.h_descend:
             col = self._max_columns() - col
-        return (java_int(col * self.dx + self.x0), java_int(row * self.dy + self.y0))
+        # (int)(col*dx) + x0: the cast comes before the origin is added (spec §6.6)
+        return (java_int(col * self.dx) + self.x0, java_int(row * self.dy) + self.y0)
 
     def snap(self, x: int, y: int) -> Point:
         """Cell centre: `x0 + round(2*round((x-x0)/dx)*dx/2)` (edges/corners not reproduced)."""
@@ -532,14 +538,18 @@ class RegionGrid(Grid):
     snap_to: bool = True
     container_size: tuple[int, int] | None = None
 
+    def distinct(self) -> list[Region]:
+        """The regions VASSAL keeps: `regionList.put(origin, region)` in a map keyed by point, so
+        a later region at the same point replaces an earlier one (spec §6.8)."""
+        by_point: dict[Point, Region] = {}
+        for region in self.regions:
+            by_point[(region.x, region.y)] = region
+        return list(by_point.values())
+
     def nearest(self, x: int, y: int) -> Region | None:
         best: Region | None = None
         best_distance = 0
-        seen: set[Point] = set()
-        for region in self.regions:
-            if (region.x, region.y) in seen:
-                continue  # duplicate points collapse in VASSAL's map keyed by point
-            seen.add((region.x, region.y))
+        for region in self.distinct():
             distance = (region.x - x) ** 2 + (region.y - y) ** 2
             if best is None or distance < best_distance:
                 best, best_distance = region, distance
@@ -550,7 +560,7 @@ class RegionGrid(Grid):
         return None if region is None else region.name
 
     def location(self, name: str) -> Point | None:
-        for region in self.regions:
+        for region in self.distinct():
             if region.name == name:
                 return (region.x, region.y)
         return None

@@ -608,26 +608,38 @@ def _configure_name(element: etree._Element) -> str | None:
 
 
 def _find_target(root: etree._Element, target: str, source: str) -> etree._Element:
-    """Resolve an ExtensionElement `target` (SE('/') of SE(':')(class, name)) in the module tree."""
-    node = root
+    """Resolve an ExtensionElement `target` (SE('/') of SE(':')(class, name)) in the module tree.
+
+    Spec §7 (`ComponentPathBuilder`): at each step the child of the same class and configure name
+    wins; failing that, the same-class children are tried in order, each with the rest of the
+    path, and the first that resolves is taken (the first one outright on the last step).
+    """
     if not target:
-        return node
-    steps = decode(target, "/")
-    for index, step in enumerate(steps):
-        parts = decode(step, ":")
-        class_name = parts[0]
-        name = parts[1] if len(parts) > 1 and parts[1] else None
-        same_class = [child for child in node if child.tag == class_name]
-        exact = [child for child in same_class if _configure_name(child) == name]
-        if exact:
-            node = exact[0]
-        elif same_class:
-            node = same_class[0]
-        else:
-            raise InputError(
-                source, f"extension target {target!r} not found in the module (step {index + 1})"
-            )
-    return node
+        return root
+    steps = [_target_step(step) for step in decode(target, "/")]
+    found = _resolve_steps(root, steps)
+    if found is None:
+        raise InputError(source, f"extension target {target!r} not found in the module")
+    return found
+
+
+def _target_step(step: str) -> tuple[str, str | None]:
+    parts = decode(step, ":")
+    return parts[0], (parts[1] if len(parts) > 1 and parts[1] else None)
+
+
+def _resolve_steps(node: etree._Element, steps: list[tuple[str, str | None]]) -> etree._Element | None:
+    class_name, name = steps[0]
+    same_class = [child for child in node if child.tag == class_name]
+    exact = [child for child in same_class if _configure_name(child) == name]
+    candidates = exact[:1] if exact else same_class
+    if len(steps) == 1:
+        return candidates[0] if candidates else None
+    for candidate in candidates:
+        found = _resolve_steps(candidate, steps[1:])
+        if found is not None:
+            return found
+    return None
 
 
 def _merge_extension(root: etree._Element, ext_path: Path, module_name: str) -> str:

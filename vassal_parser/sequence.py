@@ -11,6 +11,7 @@ Public API:
     encode(tokens, delim) -> str | None
     decode(text, delim, max_tokens=0) -> list[str]
     first_token(text, delim) -> str
+    java_parse_int(token, bits=32) -> int | None     (Integer.parseInt / Long.parseLong rules)
     Decoder(text, delim): has_more(), next_token(default=...), next_int(default),
         next_long(default), next_double(default), next_bool(default), rest(), remaining()
 """
@@ -122,6 +123,20 @@ def first_token(text: str, delim: str) -> str:
     return _unquote(text[:i])
 
 
+def java_parse_int(token: str, bits: int = 32) -> int | None:
+    """`Integer.parseInt`/`Long.parseLong`: optional sign, decimal digits only (no spaces, no
+    underscores), within the signed `bits` range; None where Java throws NumberFormatException.
+
+    Why not `int()`: Python also accepts spaces, `1_000` and values of any size (spec §4.2).
+    """
+    digits = token[1:] if token[:1] in ("+", "-") else token
+    if not digits or not digits.isdecimal():
+        return None
+    value = int(token)
+    limit = 1 << (bits - 1)
+    return value if -limit <= value < limit else None
+
+
 class Decoder:
     """SequenceEncoder.Decoder with typed readers: missing tokens give defaults, bad numbers too.
 
@@ -152,15 +167,18 @@ class Decoder:
         return token
 
     def next_int(self, default: int) -> int:
+        """`nextInt`: Integer.parseInt of the next token; a bad one still consumes it (§4.2)."""
         if not self.has_more():
             return default
-        token = self.next_token()
-        digits = token[1:] if token[:1] in ("+", "-") else token
-        if digits.isascii() and digits.isdigit():  # Integer.parseInt: no spaces, no underscores
-            return int(token)
-        return default  # Java: a bad number still consumes its token
+        value = java_parse_int(self.next_token(), 32)
+        return default if value is None else value
 
-    next_long = next_int
+    def next_long(self, default: int) -> int:
+        """`nextLong`: as `next_int` with Long.parseLong's 64-bit range."""
+        if not self.has_more():
+            return default
+        value = java_parse_int(self.next_token(), 64)
+        return default if value is None else value
 
     def next_double(self, default: float) -> float:
         if not self.has_more():

@@ -230,11 +230,13 @@ class Layer(Trait):
         result["level_names"] = sequence.decode(result["level_names"], ",") if result["level_names"] else []
         result["always_active"] = result["always_active"] == "true"
         # Old (2.x) layers write `value;…`: Embellishment reads only the first ';' token.
-        first = sequence.first_token(self.state, ";").strip() if self.state else ""
-        try:
-            result["value"] = int(first or "1")
-        except ValueError:
-            result["value"] = 1
+        first = sequence.first_token(self.state, ";") if self.state else ""
+        parsed = sequence.java_parse_int(first)
+        value = 1 if parsed is None else parsed  # nextInt(1): a bad token gives the default (§4.2)
+        # §5.2: the value is clamped to +-(number of images); Java's image array has at least one
+        # entry (`nextStringArray(1)`), so an empty image field still allows level +-1.
+        count = max(1, len(result["images"]))
+        result["value"] = max(-count, min(count, value))
         return result
 
     @property
@@ -283,18 +285,17 @@ class Layer(Trait):
         names = self.fields.get("level_names", [])
         if index is None or index >= len(names) or not names[index]:
             return inner_name
-        level = names[index]
-        if level.startswith("+"):
-            return inner_name + level[1:]
-        if level.endswith("+"):
-            return level[:-1] + inner_name
-        return level
+        # Embellishment.getName splits the level name with SequenceEncoder on '+' (spec §5.2):
+        # "+ text" appends, "text +" (any non-empty first part) prepends, no '+' replaces.
+        parts = sequence.decode(names[index], "+")
+        if len(parts) == 1:
+            return parts[0]
+        return inner_name + parts[1] if not parts[0] else parts[0] + inner_name
 
     def with_level(self, value: int) -> Layer:
         """Same layer at another signed level (clamped to ±levels like Embellishment.setValue)."""
-        count = self.level_count
-        if count:
-            value = max(-count, min(count, value))
+        count = max(1, len(self.fields.get("images", [])))  # the same clamp as on read (§5.2)
+        value = max(-count, min(count, value))
         suffix = self.state[self.state.index(";") :] if self.state and ";" in self.state else ""
         return Layer(self.type, f"{value}{suffix}")
 
