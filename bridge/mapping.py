@@ -10,6 +10,7 @@ docs/vassal-mapping.md.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections import Counter as Tally
 from collections.abc import Iterable, Iterator, Mapping
@@ -221,28 +222,35 @@ class VassalMapping:
         for index, entry in enumerate(_as_list(places.get("hexes", []), source, "[[vassal.places.hexes]]")):
             if "map" not in entry:
                 raise InputError(source, f"[[vassal.places.hexes]] #{index + 1} has no 'map'")
-            hex_maps.append((str(entry["map"]), _regex(entry.get("pattern", ".*"), source),
-                             str(entry.get("hex", "{location}"))))
+            template = str(entry.get("hex", "{location}"))
+            if set(_TEMPLATE.findall(template)) - {"location"}:
+                raise InputError(source, f"[[vassal.places.hexes]] #{index + 1}: hex template {template!r} "
+                                         "may only use {location}")
+            hex_maps.append((str(entry["map"]), _regex(entry.get("pattern", ".*"), source), template))
         boxes = {str(k): str(v) for k, v in _as_table(places.get("boxes", {}), source,
                                                       "[vassal.places.boxes]").items()}
         pattern_table = _as_table(places.get("box_patterns", {}), source, "[vassal.places.box_patterns]")
         box_patterns = [(_regex(k, source), str(v)) for k, v in pattern_table.items()]
+        for pattern, template in box_patterns:
+            _check_box_template(pattern, template, source)
         return cls(
             source=source,
             module_name=module.get("name"),
-            min_version=module.get("min_version"),
-            max_version=module.get("max_version"),
-            extensions=tuple(module.get("extensions", ())),
+            min_version=_optional_text(module.get("min_version")),
+            max_version=_optional_text(module.get("max_version")),
+            extensions=tuple(_strings(module.get("extensions", []), source, "[vassal.module] extensions")),
             hex_maps=hex_maps,
             boxes=boxes,
             box_patterns=box_patterns,
             counters=_rules(table.get("counters", []), "counters", source),
             state=_rules(table.get("state", []), "state", source),
             ignore=_rules(table.get("ignore", []), "ignore", source),
-            countries=_as_table(table.get("countries", {}), source, "[vassal.countries]"),
+            countries={name: _as_table(fields, source, f"[vassal.countries] {name!r}")
+                       for name, fields in _as_table(table.get("countries", {}), source,
+                                                     "[vassal.countries]").items()},
             turn=_as_table(table.get("turn", {}), source, "[vassal.turn]"),
             not_boxes=[_regex(n[3:] if str(n).startswith("re:") else re.escape(str(n)), source)
-                       for n in places.get("not_boxes", [])],
+                       for n in _strings(places.get("not_boxes", []), source, "[vassal.places] not_boxes")],
         )
 
     # ---- module check -----------------------------------------------------------------------------
@@ -266,6 +274,11 @@ class VassalMapping:
     def place_of(self, piece: PieceLike, known_hexes: Mapping[str, Any] | None) -> str | None:
         """The position's location id for a piece (a hex id or a box id), None when unknown."""
         location = piece.location or ""
+        # "MAP: LOCATION" as the unmapped-places report prints it, so that an off-map window without
+        # zones (every piece `offboard`) can be a box without taking every other map's `offboard`.
+        reported = f"{piece.map or 'no map'}: {location or 'offboard'}"
+        if reported in self.boxes:
+            return self.boxes[reported]
         names = [n for n in (location, piece.zone) if n]
         for name in names:
             if name in self.boxes:
@@ -308,8 +321,10 @@ class VassalMapping:
         warnings: list[str] = []
         position: dict[str, Any] = {
             "pack": getattr(pack, "name", None),
-            "turn": {k: v for k, v in self.turn.items()},
-            "countries": {name: dict(fields) for name, fields in self.countries.items()},
+            # Deep copies: state rules append to lists (`turn.fired+`), and this mapping's tables
+            # are the starting point of every later save's position too.
+            "turn": copy.deepcopy(self.turn),
+            "countries": copy.deepcopy(self.countries),
             "counters": [],
         }
         for piece in pieces:
@@ -324,7 +339,10 @@ class VassalMapping:
                     concealed[f"piece:{piece.id}"] = outcome.concealed
                 continue
             for path, value in outcome.writes:
-                _assign(position, path, value)
+                try:
+                    _assign(position, path, value)
+                except _MissingValue as problem:
+                    warnings.append(str(problem))
             warnings.extend(outcome.warnings)
             if outcome.unmapped_piece is not None:
                 unmapped_pieces[outcome.unmapped_piece] += 1
@@ -517,8 +535,12 @@ def _assign(position: dict[str, Any], dotted: str, value: Any) -> None:
     node = position
     for key in keys[:-1]:
         node = node.setdefault(key, {})
+        if not isinstance(node, dict):
+            raise _MissingValue(f"state path {dotted!r}: {key!r} is not a table")
     if append:
         bucket = node.setdefault(keys[-1], [])
+        if not isinstance(bucket, list):
+            raise _MissingValue(f"state path {dotted!r}: {keys[-1]!r} is not a list")
         if value not in bucket:
             bucket.append(value)
     else:
@@ -526,7 +548,33 @@ def _assign(position: dict[str, Any], dotted: str, value: Any) -> None:
 
 
 def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in re.findall(r"\d+", version or "")) or (0,)
+    """Dotted numbers compared numerically; trailing zeros dropped so that "1" == "1.0"."""
+    parts = [int(part) for part in re.findall(r"\d+", str(version or ""))]
+    while parts and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+def _optional_text(value: Any) -> str | None:
+    """A TOML version may be written as a number (`min_version = 1.0`): compare it as its text."""
+    return None if value is None else str(value)
+
+
+def _strings(value: Any, source: str, what: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputError(source, f"{what} must be an array of strings")
+    return value
+
+
+def _check_box_template(pattern: re.Pattern[str], template: str, source: str) -> None:
+    """A box template may use the pattern's groups only ({0}, {1}... or {name}): refused at load,
+    not met as a KeyError on the first piece standing in such a zone."""
+    dummy_groups = ["x"] * pattern.groups
+    try:
+        template.format(*dummy_groups, **{name: "x" for name in pattern.groupindex})
+    except (IndexError, KeyError, ValueError):
+        raise InputError(source, f"box pattern {pattern.pattern!r}: {template!r} uses a group the pattern "
+                                 "lacks") from None
 
 
 def _regex(text: Any, source: str) -> re.Pattern[str]:
@@ -566,8 +614,11 @@ def _rules(entries: Any, kind: str, source: str) -> list[Rule]:
         for pattern in match.values():
             if str(pattern).startswith("re:"):
                 _regex(str(pattern)[3:], source)
+        delta = entry.get("steps_delta", 0)
+        if not isinstance(delta, int) or isinstance(delta, bool):
+            raise InputError(source, f"{where}: steps_delta must be a whole number, not {delta!r}")
         rules.append(Rule(kind=kind, index=index, match={str(k): str(v) for k, v in match.items()},
-                          values=dict(values), steps_delta=int(entry.get("steps_delta", 0))))
+                          values=dict(values), steps_delta=delta))
     return rules
 
 

@@ -88,7 +88,8 @@ class CheckPipeline:
         info: dict[str, Any] = {
             "file": str(path), "kind": game.kind, "module_name": game.module_name or self.module.name,
             "module_version": game.module_version, "vassal_version": game.vassal_version,
-            "extensions": [name for name, _version in game.extensions], "steps": len(game.steps),
+            "extensions": [name for name, _version in game.extensions],
+            "extension_versions": dict(game.extensions), "steps": len(game.steps),
             "step": None,
         }
         return game, info
@@ -131,6 +132,21 @@ class CheckPipeline:
             yield step, self.plan_pieces(pieces, {**info, "step": step}, answers, answers_source,
                                          layout_for=game.layout)
 
+    def file_warnings(self, info: Mapping[str, Any]) -> list[str]:
+        """Where the file was made with other module material than `--module`/`--extension` give.
+
+        Why warn (VASSAL does too, on loading such a save): pieces come from the file, but prototypes
+        (`@prototype` rules) and PieceSlots come from the module and extensions we loaded."""
+        warnings = []
+        saved_with = info.get("module_version") or ""
+        if saved_with and saved_with != self.module.version:
+            warnings.append(f"the file was saved with module version {saved_with}, --module "
+                            f"{self.module_path.name} is version {self.module.version}")
+        loaded = set(self.module.extensions)
+        warnings.extend(f"the file uses extension {name!r}, not loaded: pass it with --extension"
+                        for name in info.get("extensions", []) if name not in loaded)
+        return warnings
+
     def plan_pieces(self, pieces: Iterable[Any], info: Mapping[str, Any],
                     answers: Mapping[str, Any] | None = None,
                     answers_source: str = "<answers>", layout_for: LayoutFor | None = None) -> PlanResult:
@@ -139,9 +155,11 @@ class CheckPipeline:
         `layout_for` (the loaded game's `layout`, map id -> MapLayout) lets each due event carry a map
         inset drawn from the module's own grid; without it (pieces from elsewhere) there is none."""
         pieces = list(pieces)
+        check_answer_ids(answers or {}, self.pack, answers_source)
         mapped = self.mapping.map_pieces(pieces, self.pack, self.prototypes, memo=self.mapping_memo)
         version = info["module_version"] or self.module.version
-        warnings = self.mapping.module_warnings(info["module_name"], version, info["extensions"])
+        warnings = self.file_warnings(info)
+        warnings += self.mapping.module_warnings(info["module_name"], version, info["extensions"])
         warnings += mapped.warnings
         source = f"{info['file']} (as mapped by {self.mapping.source})"
         state = GameState.from_json(mapped.position, source=source)
@@ -153,18 +171,42 @@ class CheckPipeline:
             "module": {"name": info["module_name"], "version": info["module_version"],
                        "vassal_version": info["vassal_version"]},
             "extensions": list(info["extensions"]),
+            "extension_versions": dict(info.get("extension_versions", {})),
             "step": info.get("step"),
             "steps": info["steps"],
             **mapped.report(),
             "concealed_names": concealed_names(pieces, mapped),
             "warnings": warnings,  # module/version/extension warnings + the mapping's own
+            # Not in `warnings`: a daemon keeps answers as play goes on, so the overlay must not
+            # flag them; `check` states them (render_text), since there the player just wrote them.
+            "unused_answers": unused_answers(answers or {}, plan),
         }
         if layout_for is not None:
             add_insets(data, pieces, layout_for, getattr(self.pack, "hexes", None) or {}, self.hex_places,
                        mapped.piece_counters)
-        text = render_text(plan.render_text(), data["vassal"])
+        text = render_text(plan.render_text(), data["vassal"], data)
         return PlanResult(plan=data, exit_status=EXIT_DUE if plan.due else EXIT_NOTHING_DUE, text=text,
                           mapping=mapped)
+
+
+def check_answer_ids(answers: Mapping[str, Any], pack: Pack, source: str) -> None:
+    """Refuse an answer whose choice id names no event of the pack (6.2: ids are "<rule>:<key>").
+
+    Why only the rule part: an answers file is kept as play goes on, so an answer to a real event's
+    choice that this position does not ask is legitimate (see `unused_answers`); an id whose
+    rule is no event at all is a typo that would otherwise be ignored without a word."""
+    for choice_id in answers:
+        rule = str(choice_id).split(":", 1)[0]
+        if rule not in pack.events:
+            raise InputError(source, f"{choice_id!r} is not a choice of pack {pack.name}: "
+                                     f"it has no event {rule} "
+                                     "(choice ids are shown in the plan as '? [16.2.1:country] ...')")
+
+
+def unused_answers(answers: Mapping[str, Any], plan: Any) -> list[str]:
+    """The choice ids answered but never asked by this plan, so a player sees they had no effect."""
+    asked = {choice.id for event in plan.events for choice in event.choices}
+    return [str(choice_id) for choice_id in answers if choice_id not in asked]
 
 
 def concealed_names(pieces: Iterable[Any], mapped: MappingResult) -> list[str]:
@@ -193,22 +235,46 @@ def concealed_names(pieces: Iterable[Any], mapped: MappingResult) -> list[str]:
     return sorted(secret - public)
 
 
-def render_text(plan_text: str, vassal: Mapping[str, Any]) -> str:
-    """The plan with a header saying which file, module and extensions it was read from."""
+def answers_hint(plan: Mapping[str, Any]) -> list[str]:
+    """How to answer the plan's open choices: each id, who decides, and the values to write.
+
+    Why: the plan shows option labels ("Intern all units causing Occupation (16.7) ..."), but an
+    answers file takes option values ("intern"); a PBEM player reading the text must not need JSON."""
+    open_ids = set(plan.get("pending_choices", []))
+    choices = [c for e in plan.get("events", []) for c in e.get("choices", []) if c["id"] in open_ids]
+    if not choices:
+        return []
+    lines = ["to answer, put these choice ids in a JSON object and pass it with --answers FILE.json:"]
+    for choice in choices:
+        values = [json.dumps(o["value"], ensure_ascii=False) for o in choice["options"]]
+        listed = ", ".join(values[:-1]) + f" or {values[-1]}" if len(values) > 1 else "".join(values)
+        if choice.get("multiple"):
+            listed = f"a list of {', '.join(values)}"
+        lines.append(f'  "{choice["id"]}" ({choice["decider"]}): {listed or "no option"}')
+    return lines
+
+
+def render_text(plan_text: str, vassal: Mapping[str, Any], plan: Mapping[str, Any] | None = None) -> str:
+    """The plan with a header saying which file, module and extensions it was read from, and (given
+    the plan JSON) how to answer its open choices."""
     module = vassal["module"]
-    extensions = ", ".join(vassal["extensions"])
+    versions = vassal.get("extension_versions", {})
+    extensions = ", ".join(f"{name} {versions.get(name, '')}".rstrip() for name in vassal["extensions"])
     lines = [f"{vassal['file']}: module {module['name']} {module['version']}".rstrip()
              + (f", extensions: {extensions}" if extensions else ", no extensions")]
     if vassal.get("step") is not None:
         lines.append(f"log position after step {vassal['step']} of {vassal['steps']}")
     lines.extend(f"warning: {w}" for w in vassal["warnings"])
+    lines.extend(f"warning: answer to {choice_id} was not used: this plan does not ask that choice"
+                 for choice_id in vassal.get("unused_answers", []))
     if vassal["unmapped_pieces"]:
         total = sum(vassal["unmapped_pieces"].values())
         lines.append(f"unmapped pieces ({total}, not in the position): "
                      + ", ".join(f"{name} x{count}" for name, count in vassal["unmapped_pieces"].items()))
     if vassal["unmapped_places"]:
         total = sum(vassal["unmapped_places"].values())
-        lines.append(f"unmapped places ({total} counters left out): "
+        lines.append(f"unmapped places ({total} counter{'' if total == 1 else 's'} left out): "
                      + ", ".join(f"{name} x{count}" for name, count in vassal["unmapped_places"].items()))
     lines.append(plan_text)
+    lines.extend(answers_hint(plan or {}))
     return "\n".join(lines)

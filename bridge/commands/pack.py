@@ -20,6 +20,7 @@ from bridge.mapping import VassalMapping, slot_pieces
 from rules.packs import load_pack
 from vassal_parser import grids
 from vassal_parser.errors import InputError
+from vassal_parser.layout import OFFBOARD
 from vassal_parser.module import Module, load_module
 from vassal_parser.writer import write_atomically
 
@@ -129,6 +130,12 @@ def scaffold_text(module: Module) -> dict[str, str]:
             board_notes.append(f"{board.name}: {kind}")
             zone_lines += [f"# {_toml_string(z)} = \"\"   # zone on map {_comment(map_def.identifier)}, "
                            f"board {_comment(board.name)}" for z in zones]
+        if map_def.boards and all(board.grid is None for board in map_def.boards):
+            # A window without a grid (a Force Pool, a Dead Pile): every piece in it is `offboard`,
+            # so it is a box by the name the unmapped-places report gives it (docs/vassal-mapping.md).
+            window = f"{map_def.identifier}: {OFFBOARD}"
+            zone_lines.append(f"# {_toml_string(window)} = \"\"   # window {_comment(map_def.identifier)} "
+                              "has no grid: all its pieces")
         boards_text = _comment("; ".join(board_notes)) or "none"
         lines.append(f"# map {_comment(map_def.identifier)} -- boards: {boards_text}")
         if formats:

@@ -138,3 +138,117 @@ def test_plan_steps_gives_every_position_of_a_log_from_one_read(demo_log) -> Non
     assert [result.exit_status for _, result in plans] == [0, 0, 1]
     assert [result.plan["vassal"]["step"] for _, result in plans] == [0, 1, 2]
     assert plans[2][1].plan == pipeline.plan_file(demo_log).plan
+
+
+def test_answer_to_a_choice_no_event_of_the_pack_asks_exits_2_in_one_line(tmp_path, capsys) -> None:
+    """6.2 choices are answered by id ("<rule>:<key>"); an id naming no event of the pack is a typo that
+    would otherwise be ignored silently, leaving the player's answer unused."""
+    answers = tmp_path / "a.json"
+    answers.write_text(json.dumps({"16.1.2:remedy:Hungary": "intern", "16.9.9:country": "France"}))
+    status, out, err = check(capsys, save_path(STORY[3]), "--answers", answers)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and str(answers) in err and "'16.9.9:country'" in err
+
+
+def test_bad_choice_value_exits_2_in_one_line(tmp_path, capsys) -> None:
+    """16.1.2: the remedy answer must be one of the legal options."""
+    answers = tmp_path / "a.json"
+    answers.write_text(json.dumps({"16.1.2:remedy:Hungary": "bogus"}))
+    status, out, err = check(capsys, save_path(STORY[3]), "--answers", answers)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and "not a legal option (intern, remove)" in err
+
+
+def test_answer_this_position_does_not_ask_for_is_a_warning(tmp_path, capsys) -> None:
+    """An answers file is kept as play goes on (choice ids are stable), so an answer to a real event's
+    choice that this position does not ask (16.2.1 in the opening) is reported, not refused."""
+    answers = tmp_path / "a.json"
+    answers.write_text(json.dumps({"16.2.1:country": "France"}))
+    status, out, _ = check(capsys, save_path(STORY[0]), "--answers", answers)
+    assert status == 0
+    assert "warning: answer to 16.2.1:country was not used: this plan does not ask that choice" in out
+
+
+def test_extension_in_the_save_the_pack_does_not_map_is_a_warning_with_its_version(tmp_path, capsys) -> None:
+    """The header states the module and every extension (with its version) the save was made with."""
+    from vassal_parser.commands import decode_stream, encode_stream, leaf_command
+    from vassal_parser.writer import write_save
+
+    tree = decode_stream(scene_streams(WORLD())[0][1])
+    tree.children.insert(1, leaf_command("EXT\tDemo Extra\t1.2"))
+    path = write_save(tmp_path / "ext.vsav", encode_stream(tree), module_metadata=moduledata_xml(WORLD()),
+                      module_version="1.0", key=7)
+    status, out, _ = check(capsys, path)
+    lines = out.splitlines()
+    assert status == 0
+    assert lines[0].endswith("module Adjutant Demo 1.0, extensions: Demo Extra 1.2")
+    assert "warning: extension 'Demo Extra' is in use but the pack does not map it" in lines
+
+
+def test_unmapped_place_count_reads_in_the_singular(tmp_path, capsys) -> None:
+    """A counter moved into the Boxes window outside every zone stands nowhere the pack knows."""
+    world = WORLD()
+    stream = scene_streams(world)[0][1]
+    x, y = world.hex_point("w3928")  # GE 1 Pz, the first piece, starts in Berlin
+    move = move_piece_command(str(FIRST_PIECE_ID), world.boxes_window, 5, 5, MAIN_MAP, x, y)
+    path = tmp_path / "astray.vlog"
+    write_log(path, ESC.join([stream, "LOG\t" + move.text]), module_metadata=moduledata_xml(world), key=7)
+    status, out, _ = check(capsys, path)
+    assert status == 0 and "unmapped places (1 counter left out): Boxes: offboard x1" in out.splitlines()
+
+
+def test_text_tells_a_pbem_player_what_to_write_in_the_answers_file(tmp_path, capsys) -> None:
+    """16.1.2: the text names the choice id, who decides, and the option values an answers file takes
+    (the labels alone do not say that "intern" is what to write); answering it gives no hint."""
+    status, out, _ = check(capsys, save_path(STORY[3]))
+    assert status == 1
+    lines = out.splitlines()
+    hint = lines.index("to answer, put these choice ids in a JSON object and pass it with "
+                       "--answers FILE.json:")
+    assert lines[hint + 1] == '  "16.1.2:remedy:Hungary" (Axis): "intern" or "remove"'
+    answers = tmp_path / "a.json"
+    answers.write_text(json.dumps({"16.1.2:remedy:Hungary": "intern"}))
+    _status, out, _ = check(capsys, save_path(STORY[3]), "--answers", answers)
+    assert "to answer, put these choice ids" not in out
+
+
+def _opening_save(tmp_path, name: str, module_version: str, extension: str | None = None) -> Path:
+    from vassal_parser.commands import decode_stream, encode_stream, leaf_command
+    from vassal_parser.writer import write_save
+
+    tree = decode_stream(scene_streams(WORLD())[0][1])
+    if extension:
+        tree.children.insert(1, leaf_command(extension))
+    return write_save(tmp_path / name, encode_stream(tree), module_metadata=moduledata_xml(WORLD()),
+                      module_version=module_version, key=7)
+
+
+def test_save_from_another_version_of_the_module_warns(tmp_path, capsys) -> None:
+    """VASSAL warns when a save was written by another version of the module; so do we, even when the
+    version is inside the pack's range (the pieces read may not be the module's)."""
+    status, out, _ = check(capsys, _opening_save(tmp_path, "v15.vsav", "1.5"))
+    assert status == 0
+    assert ("warning: the file was saved with module version 1.5, --module adjutant-demo.vmod is version 1.0"
+            in out.splitlines())
+
+
+def test_extension_in_the_save_not_loaded_with_extension_warns(tmp_path, capsys) -> None:
+    """An extension's PieceSlots (and prototypes) are only known when it is passed with --extension."""
+    status, out, _ = check(capsys, _opening_save(tmp_path, "ext.vsav", "1.0", "EXT\tDemo Extra\t1.2"))
+    assert status == 0
+    assert "warning: the file uses extension 'Demo Extra', not loaded: pass it with --extension" in out
+
+
+def test_counters_in_a_zone_the_pack_does_not_map_are_reported_not_placed(tmp_path, capsys) -> None:
+    """16.5.4 scene: five counters wait in the Delay Box; a pack without that box must leave them out
+    of the position and say where they stand, with the count."""
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    for source in Path(DEMO_PACK).glob("*.toml"):
+        (pack / source.name).write_text(source.read_text().replace('"Delay Box" = "delay"\n', ""))
+    status = main(["check", str(save_path(STORY[-1])), "--module", str(DEMO_MODULE), "--pack", str(pack),
+                   "--format", "json"])
+    vassal = json.loads(capsys.readouterr().out)["vassal"]
+    assert status == 1 and vassal["unmapped_places"] == {"Boxes: Delay Box": 5}  # 16.5.4 still due
+    assert main(["check", str(save_path(STORY[-1])), "--module", str(DEMO_MODULE), "--pack", str(pack)]) == 1
+    assert "unmapped places (5 counters left out): Boxes: Delay Box x5" in capsys.readouterr().out

@@ -49,3 +49,55 @@ def test_every_story_scene_has_a_save_and_no_stray_saves_exist() -> None:
     expected = {save_path(scene).name for scene in load_story()}
     present = {p.name for p in save_path(load_story()[0]).parent.glob("*.vsav")}
     assert present == expected
+
+
+def _build_tree():
+    from lxml import etree
+
+    with zipfile.ZipFile(MODULE_FILE) as archive:
+        return etree.fromstring(archive.read("buildFile.xml")), set(archive.namelist())
+
+
+def _slot_images(text: str) -> set[str]:
+    """Every image file a piece definition draws: BasicPiece, Layer levels, a Mask's own image."""
+    from vassal_parser.commands import leaf_command
+    from vassal_parser.pieces import piece_from_command
+
+    images: set[str] = set()
+    for trait in piece_from_command(leaf_command(text.strip())).traits:
+        fields = getattr(trait, "fields", {})
+        images.update(i for i in fields.get("images", []) if i)
+        images.update(fields[k] for k in ("image", "mask_image") if fields.get(k))
+        style = fields.get("display_style", "")
+        if style.startswith("G") and len(style) > 1:  # spec §5.2: "G" + the image shown to others
+            images.add(style[1:])
+    return images
+
+
+def test_build_file_components_are_ones_vassal_loads() -> None:
+    """Spec §1.3/§6: a VASSAL 3.7 loader needs each map's mapName and boards whose images are in the
+    archive, PieceSlot gpids unique and below nextPieceSlotId, and piece texts `+/null/<type>/<state>`."""
+    root, names = _build_tree()
+    assert root.tag == "VASSAL.build.GameModule"
+    assert {"name", "version", "VassalVersion", "nextPieceSlotId"} <= set(root.attrib)
+    maps = root.findall("VASSAL.build.module.Map")
+    assert [m.get("mapName") for m in maps] == ["Europe", "Boxes"]
+    for map_el in maps:
+        picker = "VASSAL.build.module.map.BoardPicker"
+        boards = map_el.findall(f"{picker}/{picker.replace('BoardPicker', 'boardPicker.Board')}")
+        assert boards and all(f"images/{b.get('image')}" in names for b in boards)
+    slots = list(root.iter("VASSAL.build.widget.PieceSlot"))
+    gpids = [int(s.get("gpid")) for s in slots]
+    assert len(set(gpids)) == len(gpids) and max(gpids) < int(root.get("nextPieceSlotId"))
+    definitions = [*slots, *root.iter("VASSAL.build.module.PrototypeDefinition")]
+    assert all((d.text or "").startswith("+/null/") for d in definitions)
+
+
+def test_every_image_a_piece_draws_is_in_the_module() -> None:
+    """A missing image shows as a blank counter in VASSAL: Layer levels (the reduced side) and the
+    face-down card's Mask image must be in images/ like the counters' own."""
+    root, names = _build_tree()
+    slots = list(root.iter("VASSAL.build.widget.PieceSlot"))
+    drawn = set().union(*(_slot_images(s.text) for s in slots))
+    assert {"card-back.svg", "ge-1-reduced.svg"} <= drawn  # the test sees Mask and Layer images
+    assert sorted(i for i in drawn if f"images/{i}" not in names) == []

@@ -132,6 +132,14 @@ def test_a_pack_without_vassal_table_is_refused_in_one_line() -> None:
     ({"state": [{"match": {"A": "1"}, "sett": {}}]}, "unknown key"),
     ({"places": {"hexes": [{"pattern": "x"}]}}, "has no 'map'"),
     ({"places": {"boxes": ["Delay"]}}, "must be a table"),
+    ({"places": {"box_patterns": {"(.+) Posture Box": "posture:{country}"}}},
+     r"box pattern '\(\.\+\) Posture Box': 'posture:\{country\}' uses a group the pattern lacks"),
+    ({"places": {"hexes": [{"map": "M", "hex": "{0}"}]}}, r"hex template '\{0\}' may only use \{location\}"),
+    ({"counters": [{"match": {"A": "1"}, "set": {}, "steps_delta": "x"}]},
+     "steps_delta must be a whole number"),
+    ({"module": {"extensions": "Extra"}}, r"\[vassal.module\] extensions must be an array of strings"),
+    ({"places": {"not_boxes": "War State Box"}}, r"\[vassal.places\] not_boxes must be an array of strings"),
+    ({"countries": {"Poland": "Western"}}, r"\[vassal.countries\] 'Poland' must be a table"),
 ])
 def test_mapping_errors_are_precise_and_name_the_file(table, message) -> None:
     with pytest.raises(InputError, match=message) as caught:
@@ -168,3 +176,45 @@ def test_prototype_rules_match_saved_pieces_through_their_piece_slot(pack) -> No
     assert kinds["CARD-22A"] == kinds["CARD-W1"] == "marker"
     assert kinds["GE-1"] == "ground" and "RU-POSTURE" not in kinds  # a Marker-prototype piece
     assert result.unmapped_pieces["Russia Posture"] == 1
+
+
+def test_version_range_compares_numbers_whatever_their_toml_type() -> None:
+    """`min_version = 1.0` (a TOML float) and a module version "1" are the same version as "1.0"."""
+    mapping = VassalMapping.from_table({"module": {"name": "Adjutant Demo", "min_version": 1.0,
+                                                   "max_version": "1.0"}}, "v.toml")
+    assert mapping.module_warnings("Adjutant Demo", "1", []) == []
+    assert mapping.module_warnings("Adjutant Demo", "1.0.1", []) == [
+        "module version 1.0.1 is newer than the pack's maximum 1.0"]
+
+
+def test_an_off_map_window_without_zones_is_a_box_by_its_reported_place(pack) -> None:
+    """A module's separate window (a Force Pool map with no grid) gives every piece in it the location
+    `offboard`; the box is then named as the unmapped-places report shows it: "MAP: LOCATION"."""
+    table = {"places": {"boxes": {"Axis Pool Window: offboard": "force_pool:Axis"}},
+             "counters": [{"match": {"Kind": "ground"}, "set": {"id": "{Counter}", "kind": "ground"}}]}
+    mapping = VassalMapping.from_table(table, "v.toml")
+    in_window = unit("1", "GE-1", "offboard", map="Axis Pool Window")
+    elsewhere = unit("2", "GE-2", "offboard", map="Other Window")
+    result = mapping.map_pieces([in_window, elsewhere], pack)
+    assert [(c["id"], c["location"]) for c in result.position["counters"]] == [("GE-1", "force_pool:Axis")]
+    assert result.unmapped_places == {"Other Window: offboard": 1}
+
+
+def test_a_state_append_never_leaks_into_the_next_position(pack) -> None:
+    """16.3.3 is once per game (turn.fired): a pack listing `fired = []` in [vassal.turn] must start
+    every save from that empty list, not from what the previous save's markers appended (daemon)."""
+    table = {"turn": {"fired": []},
+             "state": [{"match": {"Tag": "their_finest_hour"}, "set": {"turn.fired+": "16.3.3"}}]}
+    mapping = VassalMapping.from_table(table, "v.toml")
+    marker = unit("1", "BR-TFH-1", "w3916", Tag="their_finest_hour")
+    assert mapping.map_pieces([marker], pack).position["turn"]["fired"] == ["16.3.3"]
+    assert mapping.map_pieces([], pack).position["turn"]["fired"] == []
+
+
+def test_a_state_path_through_a_value_is_a_warning_not_a_crash(pack) -> None:
+    """`turn.war_state.level` cannot be written when turn.war_state is text: say so, keep mapping."""
+    table = {"turn": {"war_state": "Pre-War"},
+             "state": [{"match": {"Counter": "WAR-STATE"}, "set": {"turn.war_state.level": "2"}}]}
+    result = VassalMapping.from_table(table, "v.toml").map_pieces([unit("1", "WAR-STATE", "x")], pack)
+    assert result.position["turn"]["war_state"] == "Pre-War"
+    assert result.warnings == ["state path 'turn.war_state.level': 'war_state' is not a table"]

@@ -101,3 +101,27 @@ def test_demo_pack_maps_everything_in_the_demo_module_and_saves(capsys) -> None:
 def test_pack_check_of_a_pack_without_vassal_table_exits_2(capsys) -> None:
     assert main(["pack", "check", "tk", "--module", str(DEMO_MODULE)]) == 2
     assert "no [vassal] table" in capsys.readouterr().err
+
+
+def test_an_off_map_window_is_scaffolded_and_mapped_as_a_box(corpus_dir, tmp_path, capsys) -> None:
+    """Ragnarok's `deployment` window has no grid: its 86 pieces are all `offboard`. The scaffold
+    offers the window as a box line named as the unmapped-places report names it."""
+    module = corpus_module(corpus_dir, "ragnarok")
+    save = module.parent / "ragnarok-start.vsav"
+    target = tmp_path / "pack"
+    main(["pack", "scaffold", str(module), "-o", str(target)])
+    vassal_toml = target / "vassal.toml"
+    text = vassal_toml.read_text()
+    offered = '# "deployment: offboard" = ""'
+    assert offered in text
+    every_piece = ('\n[[vassal.counters]]\nmatch = { "@name" = "re:.+" }\n'
+                   'set = { id = "{piece_id}", kind = "ground" }\n')
+    as_box = text.replace(offered, '"deployment: offboard" = "set_aside"')
+    places = []
+    for edited in (text + every_piece, as_box + every_piece):
+        vassal_toml.write_text(edited)
+        capsys.readouterr()
+        main(["pack", "check", str(target), "--module", str(module), "--save", str(save), "--format", "json"])
+        places.append(json.loads(capsys.readouterr().out)["save"]["unmapped_places"])
+    assert places[0].get("deployment: offboard") == 86
+    assert "deployment: offboard" not in places[1]

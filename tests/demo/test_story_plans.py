@@ -150,3 +150,27 @@ def test_demo_pack_runs_exactly_the_tk_events_and_cards() -> None:
 
     demo, tk = load_pack(DEMO_PACK), load_pack("tk")
     assert (demo.order, demo.events, demo.cards) == (tk.order, tk.events, tk.cards)
+
+
+@pytest.mark.parametrize("level, steps, occupied", [(1, 2, True), (2, 1, False)])
+def test_16_1_2_a_reduced_german_unit_no_longer_occupies_hungary(pipeline, tmp_path, level, steps,
+                                                                 occupied) -> None:
+    """16.1.2: only a Germany *multi-step* ground unit puts an Axis minor under Occupation. The demo
+    reads a unit's reduced side from its Layer `Strength` level 2 (vassal.toml: steps_delta -1)."""
+    from module_patches.demo_module import moduledata_xml
+    from module_patches.demo_story import scene_streams
+    from module_patches.demo_world import WORLD
+    from vassal_parser.writer import write_save
+
+    opening = load_story()[0]
+    opening.place["GE-1"] = "e3403"  # GE 1 Pz into Budapest
+    opening.level["GE-1"] = level
+    stream = scene_streams(WORLD(), [opening])[0][1]
+    path = write_save(tmp_path / "budapest.vsav", stream, module_metadata=moduledata_xml(WORLD()),
+                      module_version="1.0", key=7)
+    pieces, _info = pipeline.pieces_of(path)
+    counter = next(c for c in pipeline.mapping.map_pieces(pieces, pipeline.pack).position["counters"]
+                   if c["id"] == "GE-1")
+    assert (counter["steps"], counter.get("flipped", False)) == (steps, level == 2)
+    entry = event(pipeline.plan_file(path).plan, "16.1.2")
+    assert (entry["status"] != "not_due") is occupied, entry["why"]
