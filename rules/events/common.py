@@ -174,12 +174,13 @@ def influence_choice(ctx: EventContext, key: str, step: str, candidates: Iterabl
         }
     )
     if not options:
-        ctx.note(f"Influence (15.19) not possible: no Neutral or Friendly Minor Country {why}", step)
+        none_left = "Influence (15.19) not possible: no Neutral or Friendly Minor Country"
+        ctx.note(f"{none_left} {why}".strip(), step)
         return
     answer = ctx.choose(
         key,
         "Axis",
-        f"Apply Influence (15.19) to one Neutral or Friendly Minor Country {why}?",
+        f"Apply Influence (15.19) to one Neutral or Friendly Minor Country {why}".strip() + "?",
         ["none", *options],
         affects_position=False,
     )
