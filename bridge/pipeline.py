@@ -16,6 +16,7 @@ from typing import Any
 
 from bridge.inset import LayoutFor, add_insets, hex_places
 from bridge.mapping import MappingMemo, MappingResult, VassalMapping, slot_prototypes
+from rules.engine import check_answer_ids
 from rules.engine import plan as run_plan
 from rules.packs import Pack, load_pack
 from rules.state import GameState
@@ -187,20 +188,6 @@ class CheckPipeline:
         text = render_text(plan.render_text(), data["vassal"], data)
         return PlanResult(plan=data, exit_status=EXIT_DUE if plan.due else EXIT_NOTHING_DUE, text=text,
                           mapping=mapped)
-
-
-def check_answer_ids(answers: Mapping[str, Any], pack: Pack, source: str) -> None:
-    """Refuse an answer whose choice id names no event of the pack (6.2: ids are "<rule>:<key>").
-
-    Why only the rule part: an answers file is kept as play goes on, so an answer to a real event's
-    choice that this position does not ask is legitimate (see `unused_answers`); an id whose
-    rule is no event at all is a typo that would otherwise be ignored without a word."""
-    for choice_id in answers:
-        rule = str(choice_id).split(":", 1)[0]
-        if rule not in pack.events:
-            raise InputError(source, f"{choice_id!r} is not a choice of pack {pack.name}: "
-                                     f"it has no event {rule} "
-                                     "(choice ids are shown in the plan as '? [16.2.1:country] ...')")
 
 
 def unused_answers(answers: Mapping[str, Any], plan: Any) -> list[str]:

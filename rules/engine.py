@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rules.board import Board
@@ -450,3 +450,17 @@ __all__ = [
     "plan",
     "validate_position",
 ]
+
+
+def check_answer_ids(answers: Mapping[str, Any], pack: Pack, source: str) -> None:
+    """Refuse an answer whose choice id names no event of the pack (6.2: ids are "<rule>:<key>").
+
+    Why only the rule part: an answers file is kept as play goes on, so an answer to a real event's
+    choice that this position does not ask is legitimate (see `unused_answers`); an id whose
+    rule is no event at all is a typo that would otherwise be ignored without a word."""
+    for choice_id in answers:
+        rule = str(choice_id).split(":", 1)[0]
+        if rule not in pack.events:
+            raise InputError(source, f"{choice_id!r} is not a choice of pack {pack.name}: "
+                                     f"it has no event {rule} "
+                                     "(choice ids are shown in the plan as '? [16.2.1:country] ...')")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rules.combined import is_combined, plan_combined
-from rules.engine import plan
+from rules.engine import check_answer_ids, plan
 from rules.packs import Pack, load_pack
 from rules.state import GameState
 from vassal_parser.errors import InputError
@@ -111,6 +111,10 @@ def run(args: argparse.Namespace) -> int:
         ds_named = maps.get("DS", {}).get("pack") if isinstance(maps.get("DS"), dict) else None
         tk_pack = resolve_pack(args.tk_pack, tk_named, args.position, "tk")
         ds_pack = resolve_pack(args.ds_pack, ds_named, args.position, "ds")
+        for edition, edition_pack in (("TK", tk_pack), ("DS", ds_pack)):
+            edition_answers = answers.get(edition)
+            if isinstance(edition_answers, dict):
+                check_answer_ids(edition_answers, edition_pack, answers_source)
         result: Any = plan_combined(
             data, tk_pack, ds_pack, answers, source=args.position, answers_source=answers_source
         )
@@ -121,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
             )
         state = GameState.from_json(data, source=args.position)
         pack = resolve_pack(args.pack, state.pack, args.position, "tk")
+        check_answer_ids(answers, pack, answers_source)
         result = plan(state, pack, answers=answers, answers_source=answers_source)
     if args.json:
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))

@@ -210,3 +210,17 @@ def test_cli_bad_answers_file_exits_2(capsys, tmp_path):
     answers.write_text('["x"]', encoding="utf-8")
     status, _, err = run(capsys, str(EXAMPLES / "quiet-turn.position.json"), "--answers", str(answers))
     assert status == 2 and "answers must be a JSON object" in err
+
+
+def test_cli_answer_to_no_event_of_the_pack_is_refused_in_one_line(capsys, tmp_path):
+    """6.2 choice ids are "<rule>:<key>": an id whose rule is no event of the pack is a typo, refused (exit 2)
+    rather than silently ignored; a real event's id that this position does not ask is accepted."""
+    typo = tmp_path / "answers.json"
+    typo.write_text(json.dumps({"16.9.9:country": "France"}), encoding="utf-8")
+    status, out, err = run(capsys, str(EXAMPLES / "quiet-turn.position.json"), "--answers", str(typo))
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and "16.9.9:country" in err and "no event 16.9.9" in err
+    unasked = tmp_path / "unasked.json"
+    unasked.write_text(json.dumps({"16.2.1:country": "France"}), encoding="utf-8")
+    status, _, _ = run(capsys, str(EXAMPLES / "quiet-turn.position.json"), "--answers", str(unasked))
+    assert status == 0
