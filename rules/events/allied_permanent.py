@@ -236,7 +236,7 @@ def lend_lease(ctx: EventContext) -> None:
         return
     if ctx.param("step1", False):
         if marker.location in (conditional_events("Western"), conditional_events("Soviet")):
-            ctx.fire(f"the Lend-Lease marker is in {marker.location}")
+            ctx.fire(f"the Lend-Lease marker is in {ctx.place(marker.location)}")
             answer = ctx.choose(
                 "marker",
                 "Western",
@@ -249,13 +249,15 @@ def lend_lease(ctx: EventContext) -> None:
                 ctx.remove_from_game(marker, "Step 1")
         else:
             ctx.why(
-                f"Step 1: the Lend-Lease marker is in {marker.location}, not an Allied Conditional Events Box"
+                f"Step 1: the Lend-Lease marker is in {ctx.place(marker.location)}, "
+                "not an Allied Conditional Events Box"
             )
     cstate = ctx.state.country(country)
     step = "Step 2" if ctx.param("step1", False) else None
     problems = []
     if marker.location != conditional_events(faction):
-        problems.append(f"the marker is in {marker.location}, not the {faction} Conditional Events Box")
+        where = ctx.place(marker.location)
+        problems.append(f"the marker is in {where}, not the {faction} Conditional Events Box")
     if ctx.param("not_vichy") and VICHY in cstate.flags:
         problems.append(f"{country} is Vichy")
     if cstate.status != "active" or cstate.faction != faction:

@@ -89,8 +89,8 @@ def colonial_to_delay(ctx: EventContext, country: str, step: str) -> None:
             )
         else:
             ctx.note(
-                f"{ctx.name(counter.id)} is in {counter.location}, not the Western Conquered Minor "
-                "Countries Box: it stays",
+                f"{ctx.name(counter.id)} is in {ctx.place(counter.location)}, "
+                "not the Western Conquered Minor Countries Box: it stays",
                 step,
                 subject=country,
             )

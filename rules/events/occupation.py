@@ -110,7 +110,7 @@ def minor_occupation(ctx: EventContext) -> None:
                 "in it or its Dependents cause Occupation"
             )
             continue
-        names = ", ".join(f"{ctx.name(c.id)} in {c.location}" for c in causers)
+        names = ", ".join(f"{ctx.name(c.id)} in {ctx.place(c.location)}" for c in causers)
         ctx.fire(f"{country} is under Occupation: {names}")
         _apply_remedy(ctx, country, causers, major)
     if not checked:

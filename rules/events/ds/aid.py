@@ -24,7 +24,7 @@ def aid(ctx: EventContext) -> None:
         for marker in ctx.state.tagged(own_tag):
             if marker.location not in allied_boxes:
                 continue
-            ctx.fire(f"Step 1: {ctx.name(marker.id)} is in {marker.location}")
+            ctx.fire(f"Step 1: {ctx.name(marker.id)} is in {ctx.place(marker.location)}")
             answer = ctx.choose("step1", faction, f"{ctx.name(marker.id)}: leave it, place it in the "
                                 "Delay Box, or remove it from the game?", ["leave", "delay", "remove"])
             if answer == "delay":

@@ -119,7 +119,7 @@ def manchukuo_garrison_check(ctx: EventContext) -> None:
                   if board.faction_of(c) in ("Western", "Soviet")]
         if allied:
             ctx.not_due(f"Exception: Allied ground unit {allied[0].id} is in {dependent} "
-                        f"({allied[0].location}): requirements lifted for all Japanese Dependents")
+                        f"({ctx.place(allied[0].location)}): requirements lifted for all Japanese Dependents")
             return
     short = {h: need - japanese_steps(h) for h in required if japanese_steps(h) < need}
     listing = ", ".join(f"{place_name(ctx.pack, h)} {japanese_steps(h)}" for h in required)
@@ -140,7 +140,7 @@ def manchukuo_garrison_check(ctx: EventContext) -> None:
             ctx.note(f"no Japanese non-fortress step can be redeployed to {place_name(ctx.pack, hex_id)}",
                      "Unmet Border Defense Requirements", subject=hex_id)
             continue
-        labels = {u: f"{ctx.name(u)} in {ctx.state.counters[u].location}, may give {s} step(s)"
+        labels = {u: f"{ctx.name(u)} in {ctx.place(ctx.state.counters[u].location)}, may give {s} step(s)"
                   for u, s in donors.items()}
         chosen = ctx.choose(key, "Soviet", f"Choose the Japanese non-fortress unit(s) to redeploy to "
                             f"{place_name(ctx.pack, hex_id)} ({deficit} step(s) short); a unit giving only "
