@@ -363,12 +363,14 @@ def parse_client_message(raw: str | bytes) -> ClientMessage:
     """Validate one client message; anything unexpected raises ProtocolError (never crashes the server)."""
     if isinstance(raw, bytes):
         raise ProtocolError("binary messages are not part of the protocol; send JSON text")
-    if len(raw.encode("utf-8")) > MAX_CLIENT_MESSAGE_BYTES:
+    if len(raw.encode("utf-8", "surrogatepass")) > MAX_CLIENT_MESSAGE_BYTES:
         raise ProtocolError(f"message larger than {MAX_CLIENT_MESSAGE_BYTES} bytes")
     try:
         data = json.loads(raw)
     except ValueError as exc:
-        raise ProtocolError(f"not JSON: {exc}") from None
+        raise ProtocolError(f"not JSON: {str(exc)[:120]}") from None
+    except RecursionError:  # `[[[[…]]]]` fits in 16 KiB yet exhausts the parser's recursion limit
+        raise ProtocolError("not JSON this server accepts: nested too deeply") from None
     if not isinstance(data, dict):
         raise ProtocolError("a message must be a JSON object")
     kind = data.get("type")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import http
 import ipaddress
 import logging
@@ -40,6 +41,9 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 DEFAULT_QUEUE_LIMIT = 64
 DEFAULT_HEARTBEAT_S = 5.0
+# Each answer re-plans the current file. A client may have this many still being planned; more are
+# refused, so one page (or a stuck button) cannot queue minutes of re-plans ahead of the next save.
+MAX_PENDING_ANSWERS = 3
 STATIC_SUFFIXES = frozenset({".html", ".js", ".css", ".svg", ".png", ".ico"})
 
 AnswerHandler = Callable[[str, Any], Awaitable[None]]
@@ -58,6 +62,14 @@ def is_loopback_host(host: str | None) -> bool:
         return False
 
 
+def _is_ip_literal(host: str | None) -> bool:
+    try:
+        ipaddress.ip_address((host or "").strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
 def _host_without_port(value: str) -> str:
     """`127.0.0.1:8765` -> `127.0.0.1`; `[::1]:8765` -> `::1`."""
     if value.startswith("["):
@@ -74,6 +86,7 @@ class _Client:
         self.queue: asyncio.Queue[str] = asyncio.Queue(maxsize=queue_limit)
         self.sender: asyncio.Task[None] | None = None
         self.dropped = False
+        self.answers_pending = 0
 
     def offer(self, text: str) -> bool:
         """Queue a message without ever waiting; False means the client is too slow."""
@@ -84,6 +97,9 @@ class _Client:
         except asyncio.QueueFull:
             return False
         return True
+
+    def answer_planned(self) -> None:
+        self.answers_pending -= 1
 
     async def drain(self) -> None:
         while True:
@@ -185,10 +201,12 @@ class OverlayServer:
         loop = asyncio.get_running_loop()
         loop.call_later(1.5, transport.abort)  # a client that never reads never completes the close
 
-    def _spawn(self, coroutine: Awaitable[Any]) -> None:
+    def _spawn(self, coroutine: Awaitable[Any], done: Callable[[], None] | None = None) -> None:
         task = asyncio.ensure_future(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        if done is not None:
+            task.add_done_callback(lambda _task: done())
 
     def _catch_up(self, client: _Client, since: int | None, run: str | None = None) -> None:
         """Deltas after `since` if the history reaches back that far (same run), else a snapshot."""
@@ -211,27 +229,45 @@ class OverlayServer:
 
     # --- HTTP ------------------------------------------------------------------------------------
 
-    def origin_allowed(self, origin: str | None) -> bool:
-        """Loopback pages only, plus origins given with --allow-origin; no Origin = not a browser."""
+    def origin_allowed(self, origin: str | None, host_header: str | None = None) -> bool:
+        """Loopback pages, origins given with --allow-origin, and our own page at an IP address.
+
+        Why the last one: bound to a LAN address (`--host 192.168.1.5`), the page a player opens at
+        `http://192.168.1.5:8765/` must reach its own WebSocket without an extra flag. Only an IP
+        *literal* equal to the Host header counts: a DNS-rebound attacker page has a name for an
+        origin, never our address. No Origin = not a browser.
+        """
         if origin is None:
             return True
         if origin.rstrip("/") in self.allowed_origins or "*" in self.allowed_origins:
             return True
-        return is_loopback_host(urlsplit(origin).hostname)
+        parts = urlsplit(origin)
+        if is_loopback_host(parts.hostname):
+            return True
+        return bool(host_header) and _is_ip_literal(parts.hostname) and parts.netloc == host_header
 
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         host_header = request.headers.get("Host", "")
         if is_loopback_host(self.host) and not is_loopback_host(_host_without_port(host_header)):
             # Bound to loopback: a foreign Host header means DNS rebinding, not a real user.
             return connection.respond(http.HTTPStatus.FORBIDDEN, "Host not allowed\n")
+        method = getattr(request, "method", "GET")  # websockets < 14 parsed GET only
+        if method not in ("GET", "HEAD"):
+            # Read-only server: a POST/PUT must not get the page back as if it had done something.
+            response = _response(http.HTTPStatus.METHOD_NOT_ALLOWED, b"Method not allowed\n", "text/plain")
+            response.headers["Allow"] = "GET, HEAD"
+            return response
         path = urlsplit(request.path).path
         if path == WEBSOCKET_PATH:
             if request.headers.get("Upgrade", "").lower() != "websocket":
                 return connection.respond(http.HTTPStatus.UPGRADE_REQUIRED, "WebSocket endpoint\n")
-            if not self.origin_allowed(request.headers.get("Origin")):
+            if not self.origin_allowed(request.headers.get("Origin"), request.headers.get("Host")):
                 return connection.respond(http.HTTPStatus.FORBIDDEN, "Origin not allowed\n")
             return None
-        return self._static(path)
+        response = self._static(path)
+        if method == "HEAD":  # same headers (Content-Length included), no body: RFC 9110 §9.3.2
+            response = dataclasses.replace(response, body=b"")
+        return response
 
     def _static(self, path: str) -> Response:
         name = "index.html" if path in ("/", "") else path.lstrip("/")
@@ -254,7 +290,8 @@ class OverlayServer:
         query = parse_qs(urlsplit(connection.request.path if connection.request else "").query)
         view = (query.get("view") or ["player"])[0]
         if view not in protocol.VIEWS:
-            await connection.close(code=1008, reason=f"unknown view {view[:40]!r}")
+            shown = ascii(view[:40])  # a close reason is at most 123 bytes of UTF-8: keep it ASCII
+            await connection.close(code=1008, reason=f"unknown view {shown[:100]}")
             return
         since = _int_or_none((query.get("since") or [None])[0])
         run = (query.get("run") or [None])[0]
@@ -284,8 +321,11 @@ class OverlayServer:
             elif message.kind == "answer":
                 assert message.choice is not None
                 value = self._answer_value(message.choice, message.option)
+                if client.answers_pending >= MAX_PENDING_ANSWERS:
+                    raise protocol.ProtocolError("earlier answers are still being planned; wait for the plan")
                 if self.on_answer is not None:
-                    self._spawn(self.on_answer(message.choice, value))
+                    client.answers_pending += 1
+                    self._spawn(self.on_answer(message.choice, value), done=client.answer_planned)
             elif message.kind == "tick":
                 assert message.step is not None
                 if message.step not in protocol.step_keys(self.history.state.get("plan")):
@@ -311,7 +351,9 @@ class OverlayServer:
 
 
 def _int_or_none(value: str | None) -> int | None:
-    if value is None or not value.isdigit():
+    """A sequence number from the URL, or None. ASCII digits only (`str.isdigit` also accepts `²`)
+    and at most 18 of them (`int` refuses 4,300+ digits): anything else just means a snapshot."""
+    if value is None or not (0 < len(value) <= 18 and value.isascii() and value.isdigit()):
         return None
     return int(value)
 

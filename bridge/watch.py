@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import asyncio
 import binascii
+import contextlib
 import errno
 import logging
 import os
+import threading
 import time
 import zipfile
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
@@ -37,6 +39,7 @@ MAX_SAVEDGAME_BYTES = 256 * 1024 * 1024  # inflated size cap: refuse zip bombs, 
 DEFAULT_DEBOUNCE_S = 0.04
 DEFAULT_RETRY_S = 0.1
 DEFAULT_GIVE_UP_S = 5.0
+DEFAULT_FOLDER_CHECK_S = 1.0
 MAX_REPLAY_STEPS = 2000
 
 # A planner: a complete file's path and the current answers -> the plan as a JSON dict.
@@ -121,6 +124,40 @@ def check_complete(path: Path) -> FileStamp:
     return after
 
 
+Result = TypeVar("Result")
+
+
+async def in_daemon_thread(function: Callable[..., Result], *args: Any) -> Result:
+    """Run blocking work (reading, planning) off the event loop, on a daemon thread.
+
+    Why not `run_in_executor`: `asyncio.run` joins the default executor's threads on exit, so
+    Ctrl-C/SIGTERM during a long plan (a 2000-step log replay) would wait for it to finish. A
+    daemon thread is simply abandoned at exit; its result, if any, is dropped.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Result] = loop.create_future()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():  # the awaiting task was cancelled (shutdown)
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def work() -> None:
+        try:
+            outcome: tuple[Any, BaseException | None] = (function(*args), None)
+        except BaseException as exc:  # handed to the awaiting task, which re-raises it
+            outcome = (None, exc)
+        with contextlib.suppress(RuntimeError):  # the loop is already closed: nobody is waiting any more
+            loop.call_soon_threadsafe(settle, *outcome)
+
+    name = f"adjutant-{getattr(function, '__name__', 'work')}"
+    threading.Thread(target=work, name=name, daemon=True).start()
+    return await future
+
+
 # --- watchdog -> asyncio, with debounce and retries ----------------------------------------------
 
 
@@ -132,12 +169,20 @@ class _Forwarder(FileSystemEventHandler):
         loop: asyncio.AbstractEventLoop,
         poke: Callable[[Path, float | None], None],
         ignored: Callable[[Path], None],
+        folder: Path | None = None,
+        folder_lost: Callable[[], None] | None = None,
     ) -> None:
         self._loop = loop
         self._poke = poke
         self._ignored = ignored
+        self._folder = folder
+        self._folder_lost = folder_lost
 
     def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.is_directory and event.event_type == "deleted" and self._folder_lost is not None:
+            if Path(os.fsdecode(event.src_path)) == self._folder:  # our inotify watch just died
+                self._loop.call_soon_threadsafe(self._folder_lost)
+            return
         if event.is_directory or event.event_type in ("opened", "closed_no_write", "deleted"):
             return
         # A writer closing the file (inotify's close-write) or renaming it into place has finished:
@@ -163,6 +208,11 @@ class FolderWatcher:
     `debounce` seconds it is checked; an incomplete file is re-checked every `retry` seconds until
     `give_up` seconds have passed, then reported once through `on_rejected`. A file whose stamp
     equals the last one handled is not handled twice (watchdog often reports one write many times).
+
+    Why the folder itself is polled: when the watched folder is deleted (or a USB stick/network
+    share goes away) inotify just stops reporting, silently. Every `folder_check` seconds the
+    watcher looks; a vanished folder is reported once through `on_folder`, and when it is back
+    the observer is started again and its newest save is planned.
     """
 
     def __init__(
@@ -174,9 +224,15 @@ class FolderWatcher:
         debounce: float = DEFAULT_DEBOUNCE_S,
         retry: float = DEFAULT_RETRY_S,
         give_up: float = DEFAULT_GIVE_UP_S,
+        folder_check: float = DEFAULT_FOLDER_CHECK_S,
+        on_folder: Callable[[str], None] | None = None,
         log_line: Callable[[str], None] | None = None,
     ) -> None:
         self.folder = folder
+        self._folder_check = folder_check
+        self._on_folder = on_folder
+        self._folder_task: asyncio.Task[None] | None = None
+        self._watch_lost = False
         self._log_line = log_line
         self._ignored_names: set[str] = set()
         self._on_complete = on_complete
@@ -188,6 +244,11 @@ class FolderWatcher:
         self._first_seen: dict[Path, float] = {}
         self._handled: dict[Path, FileStamp] = {}
         self._busy: set[Path] = set()
+        # Why event numbers: checks run on threads and finish out of order; a file whose last
+        # event is older than the one last delivered is stale and must not replace its plan.
+        self._event_count = 0
+        self._last_event: dict[Path, int] = {}
+        self._delivered_event = 0
         self._tasks: set[asyncio.Future[None]] = set()
         self._observer: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -196,20 +257,79 @@ class FolderWatcher:
         if not self.folder.is_dir():
             raise InputError(self.folder, "not a folder (adjutant watch needs the folder VASSAL saves into)")
         self._loop = asyncio.get_running_loop()
+        self._start_observer()
+        self._folder_task = asyncio.ensure_future(self._watch_folder())
+
+    def _start_observer(self) -> None:
+        assert self._loop is not None
         self._observer = Observer()
-        forwarder = _Forwarder(self._loop, self.poke, self._note_ignored)
+        forwarder = _Forwarder(self._loop, self.poke, self._note_ignored, self.folder, self._lost_watch)
         self._observer.schedule(forwarder, str(self.folder), recursive=False)
         self._observer.daemon = True
         self._observer.start()
 
-    def stop(self) -> None:
-        for timer in self._timers.values():
-            timer.cancel()
-        self._timers.clear()
+    def _stop_observer(self) -> None:
         if self._observer is not None:
             self._observer.stop()
             self._observer.join(timeout=5)
             self._observer = None
+
+    def stop(self) -> None:
+        if self._folder_task is not None:
+            self._folder_task.cancel()
+            self._folder_task = None
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
+        self._stop_observer()
+
+    def _lost_watch(self) -> None:
+        self._watch_lost = True
+
+    def _folder_identity(self) -> tuple[int, int] | None:
+        """(device, inode) of the folder, or None when it is not there (or not a folder)."""
+        try:
+            stat = self.folder.stat()
+        except OSError:
+            return None
+        return (stat.st_dev, stat.st_ino) if self.folder.is_dir() else None
+
+    async def _watch_folder(self) -> None:
+        """Report a vanished folder once; resume watching when it (or a new one by that name) is back.
+
+        Why more than "is it there": a folder deleted and recreated between two looks (a sync tool
+        replacing it) leaves inotify watching the dead one, silently. A new (device, inode), or
+        watchdog's report that the watched folder itself was deleted (the inode number is often
+        reused at once), means: watch it afresh."""
+        watched = self._folder_identity()
+        while True:
+            await asyncio.sleep(self._folder_check)
+            present = self._folder_identity()
+            if present == watched and not self._watch_lost:
+                continue
+            self._watch_lost = False
+            self._stop_observer()
+            if present is None:
+                watched = None
+                message = f"{self.folder.name}: the watched folder is gone (deleted or unmounted); waiting"
+            else:
+                try:
+                    self._start_observer()
+                except OSError as exc:  # gone again already, or unreadable: try on the next look
+                    self._stop_observer()
+                    LOG.debug("cannot watch %s yet: %s", self.folder, exc)
+                    continue
+                replaced = watched is not None
+                watched = present
+                again = "was replaced; watching the new one" if replaced else "is back; watching it again"
+                message = f"{self.folder.name}: the watched folder {again}"
+                latest = self.latest_existing()
+                if latest is not None:
+                    self.poke(latest, 0)
+            if self._log_line is not None:
+                self._log_line(message)
+            if self._on_folder is not None:
+                self._on_folder(message)
 
     def _note_ignored(self, path: Path) -> None:
         """One log line per ignored name (VASSAL temp files, backups), bounded in memory."""
@@ -220,11 +340,26 @@ class FolderWatcher:
 
     def latest_existing(self) -> Path | None:
         """The most recently modified save in the folder, to show something at start-up."""
-        saves = [p for p in self.folder.iterdir() if p.suffix.lower() == ".vsav" and is_watched_name(p)]
-        return max(saves, key=lambda p: p.stat().st_mtime_ns, default=None)
+        stamped = []
+        try:
+            for path in self.folder.iterdir():
+                if path.suffix.lower() == ".vsav" and is_watched_name(path):
+                    with contextlib.suppress(OSError):  # removed between listing and stat
+                        stamped.append((path.stat().st_mtime_ns, path))
+        except OSError:
+            return None
+        return max(stamped)[1] if stamped else None
 
     def poke(self, path: Path, delay: float | None = None) -> None:
-        """Something happened to `path`: (re)start its debounce timer."""
+        """Something happened to `path`: number the event and (re)start its debounce timer."""
+        self._event_count += 1
+        self._last_event[path] = self._event_count
+        if len(self._last_event) > 10_000:  # bounded: forget the oldest names (dicts keep order)
+            del self._last_event[next(iter(self._last_event))]
+        self._schedule(path, delay)
+
+    def _schedule(self, path: Path, delay: float | None = None) -> None:
+        """(Re)start the path's timer without counting a new event (retries, busy re-checks)."""
         assert self._loop is not None
         self._first_seen.setdefault(path, time.monotonic())
         timer = self._timers.pop(path, None)
@@ -236,7 +371,7 @@ class FolderWatcher:
     def _fire(self, path: Path) -> None:
         self._timers.pop(path, None)
         if path in self._busy:  # a check is running: look again right after it
-            self.poke(path, self._retry)
+            self._schedule(path, self._retry)
             return
         self._busy.add(path)
         task = asyncio.ensure_future(self._check(path))
@@ -247,7 +382,7 @@ class FolderWatcher:
         assert self._loop is not None
         try:
             try:
-                stamp = await self._loop.run_in_executor(None, check_complete, path)
+                stamp = await in_daemon_thread(check_complete, path)
             except IncompleteFile as exc:
                 if not path.exists():
                     self._first_seen.pop(path, None)
@@ -257,12 +392,18 @@ class FolderWatcher:
                     self._first_seen.pop(path, None)
                     await self._on_rejected(path, str(exc))
                 elif path not in self._timers:
-                    self.poke(path, self._retry)
+                    self._schedule(path, self._retry)
                 return
             self._first_seen.pop(path, None)
             if self._handled.get(path) == stamp:
                 return
             self._handled[path] = stamp
+            event = self._last_event.get(path, 0)
+            if event < self._delivered_event:
+                if self._log_line is not None:
+                    self._log_line(f"{path.name}: skipped, superseded by a newer file")
+                return
+            self._delivered_event = event
             await self._on_complete(path, stamp)
         finally:
             self._busy.discard(path)
@@ -297,31 +438,46 @@ class PlanCoordinator:
         self.ticks: dict[str, bool] = {}
         self.current: Path | None = None
         self.plan: dict | None = None
+        self._file_requests = 0
 
     async def file_complete(self, path: Path, stamp: FileStamp | None = None) -> None:
-        await self._run(path, reason="file")
+        """Plan a complete file, unless a newer one arrives while it waits for the planner.
+
+        Why skip: in a burst (a folder of saves copied in) only the newest is what the players
+        are looking at; planning every superseded one first only delays it."""
+        self._file_requests += 1
+        await self._run(path, reason="file", ticket=self._file_requests)
 
     async def file_rejected(self, path: Path, reason: str) -> None:
         self._log_line(f"{path.name}: skipped, {reason}; keeping the last good plan")
         notice = f"{path.name}: {reason}; showing the last good plan"
         self._publish({"notice": notice, "updated": time.time()})
 
+    def folder_notice(self, message: str) -> None:
+        """The watched folder vanished or came back: players see it; the last plan stays."""
+        self._publish({"notice": message, "updated": time.time()})
+
     async def set_answer(self, choice: str, option: Any) -> None:
-        """Store an answer and re-plan; an answer the planner refuses is taken back (with a notice)."""
-        previous = self.answers.get(choice)
-        if option is None:
-            self.answers.pop(choice, None)
-        else:
-            self.answers[choice] = option
-        self._publish({"answers": dict(self.answers)})
-        if self.current is None:
-            return
-        if not await self._run(self.current, reason="answer", keep_answers=True):
-            if previous is None:
+        """Store an answer and re-plan; an answer the planner refuses is taken back (with a notice).
+
+        Why all of it under the planning lock: two players answering at once must not interleave
+        (the second's answer would be planned by the first's run, and the first's take-back would
+        then erase an answer that was accepted)."""
+        async with self._lock:
+            previous = self.answers.get(choice)
+            if option is None:
                 self.answers.pop(choice, None)
             else:
-                self.answers[choice] = previous
+                self.answers[choice] = option
             self._publish({"answers": dict(self.answers)})
+            if self.current is None:
+                return
+            if not await self._run_locked(self.current, reason="answer", keep_answers=True):
+                if previous is None:
+                    self.answers.pop(choice, None)
+                else:
+                    self.answers[choice] = previous
+                self._publish({"answers": dict(self.answers)})
 
     def set_tick(self, step: str, done: bool) -> None:
         if done:
@@ -335,7 +491,9 @@ class PlanCoordinator:
             return self._replay_log(path, answers)
         return self._plan(path, answers), None
 
-    async def _run(self, path: Path, reason: str, keep_answers: bool = False) -> bool:
+    async def _run(
+        self, path: Path, reason: str, keep_answers: bool = False, ticket: int | None = None
+    ) -> bool:
         """Plan `path` with the current answers and publish it; False (and a notice) if refused.
 
         Why answers may be cleared: answers belong to a position. When a new save makes one of them
@@ -343,47 +501,53 @@ class PlanCoordinator:
         told which answers were dropped, rather than every later save failing.
         """
         async with self._lock:
-            started = time.monotonic()
-            self._publish({"status": "planning"})
-            loop = asyncio.get_running_loop()
-            answers = dict(self.answers)
-            notice = None
-            try:
-                try:
-                    plan, replay = await loop.run_in_executor(None, self._plan_in_thread, path, answers)
-                except InputError as exc:
-                    if keep_answers or not answers:
-                        raise
-                    plan, replay = await loop.run_in_executor(None, self._plan_in_thread, path, {})
-                    notice = f"answers to {', '.join(sorted(answers))} were cleared: {exc.one_line()}"
-                    self.answers = {}
-                    self._log_line(f"{path.name}: {notice}")
-            except InputError as exc:
-                self._log_line(f"{path.name}: rejected, {exc.one_line()}")
-                notice = f"{exc.one_line()}; showing the last good plan"
-                self._publish({"status": "error", "notice": notice, "updated": time.time()})
+            if ticket is not None and ticket != self._file_requests:
+                self._log_line(f"{path.name}: skipped, superseded by a newer file")
                 return False
-            plan = protocol.annotate_step_keys(plan)
-            live_keys = protocol.step_keys(plan)
-            self.ticks = {key: True for key in self.ticks if key in live_keys}
-            self.current, self.plan = path, plan
-            self._publish(
-                {
-                    "status": "ok",
-                    "file": path.name,
-                    "plan": plan,
-                    "replay": replay,
-                    "answers": dict(self.answers),
-                    "ticks": dict(self.ticks),
-                    "notice": notice,
-                    "updated": time.time(),
-                }
-            )
-            due = sum(1 for event in protocol.iter_events(plan) if protocol.event_is_due(event))
-            elapsed_ms = (time.monotonic() - started) * 1000
-            what = "replayed" if replay is not None else "planned"
-            self._log_line(f"{path.name}: {what} ({reason}), {due} event(s) due, {elapsed_ms:.0f} ms")
-            return True
+            return await self._run_locked(path, reason, keep_answers)
+
+    async def _run_locked(self, path: Path, reason: str, keep_answers: bool = False) -> bool:
+        """`_run`'s body; the caller holds the planning lock."""
+        started = time.monotonic()
+        self._publish({"status": "planning"})
+        answers = dict(self.answers)
+        notice = None
+        try:
+            try:
+                plan, replay = await in_daemon_thread(self._plan_in_thread, path, answers)
+            except InputError as exc:
+                if keep_answers or not answers:
+                    raise
+                plan, replay = await in_daemon_thread(self._plan_in_thread, path, {})
+                notice = f"answers to {', '.join(sorted(answers))} were cleared: {exc.one_line()}"
+                self.answers = {}
+                self._log_line(f"{path.name}: {notice}")
+        except InputError as exc:
+            self._log_line(f"{path.name}: rejected, {exc.one_line()}")
+            notice = f"{exc.one_line()}; showing the last good plan"
+            self._publish({"status": "error", "notice": notice, "updated": time.time()})
+            return False
+        plan = protocol.annotate_step_keys(plan)
+        live_keys = protocol.step_keys(plan)
+        self.ticks = {key: True for key in self.ticks if key in live_keys}
+        self.current, self.plan = path, plan
+        self._publish(
+            {
+                "status": "ok",
+                "file": path.name,
+                "plan": plan,
+                "replay": replay,
+                "answers": dict(self.answers),
+                "ticks": dict(self.ticks),
+                "notice": notice,
+                "updated": time.time(),
+            }
+        )
+        due = sum(1 for event in protocol.iter_events(plan) if protocol.event_is_due(event))
+        elapsed_ms = (time.monotonic() - started) * 1000
+        what = "replayed" if replay is not None else "planned"
+        self._log_line(f"{path.name}: {what} ({reason}), {due} event(s) due, {elapsed_ms:.0f} ms")
+        return True
 
     def _replay_log(self, path: Path, answers: Mapping[str, Any]) -> tuple[dict, dict[str, Any]]:
         assert self._replay is not None
@@ -417,6 +581,7 @@ class WatchDaemon:
         debounce: float = DEFAULT_DEBOUNCE_S,
         retry: float = DEFAULT_RETRY_S,
         give_up: float = DEFAULT_GIVE_UP_S,
+        folder_check: float = DEFAULT_FOLDER_CHECK_S,
         heartbeat_interval: float = 5.0,
         queue_limit: int = 64,
         history_limit: int = protocol.DEFAULT_HISTORY_LIMIT,
@@ -446,6 +611,8 @@ class WatchDaemon:
             debounce=debounce,
             retry=retry,
             give_up=give_up,
+            folder_check=folder_check,
+            on_folder=self.coordinator.folder_notice,
             log_line=log_line,
         )
         self._plan_existing = plan_existing
@@ -464,6 +631,13 @@ class WatchDaemon:
             hint = "; pick another --port (0 = any free port)" if exc.errno == errno.EADDRINUSE else ""
             raise InputError(where, f"cannot listen: {exc.strerror or exc}{hint}") from None
         self._log_line(f"watching {self.folder} — overlay at {self.server.url}")
+        from bridge.server import is_loopback_host
+
+        if not is_loopback_host(self.server.host):
+            self._log_line(
+                f"bound to {self.server.host}: anyone on the network can open the overlay (the stream view"
+                " hides private pieces; player/control do not); other sites' pages need --allow-origin"
+            )
         if self._plan_existing:
             latest = self.watcher.latest_existing()
             if latest is not None:

@@ -8,7 +8,10 @@
 (function () {
   const params = new URLSearchParams(window.location.search);
   const VIEWS = ["player", "stream", "control"];
-  const view = VIEWS.includes(params.get("view")) ? params.get("view") : "player";
+  // A missing view means player; a mistyped one (`?view=strem` in an OBS source) must NOT fall
+  // back to player, which would put hidden pieces on stream: it is refused below.
+  const requestedView = params.has("view") ? params.get("view") : "player";
+  const view = VIEWS.includes(requestedView) ? requestedView : null;
   const faction = params.get("faction");
   const interactive = view !== "stream";
   const HEARTBEAT_SILENCE_MS = 15000; // server beats every 5 s; three missed beats = dead link
@@ -347,6 +350,10 @@
     section.replaceChildren(...(section.hidden ? [] : [el("h2", {}, "Reader warnings"), el("ul", {}, ...lines.map((line) => el("li", {}, line)))]));
   }
 
-  setConnection(false, "Connecting to Adjutant…");
-  connect();
+  if (view === null) {
+    setConnection(false, `Unknown view "${requestedView}": use ?view=player&faction=…, ?view=stream or ?view=control`);
+  } else {
+    setConnection(false, "Connecting to Adjutant…");
+    connect();
+  }
 })();

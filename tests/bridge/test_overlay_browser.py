@@ -325,3 +325,19 @@ def test_waiting_page_says_what_it_waits_for_and_answers_read_as_words(
         player.click("button.option[data-value='Luxembourg']")
         stream.wait_for_selector("text=Answered: Belgium-Holland, Luxembourg")
         player.wait_for_selector("button.option.chosen[data-value='Luxembourg'][aria-pressed=true]")
+
+
+def test_a_mistyped_view_never_falls_back_to_the_player_view(browser: Any, pages: list, tmp_path: Path) -> None:  # noqa: E501
+    """`?view=strem` in an OBS source used to become the player view, which shows hidden pieces on
+    stream; an unknown view must say so and never connect (a missing view still means player)."""
+    write_in_place(tmp_path / "a.vsav", save_bytes(sample_plan()))
+    with DaemonThread(tmp_path, **FAST) as daemon:
+        page = browser.new_page()
+        page.set_default_timeout(WAIT_MS)
+        pages.append(page)
+        frames = record_frames(page)
+        page.goto(daemon.url("view=strem"))
+        page.wait_for_selector("body[data-connected=no]", state="attached")
+        page.wait_for_timeout(1000)
+        assert "Unknown view" in page.inner_text("#connection")
+        assert frames == [] and HIDDEN_PIECE not in page.content()
