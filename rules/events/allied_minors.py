@@ -42,6 +42,8 @@ def _policy_markers(ctx: EventContext, country: str) -> list[str]:
 
 @event_impl("reactivation")
 def reactivation(ctx: EventContext) -> None:
+    """16.3.1 / 16.5.1 Conquered Minor Country Reactivation: a Conquered Allied Country with the
+    faction's Partisan Base and no enemy in that hex is reactivated (Steps 1-2 in `_reactivate`)."""
     faction = ctx.require_param("faction")
     res_tag = ctx.require_param("res_tag")  # Step 1: the Country's 0-1-2 Res infantry unit
     found = False
@@ -102,6 +104,8 @@ def reactivation(ctx: EventContext) -> None:
 
 
 def _reactivate(ctx: EventContext, country: str, faction: str, place: str, res_tag: str) -> None:
+    """16.3.1 / 16.5.1 Reactivation: the Country becomes an active Minor of the reactivating faction;
+    Step 1 places its 0-1-2 Res infantry unit, Step 2 returns its conquered counters to the Force Pool."""
     owner = ctx.state.country(country).faction
     if owner != faction:
         ctx.set_country(country, None, f"the {faction} faction takes control of it", faction=faction)
@@ -262,6 +266,8 @@ def _baltic_special(ctx: EventContext, placed: list) -> None:
 
 @event_impl("french_liberation")
 def french_liberation(ctx: EventContext) -> None:
+    """16.4.1 French Liberation: only when Vichy is an Axis or Soviet Country; Steps 1-3 are the Vichy
+    steps shared with 16.3.2 Liberation (`vichy_steps`), performed for the Western faction."""
     france = ctx.require_param("france")
     facts = vichy_facts(ctx)
     cstate = ctx.state.country(france)
@@ -277,6 +283,8 @@ def french_liberation(ctx: EventContext) -> None:
 
 @event_impl("operation_avalanche")
 def operation_avalanche(ctx: EventContext) -> None:
+    """16.4.2 Operation Avalanche: once per game, a selected Axis or Soviet Minor Country with a supplied
+    US ground unit in a City; its Steps are cited where each acts."""
     us = ctx.require_param("us")
     require_facts(ctx, "step1_remove", "colonial_step")  # Steps 1 and 3, read up front
     no_occupation_tag = ctx.require_param("no_occupation_tag")  # the No Occupation marker (14.24)

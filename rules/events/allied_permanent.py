@@ -21,6 +21,7 @@ from rules.state import (
 
 
 def _axis_unit_in(ctx: EventContext, countries: list[str], dependents_of: list[str]) -> list[str]:
+    """16.3.3 / 16.3.4 / 16.5.3 'an Axis unit' in the listed Countries or their Dependents."""
     found = []
     for counter in sorted(ctx.state.counters.values(), key=lambda c: c.id):
         hex_id = counter.location
@@ -39,7 +40,8 @@ def _axis_unit_in(ctx: EventContext, countries: list[str], dependents_of: list[s
 
 @event_impl("crisis_reinforcements")
 def crisis_reinforcements(ctx: EventContext) -> None:
-    """Once per game: Total War, an Axis unit in the listed lands, or a card -> named units to Delay Box."""
+    """16.3.3 Their Finest Hour, 16.3.4 Paris Threatened, 16.5.3 Russian Emergency Mobilization: once per
+    game, Total War, an Axis unit in the listed lands, or a card -> named units to Delay Box."""
     faction = ctx.require_param("faction")
     tag = ctx.require_param("tag")  # the counters the event releases to the Delay Box
     countries = list(ctx.require_param("countries"))

@@ -41,6 +41,7 @@ class Requirement:
 
 
 def _steps(ctx: EventContext, hex_id: str, nationality: str) -> int:
+    """16.5.4: 'two Russian ground unit steps' — a pair of one-step units or one two-step unit alike."""
     return sum(u.steps for u in ctx.board.ground_units(hex_id) if u.nationality == nationality)
 
 
@@ -63,6 +64,8 @@ def check_border_defense_data(ctx: EventContext) -> None:
 
 
 def requirements(ctx: EventContext, nationality: str, enemy: str) -> list[Requirement]:
+    """16.5.4: every Russian Ceded Land marker's Region is checked; no Border Defense is necessary where
+    the marker is not in the Ceded Lands Box or an Axis unit is in the Region."""
     out: list[Requirement] = []
     for area_id, spec in sorted(ctx.pack.border_defense.items()):
         area = ctx.pack.areas[area_id]
@@ -97,7 +100,9 @@ def requirements(ctx: EventContext, nationality: str, enemy: str) -> list[Requir
 
 
 def spare_steps(ctx: EventContext, reqs: list[Requirement], nationality: str) -> dict[str, int]:
-    """Per unit: how many of its steps the Axis may redeploy without weakening any requirement."""
+    """Per unit: how many of its steps the Axis may redeploy without weakening any requirement.
+    16.5.4 Unmet Border Defense Requirements: only non-fortress ground steps, never steps necessary
+    for a Border Defense check elsewhere."""
     spare: dict[str, int] = {}
     for unit in sorted(ctx.state.counters.values(), key=lambda c: c.id):
         if unit.nationality != nationality or not unit.is_ground or unit.kind == "fortress":
@@ -115,6 +120,9 @@ def spare_steps(ctx: EventContext, reqs: list[Requirement], nationality: str) ->
 
 @event_impl("border_defense")
 def border_defense(ctx: EventContext) -> None:
+    """16.5.4 Border Defense Check: ignored unless Russia's Posture is Entente, Rapallo or Pact; then
+    each Region is checked and unmet requirements make the Axis redeploy Russian steps (no additional
+    penalty when the Soviet faction has too few)."""
     russia = ctx.require_param("russia")
     postures = list(ctx.require_param("postures"))  # "Entente, Rapallo, or Pact"
     enemy = ctx.require_param("enemy")  # whose units the Border Defense faces
@@ -174,6 +182,8 @@ def _describe(req: Requirement) -> str:
 def _apply(
     ctx: EventContext, answer: list[str], reqs: list[Requirement], spare: dict[str, int], need: int
 ) -> None:
+    """16.5.4 Unmet Border Defense Requirements: the Axis answer may not redeploy more steps than are
+    necessary nor steps needed elsewhere; it may force breakdowns."""
     taken: dict[str, list[tuple[str, int]]] = {}
     into: dict[str, int] = {}
     for item in answer:

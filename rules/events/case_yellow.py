@@ -30,6 +30,7 @@ def _german_supplied(ctx: EventContext, hex_id: str, major: str) -> bool:
 
 
 def _qualifies(ctx: EventContext, country: str, major: str) -> tuple[bool, str]:
+    """16.2.1: supplied German ground units occupy the Capital or any three City hexes."""
     capital = ctx.board.capital(country)
     cities = ctx.board.cities(country)
     held = [h for h in cities if _german_supplied(ctx, h, major)]
@@ -56,6 +57,8 @@ class FranceFacts:
 
 @event_impl("case_yellow")
 def case_yellow(ctx: EventContext) -> None:
+    """16.2.1 Case Yellow: the Axis selects a qualifying Allied Minor Country, which is Conquered
+    (Steps 1-4 via `conquer_minor`, Step 5 Influence here); France follows its own Steps 1-7."""
     major = ctx.require_param("major")
     france = ctx.require_param("france")
     require_facts(ctx, "step1_remove", "colonial_step")  # Steps 1-4 (conquest), up front
@@ -101,6 +104,7 @@ def case_yellow(ctx: EventContext) -> None:
 
 
 def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: FranceFacts) -> None:
+    """16.2.1 France: Steps 1-7 in text order (Step 7 only in the combined game)."""
     for counter in in_play(ctx.board.nationals(france)):
         if counter.kind == "ceded_land":
             continue

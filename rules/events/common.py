@@ -57,6 +57,8 @@ def remove_step1(ctx: EventContext, country: str, step: str = "Step 1") -> None:
 
 
 def remaining_to_conquered_box(ctx: EventContext, country: str, faction: str, step: str = "Step 2") -> None:
+    """16.1.1 / 16.2.1 Step 2: the conquered Country's remaining counters go to the Conquered Minor
+    Countries Box of `faction`'s Force Pool."""
     box = conquered_minors(faction)
     for counter in in_play(ctx.board.nationals(country)):
         if counter.kind != "ceded_land" and counter.location != box:
@@ -66,7 +68,8 @@ def remaining_to_conquered_box(ctx: EventContext, country: str, faction: str, st
 def remaining_to_pools(
     ctx: EventContext, country: str, faction: str, step: str = "Step 2", on_map_only: bool = False
 ) -> None:
-    """Delay Stripe -> Delay Box; others -> `faction`'s Force Pool."""
+    """Returning a Country's counters (e.g. 16.3.1 / 16.5.1 Reactivation Step 2, 16.3.2 Liberation):
+    Delay Stripe -> Delay Box; others -> `faction`'s Force Pool."""
     for counter in in_play(ctx.board.nationals(country)):
         if counter.kind == "ceded_land" or counter.location in (DELAY, force_pool(faction)):
             continue
@@ -76,7 +79,8 @@ def remaining_to_pools(
 
 
 def colonial_to_delay(ctx: EventContext, country: str, step: str) -> None:
-    """Its British 1-2-2 colonial unit in the Western Conquered Minors Box goes to the Delay Box (TK only:
+    """16.1.1 / 16.2.1 Step 3: its British 1-2-2 colonial unit in the Western Conquered Minors Box goes
+    to the Delay Box (TK only:
     pack param ``colonial_step``)."""
     if not ctx.require_param("colonial_step"):
         return
@@ -99,7 +103,8 @@ def colonial_to_delay(ctx: EventContext, country: str, step: str) -> None:
 def ceded_markers_to_box(
     ctx: EventContext, country: str, pool_faction: str, step: str, dependents: bool = False
 ) -> list[Counter]:
-    """Ceded Land markers in `pool_faction`'s Force Pool for areas in the country -> Ceded Lands Box."""
+    """16.1.1 / 16.2.1 Step 4: Ceded Land markers in `pool_faction`'s Force Pool for areas in the
+    country -> Ceded Lands Box."""
     moved: list[Counter] = []
     for counter in in_play(ctx.state.counters.values()):
         if (
@@ -117,13 +122,15 @@ def ceded_markers_to_box(
 
 
 def occupies_all(ctx: EventContext, hexes: list[str], faction: str) -> tuple[bool, list[str], list[str]]:
-    """(all occupied, occupied hexes, unoccupied hexes) by `faction` ground units."""
+    """16.1.1 / 16.3.2 'ground units occupy all City (and Partisan Base) hexes': (all occupied, occupied
+    hexes, unoccupied hexes) by `faction` ground units."""
     held = [h for h in hexes if ctx.board.faction_ground_units(h, faction)]
     free = [h for h in hexes if h not in held]
     return (bool(hexes) and not free, held, free)
 
 
 def partisan_base_hexes(ctx: EventContext, country: str) -> list[str]:
+    """16.1.1 conquest needs its Partisan Base hexes occupied too; 16.3.1 Reactivation places on one."""
     return sorted(
         {
             c.location

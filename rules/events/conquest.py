@@ -189,7 +189,8 @@ def _france_case(ctx: EventContext, france: str, conqueror: str, facts: FranceCa
 
 
 def _colonial_hexes(ctx: EventContext, france: str, owner: str) -> list[str]:
-    """City/Port hexes in a French Dependent with no enemy unit, Detachment or Logistics marker."""
+    """16.1.1 France Step 2: City/Port hexes in a French Dependent with no enemy unit, Detachment or
+    Logistics marker, where the three French 0-1-2 colonial infantry units may be placed."""
     out = []
     for hex_id, info in sorted(ctx.pack.hexes.items()):
         here = ctx.board.political_country(hex_id)
@@ -201,6 +202,8 @@ def _colonial_hexes(ctx: EventContext, france: str, owner: str) -> list[str]:
 
 
 def place_area_marker(ctx: EventContext, area_id: str, step: str) -> None:
+    """Place a named Ceded Land marker in the Ceded Lands Box (16.1.1 France Step 5, 16.2.1 France
+    Step 3); a marker missing from the position becomes a note for the players."""
     area = ctx.pack.areas[area_id]
     markers = [
         c for c in in_play(ctx.state.counters.values()) if c.kind == "ceded_land" and c.area == area_id

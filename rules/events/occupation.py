@@ -45,6 +45,7 @@ REMEDIES = {
 
 
 def _holding_nationalities(ctx: EventContext, counter: Counter) -> set[str | None]:
+    """16.1.2: an Axis multi-national unit is judged by the Minor Country unit in its Holding Box."""
     box = f"holding:{counter.id}"
     return {c.nationality for c in ctx.state.counters.values() if c.location == box}
 
@@ -71,6 +72,7 @@ def occupation_causers(ctx: EventContext, country: str, major: str) -> list[Coun
 
 
 def _no_occupation_marker(ctx: EventContext, country: str) -> list[str]:
+    """16.1.2: a Country that contains a No Occupation marker is not subject to Occupation."""
     tag = ctx.require_param("no_occupation_tag")
     return [
         c.location
@@ -148,6 +150,8 @@ def legal_remedies(causers: list[Counter], major: str) -> dict[str, str]:
 
 
 def _apply_remedy(ctx: EventContext, country: str, causers: list[Counter], major: str) -> None:
+    """16.1.2: the Axis chooses a remedy among those `legal_remedies` allows (Emergency Breakdown only
+    if it ends the Occupation; internment only with an overland supply line, 10.2)."""
     legal = legal_remedies(causers, major)
     if "breakdown" not in legal:
         ctx.why(f"{country}: Emergency Breakdown not allowed — {country} would still be under Occupation")

@@ -21,6 +21,7 @@ def one_year_ahead(date: str) -> str | None:
 
 @event_impl("ostland_accord")
 def ostland_accord(ctx: EventContext) -> None:
+    """16.2.2 Ostland Accord: Steps in text order, each cited where it acts."""
     russia = ctx.require_param("russia")
     major = ctx.require_param("major")
     marker_name = ctx.require_param("policy_marker")  # Step 1: the Ostland Accord Policy marker

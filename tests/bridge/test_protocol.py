@@ -34,7 +34,7 @@ def test_history_resync_returns_missed_deltas_then_gives_up_when_too_old() -> No
 
 
 def test_history_rejects_unknown_state_keys() -> None:
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="secret"):
         protocol.StateHistory().update({"secret": 1})
 
 

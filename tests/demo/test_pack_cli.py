@@ -90,7 +90,9 @@ def test_pack_check_counts_drop_as_rules_are_added(corpus_dir, tmp_path, capsys)
 
 
 def test_demo_pack_maps_everything_in_the_demo_module_and_saves(capsys) -> None:
-    for scene in load_story():
+    story = load_story()
+    assert story  # an empty story would check nothing
+    for scene in story:
         status = main(["pack", "check", str(DEMO_PACK), "--module", str(DEMO_MODULE),
                        "--save", str(save_path(scene))])
         out = capsys.readouterr().out

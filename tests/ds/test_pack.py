@@ -29,7 +29,9 @@ def test_every_hex_id_in_the_ds_text_is_in_the_pack(rules_text_dir):
 def test_every_named_hex_carries_its_name_or_an_erratum(rules_text_dir):
     """A hex printed with a name has that name in the pack, unless an erratum covers the conflict."""
     errata_hexes = {"w5821", "w5226"}
-    for name, hex_id in NAMED_HEX.findall(_text(rules_text_dir)):
+    named = NAMED_HEX.findall(_text(rules_text_dir))
+    assert len(named) > len(errata_hexes)  # the scan found the text's named hexes: the loop checks some
+    for name, hex_id in named:
         name = name.strip()
         if hex_id in errata_hexes:
             continue
@@ -106,6 +108,7 @@ def test_every_event_of_the_ds_text_is_in_the_pack_with_its_title(rules_text_dir
 def test_permanent_events_in_text_order_and_option_events_on_cards(rules_text_dir):
     """6.2 Step 1: permanent events in the order listed; Step 2: option events come from a card."""
     rules = [r for r, _ in HEADING.findall(_text(rules_text_dir))]
+    assert rules and PERMANENT
     for section, faction in PERMANENT.items():
         assert list(DS.order[faction]) == [r for r in rules if r.startswith(section + ".")]
     on_cards = {rule for card in DS.cards.values() for rule in card.events}

@@ -126,7 +126,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temp_file(tmp_path: Path, mon
         raise OSError("disk full")
 
     monkeypatch.setattr(writer.os, "replace", refuse)
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match="disk full"):  # the refused rename, not some other OSError
         writer.write_atomically(target, b"new")
     assert target.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pack.toml"]

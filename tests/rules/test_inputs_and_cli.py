@@ -146,6 +146,7 @@ def test_cli_quiet_turn_exits_0(capsys):
 
 
 def test_cli_ostland_example_exits_1_with_steps(capsys):
+    """16.2.2 Ostland Accord Step 3 through the CLI: a due event exits 1 and lists its moves."""
     status, out, _ = run(
         capsys,
         str(EXAMPLES / "ostland-accord.position.json"),
@@ -183,6 +184,7 @@ def test_cli_json_form_is_the_documented_shape(capsys):
 
 
 def test_cli_war_peace_violations_exit_1(capsys):
+    """AE 6.1.1 Declare War / 6.1.2 Reduce Truce Markers violations are reported and exit 1."""
     status, out, _ = run(capsys, str(EXAMPLES / "war-peace.position.json"))
     assert status == 1 and "! 6.1.1" in out and "! 6.1.2" in out
 

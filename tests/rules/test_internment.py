@@ -94,7 +94,8 @@ def test_16_7_allied_partisan_base_in_enemy_country():
 
 
 def test_star_counters_are_not_used_in_the_combined_game():
-    """`*` on a counter: not used in the combined game, so a starred unit in a Neutral country is ignored."""
+    """16.1.3 Internment: `*` on a counter means not used in the combined game, so a starred unit in a
+    Neutral country is ignored there."""
     position = axis_turn().unit("ger-res", "Germany", "ch1", steps=1, star=True)
     assert event(position.plan(), "16.1.3").status == FIRED
     position.data["turn"]["combined_game"] = True

@@ -13,6 +13,7 @@ from rules.state import DELAY, conditional_events
 
 @event_impl("ds_aid")
 def aid(ctx: EventContext) -> None:
+    """DS 16.3.9 Aid to Nationalist China / 16.5.6 Aid to Communist China."""
     # The Country aided, its Aid markers and the table are pack params (16.3.9 / 16.5.6).
     country, marker_tag, table = (ctx.require_param("country"), ctx.require_param("marker_tag"),
                                   ctx.require_param("table"))

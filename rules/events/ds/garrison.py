@@ -98,6 +98,7 @@ def _validate(ctx: EventContext, chosen: list[str], donors: dict[str, int], caps
 
 @event_impl("ds_garrison_check")
 def manchukuo_garrison_check(ctx: EventContext) -> None:
+    """DS 16.1.3 Manchukuo Garrison Check."""
     # 16.1.3: the facts (Japan, Russia, two steps per border hex) are pack params.
     japan, russia = ctx.require_param("major"), ctx.require_param("russia")
     need = int(ctx.require_param("steps"))

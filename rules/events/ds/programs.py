@@ -16,6 +16,8 @@ from rules.state import DELAY, conditional_events, force_pool
 
 
 def _posture_holds(ctx: EventContext, condition: dict[str, Any]) -> tuple[bool, str]:
+    """The Posture condition some DS 16 release events name (e.g. 16.5.4 'If Russia's Posture is War'),
+    given as pack data."""
     country = condition["country"]
     posture = ctx.state.country(country).posture or "not set"
     if "is" in condition:
@@ -33,7 +35,8 @@ def european_war(ctx: EventContext) -> str:
 
 @event_impl("ds_release")
 def release_counters(ctx: EventContext) -> None:
-    """Move the tagged counters from a Conditional Events Box to the Delay Box when the Posture says so."""
+    """DS 16.1.4, 16.2.1, 16.2.2, 16.2.4, 16.3.3, 16.3.4, 16.5.3 (the pack says which): move the tagged
+    counters from a Conditional Events Box to the Delay Box when the Posture says so."""
     tag = ctx.require_param("tag")
     box = conditional_events(ctx.param("box_faction", ctx.phasing))
     condition = ctx.param("posture")
@@ -65,6 +68,7 @@ def release_counters(ctx: EventContext) -> None:
 
 
 def _ground_unit_of_in(ctx: EventContext, nationality: str, countries: list[str]) -> bool:
+    """16.2.4 Exception: 'If a Japanese ground unit occupies a hex in Ceylon or India'."""
     board = ctx.board
     return any(c.nationality == nationality and c.is_ground and c.location in ctx.pack.hexes
                and any(board.in_country(c.location, country) for country in countries)

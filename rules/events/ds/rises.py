@@ -16,6 +16,7 @@ from rules.state import CEDED_LANDS, force_pool
 
 
 def _ignored_by_card(ctx: EventContext, step: dict[str, Any]) -> str | None:
+    """16.3.8 / 16.5.5 Steps 1-2: 'Ignore this step if the ... Current Card is card ...'."""
     for faction, card in step.get("ignore_if_cards", {}).items():
         if ctx.state.turn.current_cards.get(faction) == card:
             title = ctx.pack.cards[card].title if card in ctx.pack.cards else card
@@ -33,6 +34,9 @@ def _areas(ctx: EventContext, step: dict[str, Any]) -> list[str]:
 
 def _rises_step(ctx: EventContext, label: str, step: dict[str, Any], japan: str,
                 surrender_markers: list[str]) -> None:
+    """DS 16.3.8 The West Rises / 16.5.5 The East Rises, one Step (`label`): ignored on the named
+    Current Cards, else the first bullet (the Country may go back to War) then the second (at War,
+    its Japanese Dependent markers leave the Ceded Lands Box)."""
     ignored = _ignored_by_card(ctx, step)
     if ignored:
         ctx.why(f"{label} ignored: {ignored}")

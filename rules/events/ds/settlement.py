@@ -30,7 +30,8 @@ ALLIED = ("Western", "Soviet")
 
 
 def is_chinese_sac(ctx: EventContext, named: str) -> bool:
-    """Is the named SAC one of the Chinese Countries (pack param `sac_expansion`, `chinese = true`)?"""
+    """16.2.5: is the named SAC one of the Chinese Countries (pack param `sac_expansion`,
+    `chinese = true`)?"""
     return bool(ctx.require_param("sac_expansion").get(named, {}).get("chinese", False))
 
 
@@ -57,6 +58,7 @@ def axis_controls(ctx: EventContext, hex_id: str, control_tag: str) -> bool:
 
 
 def _in_sacs(ctx: EventContext, sacs: list[str]):
+    """16.2.5: 'in a SAC or its Dependents' as a hex test."""
     board = ctx.board
 
     def inside(hex_id: str) -> str | None:
@@ -114,7 +116,8 @@ def recreated_note(ctx: EventContext) -> str:
 
 
 def named_sac(ctx: EventContext) -> str | None:
-    """The Country named on the Axis Current Card (pack ``sac_by_card``), else not due and None."""
+    """16.2.5 'the Country or Countries named on the Axis Settlement card played' (pack ``sac_by_card``),
+    else not due and None."""
     card = ctx.state.turn.current_cards.get("Axis")
     named = ctx.require_param("sac_by_card").get(card)
     if named is None:

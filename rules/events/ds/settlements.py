@@ -51,8 +51,9 @@ def resolve_hex(ctx: EventContext, token: str) -> str | None:
 
 def surrender_policy(ctx: EventContext, countries: list[str], peace_tag: str | None, marker: str,
                      step: str = "Step 1") -> None:
-    """Place a Surrender Policy marker (its name: pack param `surrender_marker`) in the Posture Box(es);
-    the Enforced Peace marker one year ahead."""
+    """Step 1 of 16.4.1 / 16.4.3 / 16.6.2 (and the Chinese Surrenders 16.4.2 / 16.6.1): place a Surrender
+    Policy marker (its name: pack param `surrender_marker`) in the Posture Box(es); the Enforced Peace
+    marker one year ahead."""
     for country in countries:
         markers = ctx.state.country(country).markers
         ctx.set_country(country, step, f"{marker} Policy marker placed in its Posture Box",
@@ -98,8 +99,8 @@ def supplied_unit_of(ctx: EventContext, hex_id: str, nationalities: set[str]) ->
 
 def cede_listed(ctx: EventContext, pairs: list[list[str]], nationalities: set[str], step: str,
                 settlement_tag: str | None) -> list[str]:
-    """'If there is a supplied <nationality> ground unit in the hex listed below, the associated Region
-    or Dependent becomes ...': returns the areas placed."""
+    """The treaties' (16.4.1 / 16.4.3 / 16.6.2, and 16.2.5) 'If there is a supplied <nationality> ground unit
+    in the hex listed below, the associated Region or Dependent becomes ...': returns the areas placed."""
     placed = []
     for token, area_id in pairs:
         hex_id = resolve_hex(ctx, token)
