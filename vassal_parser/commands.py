@@ -131,10 +131,8 @@ def _parse_fields(kind: str, text: str) -> dict[str, Any]:
             if result[key] is not None:
                 result[key] = _null(result[key])
         for key in ("new_x", "new_y", "old_x", "old_y"):
-            try:
-                result[key] = int(result[key]) if result[key] is not None else 0
-            except ValueError:
-                result[key] = 0
+            value = sequence.java_parse_int(result[key]) if result[key] is not None else None
+            result[key] = 0 if value is None else value
         return result
     if kind == "log":
         return {"payload": text[len(LOG_PREFIX) :]}
@@ -157,8 +155,8 @@ def _parse_fields(kind: str, text: str) -> dict[str, Any]:
                 {
                     "name": name_rev[0],
                     "reversed": len(name_rev) > 1 and name_rev[1] == "rev",
-                    "col": int(tokens[i + 1]) if tokens[i + 1].lstrip("-").isdigit() else 0,
-                    "row": int(tokens[i + 2]) if tokens[i + 2].lstrip("-").isdigit() else 0,
+                    "col": sequence.java_parse_int(tokens[i + 1]) or 0,
+                    "row": sequence.java_parse_int(tokens[i + 2]) or 0,
                 }
             )
         return {"map": tokens[0][: -len("BoardPicker")], "boards": boards}

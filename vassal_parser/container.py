@@ -112,7 +112,7 @@ def major_minor(version: str) -> tuple[int, int]:
     for piece in version.strip().split(".")[:2]:
         digits = ""
         for char in piece:
-            if not char.isdigit():
+            if not "0" <= char <= "9":  # ASCII only: `isdigit` also takes `²`, which int() refuses
                 break
             digits += char
         if not digits:

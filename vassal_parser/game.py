@@ -691,7 +691,7 @@ def load_game(
 def _is_legacy(vassal_version: str) -> bool:
     """Written by VASSAL 2.x: its version says so, or (2.x files have no metadata) none is recorded."""
     major = vassal_version.split(".", 1)[0]
-    if major.isdigit():
+    if major.isascii() and major.isdigit():
         return int(major) < 3
     return True
 

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from vassal_parser.sequence import decode
+from vassal_parser.sequence import decode, java_parse_int
 
 Point = tuple[int, int]
 PropertyLookup = Callable[[str], str | None]
@@ -29,12 +29,26 @@ ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _ALPHABETIC_MATCH = "-?(?:" + "|".join(f"{c}+" for c in ALPHABET) + ")"
 
 
+# Longest row or column part of a grid name we compute. VASSAL's own loops would build names of
+# any length (and hang on a huge cell number); real modules use a few characters.
+MAX_NAME_PART = 1000
+
+
+class GridValueError(ValueError):
+    """A grid value no real board has (a cell number or padding that makes a name of thousands
+    of characters). Callers turn it into an InputError naming the file."""
+
+
 class GridSizeUnknown(ValueError):
     """A descending numbering needs its container's size, and the module does not tell it.
 
     Why an error and not a guess: `maxRows/maxCols` come from the board image size; without the
     image (a bare buildFile) a guessed size would silently produce wrong hex names.
     """
+
+
+# What a layout reports as "cannot compute this location" instead of failing the whole file.
+UNCOMPUTABLE = (GridSizeUnknown, GridValueError)
 
 
 def java_round(value: float) -> int:
@@ -148,21 +162,29 @@ class RegularGridNumbering:
         text = "-" if value < 0 else ""
         value = abs(value)
         if kind == "A":
-            while True:
-                text += ALPHABET[value % 26]
-                value -= 26
-                if value < 0:
-                    return text
-        while leading > 0 and value < 10.0**leading:
-            text += "0"
-            leading -= 1
-        return text + str(value)
+            # The Java loop appends ALPHABET[value % 26] and subtracts 26 until negative: the
+            # same letter, value // 26 + 1 times. Computed directly (the loop ran value / 26
+            # times), and capped: a longer name means an impossible grid, not a real cell.
+            count = value // 26 + 1
+            if count > MAX_NAME_PART:
+                raise GridValueError(f"grid cell number {value} would make a name of {count} letters")
+            return text + ALPHABET[value % 26] * count
+        # The Java loop pads while value < 10^leading, one zero per step: the zeros are those
+        # leading values (counted down from `leading`) not yet below the value's digit count.
+        digits = len(str(value))
+        zeros = max(leading - digits + 1, 0) if leading > 0 else 0
+        if zeros + digits > MAX_NAME_PART:
+            raise GridValueError(f"grid leading zeros {leading} would make a name of {zeros + digits} digits")
+        return text + "0" * zeros + str(value)
 
     @staticmethod
     def parse_part(text: str, kind: str) -> int:
         """`RegularGridNumbering.parseName`: `AA` is 26, `BB` 27; numbers as Integer.parseInt."""
         if kind != "A":
-            return int(text)
+            value = java_parse_int(text)
+            if value is None:
+                raise GridValueError(f"grid cell number {text[:40]!r} is not a 32-bit integer")
+            return value
         index = 0
         negative = text.startswith("-")
         if negative:
@@ -230,8 +252,11 @@ class RegularGridNumbering:
         match = re.fullmatch("".join(regex), name)
         if match is None:
             return None
-        col = self.parse_part(match.group(col_group), self.h_type)
-        row = self.parse_part(match.group(row_group), self.v_type)
+        try:
+            col = self.parse_part(match.group(col_group), self.h_type)
+            row = self.parse_part(match.group(row_group), self.v_type)
+        except GridValueError:
+            return None  # Integer.parseInt fails in VASSAL too: no such cell
         return col - self.h_off, row - self.v_off
 
 
@@ -594,10 +619,9 @@ class Zone:
             parts = pair.split(",")
             if len(parts) != 2:
                 continue
-            try:
-                x, y = int(parts[0].strip()), int(parts[1].strip())
-            except ValueError:
-                continue
+            x, y = java_parse_int(parts[0].strip()), java_parse_int(parts[1].strip())
+            if x is None or y is None:
+                continue  # Integer.parseInt fails: VASSAL skips the pair too
             xs.append(x)
             ys.append(y)
         return xs, ys

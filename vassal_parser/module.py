@@ -30,7 +30,7 @@ from lxml import etree
 from vassal_parser import grids
 from vassal_parser.container import Container, open_container, parse_xml, safe_xml_parser
 from vassal_parser.errors import InputError
-from vassal_parser.sequence import decode
+from vassal_parser.sequence import decode, java_parse_double, java_parse_int
 
 PKG = "VASSAL.build.module."
 BOARD_PKG = PKG + "map.boardPicker."
@@ -43,12 +43,22 @@ NumberingT = TypeVar("NumberingT", bound=grids.RegularGridNumbering)
 
 BoardSelection = list[tuple[str, bool, int, int]]
 
+# Caps (docs/vassal-reader.md, "Caps"): boards one BoardPicker chooses, and the largest column or
+# row number of a board cell.
+MAX_BOARDS = 1000
+MAX_BOARD_CELL = 1000
+# Elements of one build file (the largest corpus module has about 60,000).
+MAX_ELEMENTS = 1_000_000
+# Smallest grid cell size (dx, dy) in pixels.
+MIN_PITCH = 0.001
+
 
 # --------------------------------------------------------------------------------------------
 # Image headers (board sizes)
 # --------------------------------------------------------------------------------------------
 
-_SVG_LENGTH = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(px)?\s*$")
+# One way to match each length (`[0-9]*\.?[0-9]+` could split a digit run many ways: quadratic).
+_SVG_LENGTH = re.compile(r"^\s*([0-9]{1,12}(?:\.[0-9]{1,12})?|\.[0-9]{1,12})\s*(px)?\s*$")
 _JPEG_SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
 
 
@@ -89,10 +99,12 @@ def _svg_size(data: bytes) -> tuple[int, int] | None:
         return int(float(width.group(1))), int(float(height.group(1)))
     box = (root.get("viewBox") or "").replace(",", " ").split()
     if len(box) == 4:
-        try:
-            return int(float(box[2])), int(float(box[3]))
-        except ValueError:
+        width_value, height_value = java_parse_double(box[2]), java_parse_double(box[3])
+        if width_value is None or height_value is None:
             return None
+        if not all(math.isfinite(v) and 0 <= v <= _INT_MAX for v in (width_value, height_value)):
+            return None  # no image size VASSAL could draw: treated as unknown
+        return int(width_value), int(height_value)
     return None
 
 
@@ -237,24 +249,52 @@ class Module:
 # --------------------------------------------------------------------------------------------
 
 
+_INT_MIN, _INT_MAX = -(1 << 31), (1 << 31) - 1
+
+
+def _attribute_text(element: etree._Element, key: str) -> str:
+    return f"{element.tag.rsplit('.', 1)[-1]} {key}={element.get(key)!r}"
+
+
 def _int(element: etree._Element, key: str, default: int) -> int:
+    """An int attribute as VASSAL reads it (Integer.valueOf), leniently: a decimal like `12.5` is
+    truncated, text that is no number gives the default. A number no Java int can hold (`1e400`,
+    `NaN`, 99999999999) is an InputError: VASSAL cannot load such a module either."""
     text = (element.get(key) or "").strip()
     if not text:
         return default
-    try:
-        return int(text)
-    except ValueError:
-        try:
-            return int(float(text))
-        except ValueError:
-            return default
+    value = java_parse_int(text)
+    if value is not None:
+        return value
+    number = java_parse_double(text)
+    if number is None:
+        return default
+    if not math.isfinite(number) or not _INT_MIN <= number <= _INT_MAX:
+        _refuse(element, key)
+    return int(number)
+
+
+def _refuse(element: etree._Element, key: str) -> int:
+    raise InputError(None, f"{_attribute_text(element, key)} is not a number VASSAL can use (32-bit int)")
 
 
 def _float(element: etree._Element, key: str, default: float) -> float:
-    try:
-        return float((element.get(key) or "").strip())
-    except ValueError:
-        return default
+    """A double attribute as Double.valueOf reads it; text that is no number gives the default.
+    May be infinite or NaN (as in Java): `_pitch` refuses those where geometry needs a size."""
+    value = java_parse_double(element.get(key) or "")
+    return default if value is None else value
+
+
+def _pitch(element: etree._Element, key: str, default: float) -> float:
+    """A grid's cell size (dx, dy): finite and at least MIN_PITCH pixels across, else InputError.
+
+    Why refuse: VASSAL divides by it; zero, NaN or infinity give no cell names at all, and a
+    pitch below a thousandth of a pixel gives cell numbers beyond any board."""
+    value = _float(element, key, default)
+    if not math.isfinite(value) or abs(value) < MIN_PITCH:
+        raise InputError(None, f"{_attribute_text(element, key)}: a grid cell size must be a finite "
+                               f"number of at least {MIN_PITCH} pixels")
+    return value
 
 
 def _bool(element: etree._Element, key: str, default: bool) -> bool:
@@ -268,19 +308,30 @@ def _first_letter(element: etree._Element, key: str, default: str) -> str:
 
 
 def parse_board_picker(text: str) -> tuple[str, BoardSelection]:
-    """A BoardPicker command (spec §3.4): `<mapId>BoardPicker<TAB>name[/rev]<TAB>col<TAB>row...`."""
+    """A BoardPicker command (spec §3.4): `<mapId>BoardPicker<TAB>name[/rev]<TAB>col<TAB>row...`.
+
+    Column and row are read as `SequenceEncoder.nextInt(0)` reads them (Integer.parseInt, 0 when
+    that fails). Capped (docs/vassal-reader.md, "Caps"): at most MAX_BOARDS boards and cell
+    numbers up to MAX_BOARD_CELL — VASSAL sizes arrays by the largest column and row, so a
+    larger one is no game VASSAL can open either. InputError (no file name; the caller adds it).
+    """
     tokens = decode(text, "\t")
     head = tokens[0]
     map_id = head[: -len("BoardPicker")] if head.endswith("BoardPicker") else head
     selection: BoardSelection = []
     rest = tokens[1:]
+    if len(rest) // 3 > MAX_BOARDS:
+        raise InputError(None, f"BoardPicker of map {map_id!r} chooses {len(rest) // 3} boards "
+                               f"(at most {MAX_BOARDS} are read)")
     for i in range(0, len(rest) - 2, 3):
         name_parts = decode(rest[i], "/")
         reversed_ = len(name_parts) > 1 and name_parts[1] == "rev"
-        try:
-            col, row = int(rest[i + 1]), int(rest[i + 2])
-        except ValueError:
-            continue
+        col = java_parse_int(rest[i + 1])
+        row = java_parse_int(rest[i + 2])
+        col, row = col or 0, row or 0
+        if max(col, row) > MAX_BOARD_CELL:
+            raise InputError(None, f"BoardPicker of map {map_id!r} puts board {name_parts[0]!r} at column "
+                                   f"{col}, row {row} (at most {MAX_BOARD_CELL} are read)")
         selection.append((name_parts[0], reversed_, col, row))
     return map_id, selection
 
@@ -337,8 +388,8 @@ def _grid_numbering(
 
 def _hex_grid(element: etree._Element, size: tuple[int, int] | None) -> grids.HexGrid:
     sqrt3_2 = math.sqrt(3) / 2.0
-    dy = _float(element, "dy", 64.0)
-    dx = _float(element, "dx", sqrt3_2 * 64.0)
+    dy = _pitch(element, "dy", 64.0)
+    dx = _pitch(element, "dx", sqrt3_2 * 64.0)
     if dx == sqrt3_2 * 64.0 and element.get("dy") is not None:
         dx = sqrt3_2 * dy  # HexGrid.setAttribute: dy recomputes a default dx (applied after dx, §6.4)
     numbering, unknown = _grid_numbering(element, {
@@ -371,8 +422,8 @@ def _square_grid(element: etree._Element, size: tuple[int, int] | None) -> grids
         ),
     })
     return grids.SquareGrid(
-        dx=_float(element, "dx", 48.0),
-        dy=_float(element, "dy", 48.0),
+        dx=_pitch(element, "dx", 48.0),
+        dy=_pitch(element, "dy", 48.0),
         x0=_int(element, "x0", 24),
         y0=_int(element, "y0", 24),
         **_snap_fields(element),
@@ -494,17 +545,18 @@ def _slot(element: etree._Element) -> PieceSlotDef:
     return PieceSlotDef(element.get("entryName") or "", element.get("gpid") or "", element.text or "")
 
 
-def _map(element: etree._Element, index: int, images: _ImageSource) -> MapDef:
+def _map(element: etree._Element, index: int) -> MapDef:
+    """The map's own attributes; its parts are added by `_map_part` as the walk meets them."""
     map_name = element.get("mapName") or ""
     edge_width = _int(element, "edgeWidth", 0)
     edge_height = _int(element, "edgeHeight", 0)
     legacy_edge = element.get("edge")
     if legacy_edge and element.get("edgeWidth") is None:
         parts = legacy_edge.split(",")
-        if len(parts) == 2 and all(p.strip().lstrip("-").isdigit() for p in parts):
+        if len(parts) == 2 and all(java_parse_int(p.strip()) is not None for p in parts):
             edge_width, edge_height = int(parts[0]), int(parts[1])
     internal_id = f"Map{index}"
-    map_def = MapDef(
+    return MapDef(
         identifier=map_name or internal_id,
         name=map_name,
         internal_id=internal_id,
@@ -512,40 +564,41 @@ def _map(element: etree._Element, index: int, images: _ImageSource) -> MapDef:
         edge_width=edge_width,
         edge_height=edge_height,
     )
-    for node in element.iter():
-        tag = node.tag
-        if not isinstance(tag, str):
-            continue
-        if tag.endswith("BoardPicker"):
-            for child in node:
-                if isinstance(child.tag, str) and child.tag.endswith("Board"):
-                    map_def.boards.append(_board(child, images, map_name))
-                elif child.tag == "setup" and (child.text or "").strip():
-                    map_def.default_setup = child.text
-        elif tag == PKG + "map.DrawPile":
-            owning = node.get("owningBoard") or None
-            map_def.draw_pile_defs.append(
-                DrawPileDef(node.get("name") or "", _int(node, "x", 0), _int(node, "y", 0), owning)
+
+
+def _map_part(map_def: MapDef, node: etree._Element, images: _ImageSource) -> None:
+    """One element inside a map: its boards, draw piles, at-start stacks, stacking, properties."""
+    tag = node.tag
+    map_name = map_def.name
+    if tag.endswith("BoardPicker"):
+        for child in node:
+            if isinstance(child.tag, str) and child.tag.endswith("Board"):
+                map_def.boards.append(_board(child, images, map_name))
+            elif child.tag == "setup" and (child.text or "").strip():
+                map_def.default_setup = child.text
+    elif tag == PKG + "map.DrawPile":
+        owning = node.get("owningBoard") or None
+        map_def.draw_pile_defs.append(
+            DrawPileDef(node.get("name") or "", _int(node, "x", 0), _int(node, "y", 0), owning)
+        )
+    elif tag == PKG + "map.SetupStack":
+        map_def.setup_stacks.append(
+            SetupStackDef(
+                name=node.get("name") or "",
+                owning_board=node.get("owningBoard") or None,
+                x=_int(node, "x", 0),
+                y=_int(node, "y", 0),
+                location=node.get("location") or "",
+                use_grid_location=_bool(node, "useGridLocation", False),
+                pieces=[_slot(slot) for slot in node if slot.tag in SLOT_TAGS],
             )
-        elif tag == PKG + "map.SetupStack":
-            map_def.setup_stacks.append(
-                SetupStackDef(
-                    name=node.get("name") or "",
-                    owning_board=node.get("owningBoard") or None,
-                    x=_int(node, "x", 0),
-                    y=_int(node, "y", 0),
-                    location=node.get("location") or "",
-                    use_grid_location=_bool(node, "useGridLocation", False),
-                    pieces=[_slot(slot) for slot in node if slot.tag in SLOT_TAGS],
-                )
-            )
-        elif tag == PKG + "map.StackMetrics":
-            map_def.stacking_enabled = not _bool(node, "disabled", False)
-        elif tag == PKG + "properties.GlobalProperty":
-            map_def.global_properties.append(
-                GlobalPropertyDef(node.get("name") or "", node.get("initialValue") or "", map_name)
-            )
-    return map_def
+        )
+    elif tag == PKG + "map.StackMetrics":
+        map_def.stacking_enabled = not _bool(node, "disabled", False)
+    elif tag == PKG + "properties.GlobalProperty":
+        map_def.global_properties.append(
+            GlobalPropertyDef(node.get("name") or "", node.get("initialValue") or "", map_name)
+        )
 
 
 def _is_map(element: etree._Element) -> bool:
@@ -557,16 +610,14 @@ def _is_map(element: etree._Element) -> bool:
     )
 
 
-def _is_inside_map(element: etree._Element) -> bool:
-    parent = element.getparent()
-    while parent is not None:
-        if _is_map(parent):
-            return True
-        parent = parent.getparent()
-    return False
-
-
 def _build(root: etree._Element, path: str, images: _ImageSource, extensions: list[str]) -> Module:
+    """One walk over the build file, each element seen once, in document order.
+
+    Why one walk with the enclosing map carried along: walking each map's subtree again (and
+    each property's ancestors) is quadratic in the nesting depth — a small file of deeply nested
+    Map elements took seconds. An element belongs to its nearest enclosing map, as in VASSAL,
+    where a component is added to its parent. Elements count against MAX_ELEMENTS.
+    """
     module = Module(
         path=path,
         name=root.get("name") or "",
@@ -576,21 +627,31 @@ def _build(root: etree._Element, path: str, images: _ImageSource, extensions: li
         extensions=extensions,
     )
     map_index = 0
-    for node in root.iter():
+    seen = 0
+    stack: list[tuple[etree._Element, MapDef | None]] = [(root, None)]
+    while stack:
+        node, owner = stack.pop()
+        seen += 1
+        if seen > MAX_ELEMENTS:
+            raise InputError(path, f"build file has more than {MAX_ELEMENTS} elements")
         tag = node.tag
         if not isinstance(tag, str):
             continue
         if _is_map(node):
-            module.maps.append(_map(node, map_index, images))
+            owner = _map(node, map_index)
+            module.maps.append(owner)
             map_index += 1
-        elif tag == PKG + "PrototypeDefinition":
-            module.prototypes[node.get("name") or ""] = node.text or ""
-        elif tag in SLOT_TAGS:
-            module.piece_slots.append(_slot(node))
-        elif tag == PKG + "properties.GlobalProperty" and not _is_inside_map(node):
+        elif owner is not None:
+            _map_part(owner, node, images)
+        elif tag == PKG + "properties.GlobalProperty":
             module.global_properties.append(
                 GlobalPropertyDef(node.get("name") or "", node.get("initialValue") or "", "Module")
             )
+        if tag == PKG + "PrototypeDefinition":
+            module.prototypes[node.get("name") or ""] = node.text or ""
+        elif tag in SLOT_TAGS:
+            module.piece_slots.append(_slot(node))
+        stack.extend((child, owner) for child in reversed(node))
     return module
 
 

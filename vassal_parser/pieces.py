@@ -295,10 +295,9 @@ class Deck:
 
 
 def _int(text: str) -> int:
-    try:
-        return int(text.strip())
-    except ValueError:
-        return 0
+    """Integer.parseInt of a trimmed token, 0 where Java would throw (also for out-of-range)."""
+    value = sequence.java_parse_int(text.strip())
+    return 0 if value is None else value
 
 
 def make_piece(piece_id: str | None, type_string: str, state_string: str | None) -> Piece | Stack | Deck:

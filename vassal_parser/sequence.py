@@ -12,12 +12,14 @@ Public API:
     decode(text, delim, max_tokens=0) -> list[str]
     first_token(text, delim) -> str
     java_parse_int(token, bits=32) -> int | None     (Integer.parseInt / Long.parseLong rules)
+    java_parse_double(token) -> float | None         (Double.parseDouble rules; may be inf/NaN)
     Decoder(text, delim): has_more(), next_token(default=...), next_int(default),
         next_long(default), next_double(default), next_bool(default), rest(), remaining()
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 _NO_DEFAULT = object()
@@ -83,6 +85,10 @@ def _decode_escaped(text: str, delim: str, max_tokens: int = 0) -> list[str]:
     escaped = _BACKSLASH + delim
     n = len(text)
     pos = 0
+    # Index of the last delimiter with no backslash before it (-1: none), found once when first
+    # needed: "every delimiter left is escaped" is then one comparison, so a text with many
+    # escaped delimiters decodes in linear time (counting the rest at each token was quadratic).
+    last_plain = -2
     while True:
         if pos == n:
             append("")
@@ -92,7 +98,9 @@ def _decode_escaped(text: str, delim: str, max_tokens: int = 0) -> list[str]:
             append(_unquote(text[pos:]))
             return tokens
         if i > 0 and text[i - 1] == _BACKSLASH:
-            if text.count(delim, i) == text.count(escaped, i - 1):
+            if last_plain == -2:
+                last_plain = _last_unescaped(text, delim)
+            if i > last_plain:
                 # All remaining delimiters are escaped: one last token.
                 append(_unquote(text[pos:].replace(escaped, delim)))
                 return tokens
@@ -115,6 +123,14 @@ def _decode_escaped(text: str, delim: str, max_tokens: int = 0) -> list[str]:
         pos = i + 1
 
 
+def _last_unescaped(text: str, delim: str) -> int:
+    """The index of the last `delim` not preceded by a backslash, or -1; one backward pass."""
+    j = text.rfind(delim)
+    while j > 0 and text[j - 1] == _BACKSLASH:
+        j = text.rfind(delim, 0, j)
+    return j
+
+
 def first_token(text: str, delim: str) -> str:
     """The first token only, without splitting the rest (used for trait/command prefixes)."""
     i = text.find(delim)
@@ -130,11 +146,42 @@ def java_parse_int(token: str, bits: int = 32) -> int | None:
     Why not `int()`: Python also accepts spaces, `1_000` and values of any size (spec §4.2).
     """
     digits = token[1:] if token[:1] in ("+", "-") else token
-    if not digits or not digits.isdecimal():
+    if not digits or not digits.isascii() or not digits.isdecimal():
+        return None
+    if len(digits.lstrip("0")) > bits:  # far out of range (and past Python's int-from-text limit)
         return None
     value = int(token)
     limit = 1 << (bits - 1)
     return value if -limit <= value < limit else None
+
+
+_JAVA_DOUBLE = re.compile(
+    r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|"
+    r"0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?"
+)
+_JAVA_BLANKS = "".join(chr(code) for code in range(33))  # String.trim: every char <= ' '
+
+
+def java_parse_double(token: str) -> float | None:
+    """`Double.parseDouble`: trimmed of characters <= space; `NaN`, `Infinity`, decimal or hex
+    floats, an optional f/d suffix; None where Java throws NumberFormatException.
+
+    Why not `float()`: it also takes `inf`, `nan`, `1_0` and non-ASCII digits, and Java does not.
+    The result may be infinite or NaN, as in Java (`1e400` is Infinity): callers that cannot use
+    such a value say so (module.py's attribute readers raise InputError). An `f` suffix is read
+    at double precision (Java rounds it to float first; no module writes one).
+    """
+    text = token.strip(_JAVA_BLANKS)
+    if len(text) > 4096 or not _JAVA_DOUBLE.fullmatch(text):
+        return None
+    if text[-1] in "fFdD":
+        text = text[:-1]
+    if "x" in text or "X" in text:
+        try:
+            return float.fromhex(text)
+        except OverflowError:  # Java: Infinity
+            return float("-inf") if text.startswith("-") else float("inf")
+    return float(text.replace("Infinity", "inf"))
 
 
 class Decoder:
