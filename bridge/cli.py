@@ -27,6 +27,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
 )
 
 EXIT_BAD_INPUT = 2
+EXIT_INTERNAL_ERROR = 3  # a bug in Adjutant: one line on stderr, the traceback in bridge.errorlog's file
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader went away
 
 
@@ -70,6 +71,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # traceback. Point stdout at /dev/null so the interpreter's final flush cannot fail again.
         _silence_stdout()
         return EXIT_BROKEN_PIPE
+    except Exception as exc:  # the boundary: a bug is one line + a log, never a traceback
+        from bridge.errorlog import bug_line
+
+        print(f"adjutant: {bug_line(f'adjutant {args.command}', exc)}", file=sys.stderr)
+        return EXIT_INTERNAL_ERROR
 
 
 def _silence_stdout() -> None:

@@ -165,17 +165,55 @@ def public_plan(plan: Any) -> Any:
     return strip_private({key: value for key, value in plan.items() if key in STREAM_PLAN_KEYS}, names)
 
 
-def project_value(key: str, value: Any, view: str) -> Any:
-    """The value of state key `key` as the given view may see it."""
-    if view == "stream" and key == "plan":
+def _choice_ids(plan: Any) -> set[str]:
+    ids: set[str] = set()
+    if isinstance(plan, Mapping):
+        candidates: list[Any] = list(plan.get("choices") or [])
+        for event in iter_events(plan):
+            candidates.extend(event.get("choices") or [])
+        ids.update(str(c.get("id")) for c in candidates if isinstance(c, Mapping) and c.get("id") is not None)
+    return ids
+
+
+def project_value(key: str, value: Any, view: str, state: Mapping[str, Any] | None = None) -> Any:
+    """The value of state key `key` as the given view may see it.
+
+    For the stream view every key passes the filter, judged against the current plan in `state`
+    (an answer or a tick arrives without the plan that says what is private): answers only to
+    choices the public plan still shows and whose values name nothing private, ticks only of
+    steps the public plan still shows, and any other text naming a private piece is withheld.
+    """
+    if view != "stream":
+        return value
+    plan = state.get("plan") if state is not None else None
+    if key == "plan":
         return public_plan(value)
-    if view == "stream" and key == "replay":
-        return strip_private(value)
-    return value
+    names = private_names(plan)
+    if key == "replay":
+        return strip_private(value, names | private_names(value))
+    if key == "answers":
+        if not isinstance(value, Mapping):
+            return {}
+        shown = _choice_ids(public_plan(plan))
+        return {
+            choice: copy.deepcopy(answer)
+            for choice, answer in value.items()
+            if str(choice) in shown
+            and not _names_private(str(choice), names)
+            and not _names_private(json.dumps(answer, ensure_ascii=False), names)
+        }
+    if key == "ticks":
+        if not isinstance(value, Mapping):
+            return {}
+        live = step_keys(public_plan(plan))
+        return {step: done for step, done in value.items() if step in live and not _names_private(step, names)}
+    if isinstance(value, str):  # notice, file, status: one line of text
+        return HIDDEN_TEXT if _names_private(value, names) else value
+    return strip_private(value, names)
 
 
 def project_state(state: Mapping[str, Any], view: str) -> dict[str, Any]:
-    return {key: project_value(key, value, view) for key, value in state.items()}
+    return {key: project_value(key, value, view, state) for key, value in state.items()}
 
 
 # --- step keys -----------------------------------------------------------------------------------
@@ -278,9 +316,10 @@ def snapshot_message(seq: int, state: Mapping[str, Any], view: str, run: str = "
     }
 
 
-def project_delta(delta: Mapping[str, Any], view: str) -> dict[str, Any]:
+def project_delta(delta: Mapping[str, Any], view: str, state: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A delta as `view` may see it; `state` is the current state (its plan says what is private)."""
     projected = dict(delta)
-    projected["set"] = {key: project_value(key, value, view) for key, value in delta["set"].items()}
+    projected["set"] = {key: project_value(key, value, view, state) for key, value in delta["set"].items()}
     return projected
 
 

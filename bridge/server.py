@@ -182,7 +182,9 @@ class OverlayServer:
         texts: dict[str, str] = {}
         for client in list(self.clients):
             if client.view not in texts:
-                texts[client.view] = protocol.encode(protocol.project_delta(delta, client.view))
+                texts[client.view] = protocol.encode(
+                    protocol.project_delta(delta, client.view, self.history.state)
+                )
             self._send(client, texts[client.view])
 
     def _send(self, client: _Client, text: str) -> None:
@@ -217,7 +219,7 @@ class OverlayServer:
             self._send(client, protocol.encode(message))
             return
         for delta in deltas:
-            self._send(client, protocol.encode(protocol.project_delta(delta, client.view)))
+            self._send(client, protocol.encode(protocol.project_delta(delta, client.view, self.history.state)))
 
     async def _beat(self) -> None:
         while True:
@@ -247,6 +249,19 @@ class OverlayServer:
         return bool(host_header) and _is_ip_literal(parts.hostname) and parts.netloc == host_header
 
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        """Refuse a request whose Host or Origin header is missing its sense (two of them, an
+        unparsable URL) with 400 and one log line; then the Host/Origin/method checks below."""
+        problem = _header_problem(request)
+        if problem is not None:
+            LOG.info("refused a request: %s", problem)
+            return connection.respond(http.HTTPStatus.BAD_REQUEST, f"Bad request: {problem}\n")
+        try:
+            return self._checked_request(connection, request)
+        except Exception as exc:  # never a 500 with a traceback per request: one line, 400
+            LOG.info("refused a request: %s: %s", type(exc).__name__, " ".join(str(exc).split())[:200])
+            return connection.respond(http.HTTPStatus.BAD_REQUEST, "Bad request\n")
+
+    def _checked_request(self, connection: ServerConnection, request: Request) -> Response | None:
         host_header = request.headers.get("Host", "")
         if is_loopback_host(self.host) and not is_loopback_host(_host_without_port(host_header)):
             # Bound to loopback: a foreign Host header means DNS rebinding, not a real user.
@@ -348,6 +363,28 @@ class OverlayServer:
         if isinstance(option, tuple):
             return [protocol.match_option(choice, item) for item in option]
         return protocol.match_option(choice, option)
+
+
+def _header_problem(request: Request) -> str | None:
+    """Why the request's Host/Origin headers cannot be judged, or None when they can."""
+    for name in ("Host", "Origin"):
+        values = request.headers.get_all(name)
+        if len(values) > 1:
+            return f"{len(values)} {name} headers"
+    origin = request.headers.get("Origin")
+    if origin is not None:
+        try:
+            parts = urlsplit(origin)
+            _ = parts.hostname, parts.port  # both parse lazily and raise on nonsense
+        except ValueError:
+            return f"malformed Origin header {ascii(origin[:60])}"
+    host = request.headers.get("Host")
+    if host is not None:
+        try:
+            _ = urlsplit(f"//{host}").port
+        except ValueError:
+            return f"malformed Host header {ascii(host[:60])}"
+    return None
 
 
 def _int_or_none(value: str | None) -> int | None:

@@ -17,10 +17,13 @@ import binascii
 import contextlib
 import errno
 import logging
+import lzma
 import os
+import struct
 import threading
 import time
 import zipfile
+import zlib
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +33,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from bridge import protocol
+from bridge.errorlog import bug_line
 from vassal_parser.errors import InputError
 
 LOG = logging.getLogger("adjutant.watch")
@@ -98,6 +102,11 @@ def _decodes(data: bytes) -> bool:
     return head.startswith(b"begin_save")
 
 
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
 def check_complete(path: Path) -> FileStamp:
     """Return the file's stamp if it is a complete, stable save/log; else raise IncompleteFile."""
     before = _stamp(path)
@@ -113,9 +122,12 @@ def check_complete(path: Path) -> FileStamp:
                 raise IncompleteFile(f"savedGame larger than {MAX_SAVEDGAME_BYTES} bytes")
             data = archive.read(info)  # inflates and checks the CRC
     except zipfile.BadZipFile as exc:
-        raise IncompleteFile(f"not a complete zip ({exc})") from None
-    except (OSError, EOFError, ValueError, NotImplementedError) as exc:
-        raise IncompleteFile(f"unreadable ({exc})") from None
+        raise IncompleteFile(f"not a complete zip ({_short(exc)})") from None
+    except (OSError, EOFError, ValueError, NotImplementedError, RuntimeError, lzma.LZMAError, zlib.error,
+            struct.error, OverflowError) as exc:
+        # RuntimeError: an entry flagged encrypted; UnicodeDecodeError (a ValueError): a name
+        # flagged UTF-8 that is not; NotImplementedError: a zip version or method Python lacks.
+        raise IncompleteFile(f"unreadable ({_short(exc)})") from None
     if not _decodes(data):
         raise IncompleteFile("savedGame does not decode to a VASSAL command stream")
     after = _stamp(path)
@@ -383,7 +395,7 @@ class FolderWatcher:
         try:
             try:
                 stamp = await in_daemon_thread(check_complete, path)
-            except IncompleteFile as exc:
+            except (IncompleteFile, InputError) as exc:
                 if not path.exists():
                     self._first_seen.pop(path, None)
                     return
@@ -405,6 +417,15 @@ class FolderWatcher:
                 return
             self._delivered_event = event
             await self._on_complete(path, stamp)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug: the file still gets its notice, the daemon goes on
+            self._first_seen.pop(path, None)
+            line = bug_line(f"{path.name}: checking the file", exc)
+            if self._log_line is not None:
+                self._log_line(line)
+            with contextlib.suppress(Exception):
+                await self._on_rejected(path, "could not be checked (internal error, see the log)")
         finally:
             self._busy.discard(path)
 
@@ -428,8 +449,12 @@ class PlanCoordinator:
         *,
         replay_function: ReplayFunction | None = None,
         log_line: Callable[[str], None] = print,
+        plan_budget: float | None = None,
     ) -> None:
         self._plan = plan_function
+        # Seconds one planning round may take before the file gets a notice and the next save is
+        # planned (None: no limit here; `bridge.planner_process` bounds the real planner itself).
+        self._plan_budget = plan_budget
         self._replay = replay_function
         self._publish = publish
         self._log_line = log_line
@@ -514,17 +539,24 @@ class PlanCoordinator:
         notice = None
         try:
             try:
-                plan, replay = await in_daemon_thread(self._plan_in_thread, path, answers)
+                plan, replay = await self._plan_bounded(path, answers)
             except InputError as exc:
                 if keep_answers or not answers:
                     raise
-                plan, replay = await in_daemon_thread(self._plan_in_thread, path, {})
+                plan, replay = await self._plan_bounded(path, {})
                 notice = f"answers to {', '.join(sorted(answers))} were cleared: {exc.one_line()}"
                 self.answers = {}
                 self._log_line(f"{path.name}: {notice}")
         except InputError as exc:
             self._log_line(f"{path.name}: rejected, {exc.one_line()}")
             notice = f"{exc.one_line()}; showing the last good plan"
+            self._publish({"status": "error", "notice": notice, "updated": time.time()})
+            return False
+        except Exception as exc:  # a planner bug: end the round with a notice, keep the last plan
+            details = getattr(exc, "details", None)  # a worker process's traceback text
+            self._log_line(bug_line(f"{path.name}: planning", details if isinstance(details, str) else exc,
+                                    f"{type(exc).__name__}: {exc}"))
+            notice = f"{path.name}: could not be planned (internal error, see the log); showing the last good plan"
             self._publish({"status": "error", "notice": notice, "updated": time.time()})
             return False
         plan = protocol.annotate_step_keys(plan)
@@ -548,6 +580,20 @@ class PlanCoordinator:
         what = "replayed" if replay is not None else "planned"
         self._log_line(f"{path.name}: {what} ({reason}), {due} event(s) due, {elapsed_ms:.0f} ms")
         return True
+
+    async def _plan_bounded(self, path: Path, answers: dict[str, Any]) -> tuple[dict, dict[str, Any] | None]:
+        """The planner on a worker thread, given at most `plan_budget` seconds (when set).
+
+        Past the budget the round ends with an InputError naming the file; the thread is left to
+        finish on its own (its result is dropped), so the next save is planned meanwhile."""
+        work = in_daemon_thread(self._plan_in_thread, path, answers)
+        if self._plan_budget is None:
+            return await work
+        try:
+            return await asyncio.wait_for(work, self._plan_budget)
+        except TimeoutError:
+            raise InputError(path, f"planning took longer than {self._plan_budget:g} s and was stopped; "
+                                   "the next save will be planned") from None
 
     def _replay_log(self, path: Path, answers: Mapping[str, Any]) -> tuple[dict, dict[str, Any]]:
         assert self._replay is not None
@@ -587,6 +633,7 @@ class WatchDaemon:
         history_limit: int = protocol.DEFAULT_HISTORY_LIMIT,
         plan_existing: bool = True,
         log_line: Callable[[str], None] = print,
+        plan_budget: float | None = None,
     ) -> None:
         from bridge.server import OverlayServer  # server imports nothing from here; keep it one-way
 
@@ -600,7 +647,8 @@ class WatchDaemon:
             history_limit=history_limit,
         )
         self.coordinator = PlanCoordinator(
-            plan_function, self.server.publish, replay_function=replay_function, log_line=log_line
+            plan_function, self.server.publish, replay_function=replay_function, log_line=log_line,
+            plan_budget=plan_budget,
         )
         self.server.on_answer = self.coordinator.set_answer
         self.server.on_tick = self.coordinator.set_tick

@@ -26,6 +26,7 @@ from __future__ import annotations
 import binascii
 import lzma
 import os
+import struct
 import zipfile
 import zlib
 from pathlib import Path
@@ -309,13 +310,28 @@ class Container:
         return f"Container({str(self.path)!r}, kind={self.kind!r})"
 
 
+# What Python's zipfile raises for a broken archive besides BadZipFile: a name flagged UTF-8 that
+# is not (UnicodeDecodeError), an unsupported zip version or method (NotImplementedError), an
+# encrypted entry (RuntimeError), a corrupt LZMA/deflate stream, short or inconsistent headers.
+_ZIP_ERRORS = (
+    zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, NotImplementedError, RuntimeError,
+    UnicodeDecodeError, ValueError, struct.error, OverflowError,
+)
+
+
 def _open_zip(path: Path) -> zipfile.ZipFile:
     try:
         return zipfile.ZipFile(path)
-    except zipfile.BadZipFile as exc:
-        raise InputError(path, f"truncated or corrupt zip archive ({exc})") from None
+    except _ZIP_ERRORS as exc:
+        raise InputError(path, f"truncated or corrupt zip archive ({_short(exc)})") from None
     except OSError as exc:
         raise InputError(path, f"cannot read file: {exc.strerror or exc}") from None
+
+
+def _short(exc: BaseException) -> str:
+    """An exception as a few words for a one-line message (some carry kilobytes of bytes)."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def _read_zip_entry(archive: zipfile.ZipFile, name: str, path: Path) -> bytes:
@@ -344,8 +360,8 @@ def _read_zip_entry(archive: zipfile.ZipFile, name: str, path: Path) -> bytes:
                         path, f"entry {name!r} expands more than {MAX_RATIO}:1 past {total} bytes (zip bomb?)"
                     )
                 chunks.append(chunk)
-    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
-        raise InputError(path, f"entry {name!r} is truncated or corrupt ({exc})") from None
+    except _ZIP_ERRORS as exc:
+        raise InputError(path, f"entry {name!r} is truncated or corrupt ({_short(exc)})") from None
     except OSError as exc:
         raise InputError(path, f"cannot read entry {name!r}: {exc.strerror or exc}") from None
     return b"".join(chunks)

@@ -6,6 +6,8 @@ so a user never sees a traceback for a file that is simply not what it claims to
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -20,3 +22,18 @@ class InputError(Exception):
     def one_line(self) -> str:
         text = " ".join(self.message.split())
         return f"{self.source}: {text}" if self.source else text
+
+
+@contextlib.contextmanager
+def about(source: str | Path) -> Iterator[None]:
+    """Name `source` in any InputError raised without a file inside the block.
+
+    Why: deep readers (a BoardPicker command, a grid attribute) know what is wrong but not which
+    file it came from; the entry point that opened the file adds its name, so the one line a user
+    sees always says which file to look at."""
+    try:
+        yield
+    except InputError as exc:
+        if exc.source is None:
+            raise InputError(source, exc.message) from None
+        raise

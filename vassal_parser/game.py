@@ -32,13 +32,17 @@ from pathlib import Path
 
 from vassal_parser.commands import Command, decode_stream, split_log
 from vassal_parser.container import open_container
-from vassal_parser.errors import InputError
+from vassal_parser.errors import InputError, about
 from vassal_parser.layout import OFFBOARD, MapLayout
 from vassal_parser.module import BoardSelection, Module, parse_board_picker
 from vassal_parser.pieces import Deck, Piece, Stack, make_piece
 from vassal_parser.traits import Trait
 
 _MISSING = object()
+# Caps (docs/vassal-reader.md, "Caps"): AddPiece commands in a file's restore, and replay steps of
+# a log. The largest corpus files have 5,500 pieces and about 1,000 steps.
+MAX_PIECES = 500_000
+MAX_STEPS = 200_000
 _MEMO_TOKENS = itertools.count(1)  # each memo filling gets its own: memo keys never collide
 
 
@@ -518,7 +522,8 @@ class Game:
 
     def position(self) -> list[PlacedPiece]:
         """The position VASSAL shows on opening the file (for a log: before any step)."""
-        return self._placed(self._start)
+        with about(self.path):
+            return self._placed(self._start)
 
     def position_at(self, step: int) -> list[PlacedPiece]:
         """The position after `step` replay steps (0 = on opening; -1 = after the last step)."""
@@ -531,11 +536,12 @@ class Game:
         if done > index:
             done, board = 0, self._start
         board = board.copy()
-        for commands in self.steps[done:index]:
-            for command in commands:
-                board.apply(command)
-        self._replayed = (index, board)
-        return self._placed(board)
+        with about(self.path):
+            for commands in self.steps[done:index]:
+                for command in commands:
+                    board.apply(command)
+            self._replayed = (index, board)
+            return self._placed(board)
 
     def _placed(self, board: _Board) -> list[PlacedPiece]:
         """Every piece located. Per-map work (layout, map name) is done once per position; with a
@@ -656,6 +662,11 @@ def load_game(
     `memo` (kept by a caller that reads many saves of one game, e.g. the watch daemon) reuses
     per-piece work from earlier reads; the result is the same with or without it."""
     path = Path(path)
+    with about(path):
+        return _load_game(path, module, memo)
+
+
+def _load_game(path: Path, module: Module | None, memo: PositionMemo | None) -> Game:
     if memo is not None:
         memo.use_module(module)
     container = open_container(path)
@@ -667,8 +678,13 @@ def load_game(
         raise InputError(path, "saved game does not start with begin_save: not a VASSAL game stream")
     metadata = container.metadata
     board = _Board(_stacking_of(module), legacy=_is_legacy(metadata.get("VassalVersion", "")), memo=memo)
+    added = sum(1 for command in restore if command.kind == "add_piece")
+    if added > MAX_PIECES:
+        raise InputError(path, f"saved game adds {added} pieces (at most {MAX_PIECES} are read)")
+    if len(steps) > MAX_STEPS:
+        raise InputError(path, f"log has {len(steps)} replay steps (at most {MAX_STEPS} are read)")
     if memo is not None:  # room for this file's pieces before they are read, not after
-        memo.fit(sum(1 for command in restore if command.kind == "add_piece"))
+        memo.fit(added)
     extensions: list[tuple[str, str]] = []
     for command in restore:
         board.apply(command)

@@ -29,7 +29,7 @@ from lxml import etree
 
 from vassal_parser import grids
 from vassal_parser.container import Container, open_container, parse_xml, safe_xml_parser
-from vassal_parser.errors import InputError
+from vassal_parser.errors import InputError, about
 from vassal_parser.sequence import decode, java_parse_double, java_parse_int
 
 PKG = "VASSAL.build.module."
@@ -49,6 +49,8 @@ MAX_BOARDS = 1000
 MAX_BOARD_CELL = 1000
 # Elements of one build file (the largest corpus module has about 60,000).
 MAX_ELEMENTS = 1_000_000
+# Steps of an extension's target path (real ones have 2-4).
+MAX_TARGET_STEPS = 200
 # Smallest grid cell size (dx, dy) in pixels.
 MIN_PITCH = 0.001
 
@@ -678,7 +680,9 @@ def _find_target(root: etree._Element, target: str, source: str) -> etree._Eleme
     if not target:
         return root
     steps = [_target_step(step) for step in decode(target, "/")]
-    found = _resolve_steps(root, steps)
+    if len(steps) > MAX_TARGET_STEPS:
+        raise InputError(source, f"extension target has {len(steps)} steps (at most {MAX_TARGET_STEPS})")
+    found = _resolve_steps(root, steps, {})
     if found is None:
         raise InputError(source, f"extension target {target!r} not found in the module")
     return found
@@ -689,17 +693,29 @@ def _target_step(step: str) -> tuple[str, str | None]:
     return parts[0], (parts[1] if len(parts) > 1 and parts[1] else None)
 
 
-def _resolve_steps(node: etree._Element, steps: list[tuple[str, str | None]]) -> etree._Element | None:
-    class_name, name = steps[0]
+def _resolve_steps(
+    node: etree._Element,
+    steps: list[tuple[str, str | None]],
+    failed: dict[tuple[int, int], etree._Element],
+    at: int = 0,
+) -> etree._Element | None:
+    """Steps `at`.. resolved from `node`. `failed` remembers (element, step) pairs that led nowhere,
+    so the backtracking visits each pair once (without it, many same-class children at every
+    level made it exponential). It keeps the element too: lxml proxies are made afresh, and an
+    id is unique only while its object lives."""
+    if (id(node), at) in failed:
+        return None
+    class_name, name = steps[at]
     same_class = [child for child in node if child.tag == class_name]
     exact = [child for child in same_class if _configure_name(child) == name]
     candidates = exact[:1] if exact else same_class
-    if len(steps) == 1:
+    if at == len(steps) - 1:
         return candidates[0] if candidates else None
     for candidate in candidates:
-        found = _resolve_steps(candidate, steps[1:])
+        found = _resolve_steps(candidate, steps, failed, at + 1)
         if found is not None:
             return found
+    failed[(id(node), at)] = node
     return None
 
 
@@ -732,6 +748,11 @@ def load_module(path: str | os.PathLike[str], extensions: Iterable[str | os.Path
     build file's root attributes.
     """
     path = Path(path)
+    with about(path):
+        return _load_module(path, extensions)
+
+
+def _load_module(path: Path, extensions: Iterable[str | os.PathLike[str]]) -> Module:
     container = open_container(path)
     if container.kind not in ("module", "buildfile"):
         raise InputError(path, f"is a {container.kind}, not a VASSAL module (.vmod or buildFile)")

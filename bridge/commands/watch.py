@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from bridge.planner_process import DEFAULT_PLAN_BUDGET_S, ProcessPlanner
 from bridge.server import DEFAULT_HOST, DEFAULT_PORT
 from bridge.watch import DEFAULT_DEBOUNCE_S, PlanFunction, ReplayFunction, WatchDaemon
 from vassal_parser.errors import InputError
@@ -50,6 +51,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--debounce", type=float, default=DEFAULT_DEBOUNCE_S, help="seconds of quiet before a file is read"
+    )
+    parser.add_argument(
+        "--plan-budget", type=float, default=DEFAULT_PLAN_BUDGET_S, metavar="S",
+        help=f"seconds one save may take to plan before it gets a notice (default {DEFAULT_PLAN_BUDGET_S:g})",
     )
     parser.set_defaults(handler=run_watch)
 
@@ -104,17 +109,25 @@ def run_watch(args: argparse.Namespace) -> int:
         raise InputError(args.module, "module file not found")
     if not 0 <= args.port <= 65535:
         raise InputError(None, f"--port {args.port} is not a TCP port")
-    plan_function, replay_function = pipeline_planner(args.module, args.pack, tuple(args.extension))
+    if not args.plan_budget > 0:
+        raise InputError(None, f"--plan-budget {args.plan_budget} must be a positive number of seconds")
+    # The planner runs in a worker process (bridge/planner_process.py): a save that takes longer
+    # than --plan-budget is stopped there, so it cannot stall the saves after it.
+    planner = ProcessPlanner(args.module, args.pack, tuple(args.extension), budget=args.plan_budget)
+    planner.start()  # a bad module or pack: one line, exit 2, before any port is taken
     daemon = WatchDaemon(
         folder,
-        plan_function,
-        replay_function=replay_function,
+        planner.plan,
+        replay_function=planner.replay,
         host=args.host,
         port=args.port,
         allowed_origins=tuple(args.allow_origin),
         debounce=args.debounce,
         log_line=_log_line,
     )
-    asyncio.run(serve_until_signal(daemon))
+    try:
+        asyncio.run(serve_until_signal(daemon))
+    finally:
+        planner.close()
     print("adjutant watch: stopped", file=sys.stderr, flush=True)
     return 0
