@@ -26,7 +26,9 @@ from vassal_parser.errors import InputError
 DEFAULT_PLAN_BUDGET_S = 60.0
 START_BUDGET_FACTOR = 3  # loading module and pack may take longer than one plan
 MEMORY_LIMIT_BYTES = 4 * 1024**3
-_EVENT_KEYS = ("id", "rule", "title", "fired", "status", "hidden", "masked", "private", "hidden_by", "masked_by")
+_EVENT_KEYS = (
+    "id", "rule", "title", "fired", "status", "hidden", "masked", "private", "hidden_by", "masked_by",
+)
 
 
 class PlannerBug(Exception):
@@ -43,7 +45,7 @@ def _limit_memory(limit: int | None) -> None:
     try:
         import resource
 
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         if hard == resource.RLIM_INFINITY or hard > limit:
             resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     except (ImportError, ValueError, OSError):
@@ -180,7 +182,8 @@ class ProcessPlanner:
                 self._conn.send((kind, str(path), dict(answers)))
             except (OSError, ValueError):
                 self._stop_worker()
-                raise InputError(path, "the planner went away; the next save will be planned afresh") from None
+                gone = "the planner went away; the next save will be planned afresh"
+                raise InputError(path, gone) from None
             status, payload = self._receive(self.budget, path, "planning")
         if status == "ok":
             return payload

@@ -206,7 +206,8 @@ def project_value(key: str, value: Any, view: str, state: Mapping[str, Any] | No
         if not isinstance(value, Mapping):
             return {}
         live = step_keys(public_plan(plan))
-        return {step: done for step, done in value.items() if step in live and not _names_private(step, names)}
+        return {step: done for step, done in value.items()
+                if step in live and not _names_private(step, names)}
     if isinstance(value, str):  # notice, file, status: one line of text
         return HIDDEN_TEXT if _names_private(value, names) else value
     return strip_private(value, names)
@@ -316,7 +317,9 @@ def snapshot_message(seq: int, state: Mapping[str, Any], view: str, run: str = "
     }
 
 
-def project_delta(delta: Mapping[str, Any], view: str, state: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def project_delta(
+    delta: Mapping[str, Any], view: str, state: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """A delta as `view` may see it; `state` is the current state (its plan says what is private)."""
     projected = dict(delta)
     projected["set"] = {key: project_value(key, value, view, state) for key, value in delta["set"].items()}

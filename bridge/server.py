@@ -219,7 +219,8 @@ class OverlayServer:
             self._send(client, protocol.encode(message))
             return
         for delta in deltas:
-            self._send(client, protocol.encode(protocol.project_delta(delta, client.view, self.history.state)))
+            projected = protocol.project_delta(delta, client.view, self.history.state)
+            self._send(client, protocol.encode(projected))
 
     async def _beat(self) -> None:
         while True:
@@ -377,13 +378,13 @@ def _header_problem(request: Request) -> str | None:
             parts = urlsplit(origin)
             _ = parts.hostname, parts.port  # both parse lazily and raise on nonsense
         except ValueError:
-            return f"malformed Origin header {ascii(origin[:60])}"
+            return f"malformed Origin header {origin[:60]!a}"
     host = request.headers.get("Host")
     if host is not None:
         try:
             _ = urlsplit(f"//{host}").port
         except ValueError:
-            return f"malformed Host header {ascii(host[:60])}"
+            return f"malformed Host header {host[:60]!a}"
     return None
 
 

@@ -556,7 +556,8 @@ class PlanCoordinator:
             details = getattr(exc, "details", None)  # a worker process's traceback text
             self._log_line(bug_line(f"{path.name}: planning", details if isinstance(details, str) else exc,
                                     f"{type(exc).__name__}: {exc}"))
-            notice = f"{path.name}: could not be planned (internal error, see the log); showing the last good plan"
+            notice = (f"{path.name}: could not be planned (internal error, see the log); "
+                      "showing the last good plan")
             self._publish({"status": "error", "notice": notice, "updated": time.time()})
             return False
         plan = protocol.annotate_step_keys(plan)

@@ -14,8 +14,11 @@ the reader either succeeds or raises `InputError`; anything else is recorded wit
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import io
 import multiprocessing
+import os
 import random
 import re
 import struct
@@ -103,6 +106,9 @@ def find_seeds(corpus: Path | None, max_corpus: int = 40) -> list[Seed]:
     """Demo saves and module, then small corpus saves, logs and modules (sorted: stable indexes)."""
     seeds = [Seed("game", str(p), True) for p in sorted((DEMO_DIR / "saves").glob("*.vsav"))]
     seeds.append(Seed("module", str(DEMO_MODULE), True))
+    for path in sorted((PROJECT_ROOT / "examples").glob("*/*.json")):
+        if not path.name.endswith(".answers.json"):
+            seeds.append(Seed("position", str(path), True))
     if corpus is not None and corpus.is_dir():
         found: list[Seed] = []
         for path in sorted(corpus.rglob("*")):
@@ -249,10 +255,48 @@ def _header_mutation(data: bytes, rng: random.Random) -> bytes:
     return bytes(buf)
 
 
+HOSTILE_JSON: tuple[Any, ...] = (
+    None, True, -1, 0, 1e308, -(10**30), "", "x" * 5000, [], {}, [[[[[]]]]], {"": None}, "NaN", 3.5,
+    "Axis", "16.1.1", ["Axis", None],
+)
+
+
+def _json_mutation(data: bytes, rng: random.Random) -> bytes:
+    """A value somewhere in the JSON replaced, a key dropped or a list entry copied."""
+    import json
+
+    try:
+        document = json.loads(data)
+    except ValueError:
+        return _bytes_mutation(data, rng)
+    containers: list[Any] = []
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (dict, list)) and node:
+            containers.append(node)
+            stack.extend(node.values() if isinstance(node, dict) else node)
+    for _ in range(rng.randrange(1, 4)):
+        if not containers:
+            break
+        node = rng.choice(containers)
+        key = rng.choice(list(node)) if isinstance(node, dict) else rng.randrange(len(node))
+        action = rng.randrange(4)
+        if action == 0 and isinstance(node, dict):
+            del node[key]
+        elif action == 1 and isinstance(node, list):
+            node.append(copy.deepcopy(node[key]))
+        else:
+            node[key] = copy.deepcopy(rng.choice(HOSTILE_JSON))
+    return json.dumps(document).encode("utf-8")
+
+
 def mutate(seed: Seed, data: bytes, case: int) -> bytes:
     """The bytes of case `case` of `seed` (deterministic)."""
     rng = random.Random(f"{seed.path}#{case}")
     choice = rng.randrange(10)
+    if seed.kind == "position":
+        return _bytes_mutation(data, rng) if choice <= 1 else _json_mutation(data, rng)
     entries = _zip_entries(data) if data.startswith(b"PK") else None
     if choice <= 1 or entries is None:
         return _bytes_mutation(data, rng)
@@ -270,7 +314,8 @@ def mutate(seed: Seed, data: bytes, case: int) -> bytes:
             return _bytes_mutation(data, rng)
         for _ in range(rng.randrange(1, 3)):
             text = _text_mutation(text, rng)
-        body = obfuscate(text, rng.randrange(256)) if rng.randrange(4) else text.encode("utf-8", "surrogatepass")
+        plain = text.encode("utf-8", "surrogatepass")
+        body = obfuscate(text, rng.randrange(256)) if rng.randrange(4) else plain
         entries[index] = (entries[index][0], body)
         return _rezip(entries)
     build = next((n for n in ("buildFile.xml", "buildFile") if n in names), None)
@@ -304,6 +349,13 @@ class _Reader:
         from vassal_parser.layout import MapLayout
         from vassal_parser.module import load_module
 
+        if seed.kind == "position":  # `adjutant plan POSITION.json --json`, its handler called directly
+            from bridge.cli import build_parser
+
+            args = build_parser().parse_args(["plan", str(path), "--json"])
+            with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+                args.handler(args)
+            return
         container = open_container(path)
         _ = container.metadata, container.entry_names
         if seed.kind == "game":
@@ -427,7 +479,8 @@ def run(seeds: list[Seed], cases: int, *, bound: float = 10.0, workers: int = 2,
                     report.add(Outcome(name, status, seconds, detail))
                     slot.case = None
                 elif time.monotonic() - slot.started > bound:
-                    report.add(Outcome(name, "timeout", time.monotonic() - slot.started, f"killed after {bound} s"))
+                    spent = time.monotonic() - slot.started
+                    report.add(Outcome(name, "timeout", spent, f"killed after {bound} s"))
                     slot.stop()
                     slots[index] = _Slot(seeds)
             if out_of_time:

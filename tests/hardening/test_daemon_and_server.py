@@ -180,7 +180,8 @@ def test_answering_a_choice_about_a_hidden_unit_leaks_nothing_to_stream_clients(
             write_in_place(tmp_path / "a.vsav", save_bytes(sample_plan()))
             seen: list[dict] = []
             await receive_until(control, lambda m: bool((m.get("set") or {}).get("plan")))
-            await control.send(json.dumps({"type": "answer", "choice": "16.5.4:redeploy", "option": [REDEPLOY]}))
+            answer = {"type": "answer", "choice": "16.5.4:redeploy", "option": [REDEPLOY]}
+            await control.send(json.dumps(answer))
 
             def replanned(m: dict) -> bool:
                 events = (((m.get("set") or {}).get("plan") or {}).get("events") or [{}])
@@ -217,8 +218,8 @@ def test_malformed_or_duplicated_host_and_origin_give_400_and_one_log_line(
         tmp_path: Path, headers: str, caplog: pytest.LogCaptureFixture) -> None:
     async def scenario() -> str:
         async with daemon_running(tmp_path) as daemon:
-            upgrade = "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" \
-                      "Sec-WebSocket-Version: 13\r\n"
+            upgrade = ("Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                       "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n")
             return await _raw_request(daemon.server.port, f"GET /ws HTTP/1.1\r\n{headers}{upgrade}\r\n")
 
     with caplog.at_level(logging.INFO):

@@ -51,7 +51,8 @@ def test_impossible_grid_numbers_are_one_line_naming_the_module(tmp_path: Path, 
 
 def test_huge_leading_zeros_are_capped_where_the_name_is_made(tmp_path: Path) -> None:
     # hLeading="2000000000": VASSAL would pad two billion zeros; we stop and say where.
-    path = _module_with(tmp_path, 'hType="A" hOff="0" vLeading="0"', 'hType="N" hOff="0" vLeading="2000000000"')
+    numbering = 'hType="A" hOff="0" vLeading="0"'
+    path = _module_with(tmp_path, numbering, 'hType="N" hOff="0" vLeading="2000000000"')
     save = builders.write_game(tmp_path, builders.stream([builders.piece("p1", "Tank", "Main Map", 40, 40)]))
     game = load_game(save, load_module(path))
     assert game.position()[0].location == "offboard"
@@ -149,7 +150,8 @@ def test_cli_gives_one_line_and_exit_2_for_an_impossible_grid(tmp_path: Path,
     assert err.count("\n") == 1 and "x0='1e400'" in err
 
 
-def test_watch_with_a_bad_module_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_watch_with_a_bad_module_is_one_line_exit_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # `adjutant watch --module BAD.vmod` crashed at start-up with a traceback.
     module = _module_with(tmp_path, SQUARE, 'SquareGrid dx="0" dy="50.0" x0="25" y0="25"')
     folder = tmp_path / "saves"
