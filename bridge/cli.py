@@ -22,6 +22,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "verify",
     "plan",
     "check",
+    "apply",
     "pack",
     "watch",
 )
