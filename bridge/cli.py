@@ -23,6 +23,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "plan",
     "check",
     "apply",
+    "extension",
     "pack",
     "watch",
 )

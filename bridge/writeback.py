@@ -46,6 +46,8 @@ class PointSpec:
     location: str | None = None
     x: int | None = None
     y: int | None = None
+    board: str | None = None
+    polygon: tuple[tuple[int, int], ...] = ()  # board pixels: a zone `adjutant extension --zones` adds
 
 
 @dataclass(frozen=True)
@@ -90,11 +92,13 @@ class Writeback:
         for box, spec in _table(table.get("points", {}), source, "[vassal.writeback.points]").items():
             where = f"[vassal.writeback.points] {box!r}"
             spec = _table(spec, source, where)
-            if "map" not in spec or not ("location" in spec or ("x" in spec and "y" in spec)):
+            polygon = _polygon(spec.get("polygon"), source, where)
+            if "map" not in spec or not ("location" in spec or ("x" in spec and "y" in spec) or polygon):
                 raise InputError(source, f"{where} needs map and location, or map, x and y")
-            if "location" not in spec and not all(isinstance(spec[k], int) for k in ("x", "y")):
+            if "x" in spec and not all(isinstance(spec.get(k), int) for k in ("x", "y")):
                 raise InputError(source, f"{where}: x and y must be whole numbers")
-            points[str(box)] = PointSpec(str(spec["map"]), spec.get("location"), spec.get("x"), spec.get("y"))
+            points[str(box)] = PointSpec(str(spec["map"]), spec.get("location"), spec.get("x"), spec.get("y"),
+                                         spec.get("board"), polygon)
         removed = str(table.get("removed", DELETE))
         flip = None
         if "flip" in table:
@@ -128,6 +132,18 @@ class Writeback:
                                       entry.get("rule"), {str(k): str(v) for k, v in piece.items()},
                                       str(entry["to"]), entry.get("text")))
         return cls(source, points, removed, flip, markers)
+
+
+def _polygon(value: Any, source: str, where: str) -> tuple[tuple[int, int], ...]:
+    if value is None:
+        return ()
+    try:
+        points = tuple((int(x), int(y)) for x, y in value)
+    except (TypeError, ValueError):
+        raise InputError(source, f"{where}: polygon must be a list of [x, y] whole-number pairs") from None
+    if len(points) < 3:
+        raise InputError(source, f"{where}: polygon needs at least 3 points")
+    return points
 
 
 def _table(value: Any, source: str, what: str) -> dict[str, Any]:
@@ -217,10 +233,14 @@ class Targets:
             raise Unplaceable(f"[vassal.writeback.points] {place!r}: the module has no map {spec.map!r}")
         if spec.location is not None:
             point = layout.point_for(spec.location)
+            if point is None and spec.polygon:
+                return (spec.map, *_polygon_point(layout, spec))
             if point is None:
                 raise Unplaceable(f"[vassal.writeback.points] {place!r}: map {spec.map!r} has no location "
                                   f"{spec.location!r}")
             return (spec.map, *point)
+        if spec.x is None and spec.polygon:
+            return (spec.map, *_polygon_point(layout, spec))
         return (spec.map, int(spec.x), int(spec.y))  # type: ignore[arg-type]
 
     def _checked(self, place: str, point: tuple[str, int, int]) -> tuple[str, int, int]:
@@ -233,6 +253,15 @@ class Targets:
             raise Unplaceable(f"the point {point[1]},{point[2]} on map {point[0]!r} reads back as "
                               f"{location!r} ({back or 'no place of the pack'}), not {_label(place)}")
         return point
+
+
+def _polygon_point(layout: Any, spec: PointSpec) -> tuple[int, int]:
+    """Zone.getLocation of the polygon (its mean, Java int division), in map pixels of its board."""
+    count = len(spec.polygon)
+    x = int(sum(p[0] for p in spec.polygon) / count)
+    y = int(sum(p[1] for p in spec.polygon) / count)
+    board = next((b for b in layout.boards if spec.board is None or b.name == spec.board), None)
+    return board.global_point(x, y) if board is not None else (x, y)
 
 
 def _invert_pattern(pattern: str, template: str, place: str) -> str | None:
