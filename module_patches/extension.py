@@ -39,7 +39,7 @@ from lxml import etree
 from vassal_parser import sequence
 from vassal_parser.container import open_container, parse_xml
 from vassal_parser.errors import InputError
-from vassal_parser.module import _configure_name, _find_target
+from vassal_parser.module import ROOT_TAGS, _configure_name, _find_target
 from vassal_parser.writer import write_atomically
 
 P = "VASSAL.build."
@@ -97,7 +97,7 @@ def _module_root(module_path: Path) -> tuple[etree._Element, dict[str, str], byt
     if container.kind not in ("module", "buildfile"):
         raise InputError(module_path, f"is a {container.kind}, not a VASSAL module (.vmod or buildFile)")
     root = parse_xml(container.build_xml_bytes(), module_path, huge=True)
-    if not str(root.tag).endswith("GameModule"):
+    if root.tag not in ROOT_TAGS:
         raise InputError(module_path, f"build file root is {root.tag}, not a VASSAL GameModule")
     metadata = container.metadata_entries.get("moduledata", {})
     moduledata = container.read_entry("moduledata") if container.has_entry("moduledata") else None
