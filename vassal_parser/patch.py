@@ -47,7 +47,7 @@ from vassal_parser.commands import (
     move_piece_command,
     remove_piece_command,
 )
-from vassal_parser.pieces import Piece, Stack, make_piece
+from vassal_parser.pieces import Deck, Piece, Stack, make_piece
 from vassal_parser.traits import BasicPiece, Layer, encode_chain
 
 # Decorator.putOldProperties, in the order it sets them (mat properties only with mat support).
@@ -258,6 +258,9 @@ class Table:
 
     def _target(self, piece_id: str, point: Point) -> tuple[str | None, str | None]:
         """(stack id, piece beneath) at exactly `point`, as MovePiece's merge finder would merge."""
+        for stack in self.stacks.values():  # MovePiece's merge finder: a Deck there always takes it
+            if stack.deck and (stack.map, stack.x, stack.y) == point:
+                return stack.id, stack.members[-1] if stack.members else None
         if not self._stacks(piece_id, point[0]):
             return None, None
         for stack in self.stacks.values():
@@ -382,6 +385,17 @@ def patch_save(tree: CommandTree, table: Table) -> CommandTree:
         if piece_id is None:
             continue
         thing = make_piece(piece_id, command.fields.get("type", ""), command.fields.get("state", ""))
+        if isinstance(thing, Deck):
+            known = table.stacks.get(f"deck:{thing.name}")
+            kept = known.members if known is not None else [
+                m for m in thing.member_ids if m not in table.moved and m not in table.removed]
+            if kept != thing.member_ids:  # Deck.setState would otherwise take a drawn piece back
+                tokens = sequence.decode(command.fields.get("state", ""), ";")
+                if len(tokens) > 4:
+                    tokens[4] = sequence.encode(kept, ",") or ""
+                    new = add_piece_command(piece_id, thing.type_string(), sequence.encode(tokens, ";") or "")
+                    _replace(group, command, new.text)
+            continue
         if isinstance(thing, Stack):
             stack_layers[piece_id] = thing.layer
             stack = table.stacks.get(piece_id)
