@@ -47,6 +47,10 @@ class NeedsAnswers(Exception):
         super().__init__("\n".join(lines))
 
 
+class PlanUndecided(NeedsAnswers):
+    """An event is undecided (a map fact the pack lacks): nothing written, `lines` name the facts."""
+
+
 @dataclass
 class Applied:
     out: Path
@@ -81,6 +85,13 @@ def apply_plan(pipeline: CheckPipeline, game_path: str | Path, out: str | Path,
     game, pieces, info = pipeline._position(game_path, step)
     result = pipeline.plan_pieces(pieces, info, answers, answers_source, layout_for=game.layout)
     plan = result.plan
+    undecided = [e for e in plan.get("events", []) if e.get("status") == "undecided" or e.get("missing")]
+    if undecided and not partial:
+        lines = [f"{game_path}: the plan is undecided for {len(undecided)} event(s) (the pack lacks a map "
+                 "fact); nothing was written (or pass --partial to write the steps before the first of them)"]
+        lines += [f"  {e['rule']} {e.get('title', '')}: "
+                  + "; ".join(m.get("text", "") for m in e.get("missing", [])) for e in undecided]
+        raise PlanUndecided(lines)
     if plan.get("pending_choices") and not partial:
         raise NeedsAnswers([f"{game_path}: the plan waits on {len(plan['pending_choices'])} unanswered "
                             "choice(s); nothing was written (or pass --partial to write the steps before "
@@ -91,8 +102,9 @@ def apply_plan(pipeline: CheckPipeline, game_path: str | Path, out: str | Path,
     translation = translate(plan, pieces, result.mapping.piece_counters if result.mapping else {}, counters,
                             targets, writeback, partial=partial)
     if not translation.steps:
-        raise InputError(game_path, "the plan has no steps to write: nothing is due"
-                         + (f" before {translation.stopped}" if translation.stopped else ""))
+        if translation.stopped:
+            raise InputError(game_path, f"no step comes before {translation.stopped}: nothing was written")
+        raise InputError(game_path, "the plan has no steps to write: nothing is due")
     container = open_container(game_path)
     tree = decode_stream(container.command_text())
     table = Table.from_placed(pieces, _stacking(pipeline.module), _locator(game, pipeline.module))

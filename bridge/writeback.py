@@ -311,8 +311,12 @@ class Translation:
 
 
 def first_unanswered(plan: Mapping[str, Any]) -> tuple[int, str] | None:
-    """(event index, why) of the first event that waits on an answer, None when none does."""
+    """(event index, why) of the first event that waits on an answer or is undecided (a map fact the
+    pack lacks), None when none does: the steps after it may depend on it."""
     for index, event in enumerate(plan.get("events", [])):
+        if event.get("status") == "undecided" or event.get("missing"):
+            lacks = "; ".join(m.get("text", "") for m in event.get("missing", [])) or "a map fact"
+            return index, f"{event['rule']} {event.get('title', '')}: undecided, {lacks}".strip()
         open_ids = [c["id"] for c in event.get("choices", []) if not c.get("answered")]
         if event.get("status") == "waiting" or open_ids:
             ids = open_ids or list(event.get("waiting_for", []))

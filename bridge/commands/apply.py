@@ -2,7 +2,8 @@
 
 Exit status: 0 written, 1 nothing written because the plan waits on unanswered choices (the
 message lists them as `check` does), 2 bad input — including a step the pack cannot place and an
-output file that exists (docs/writeback.md).
+output file that exists — and 3 nothing written because an event is undecided (a map fact the pack
+lacks; docs/writeback.md).
 """
 
 from __future__ import annotations
@@ -10,10 +11,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bridge.applier import NeedsAnswers, apply_plan
+from bridge.applier import NeedsAnswers, PlanUndecided, apply_plan
 from bridge.pipeline import CheckPipeline, load_answers
 
 EXIT_NEEDS_ANSWERS = 1
+EXIT_UNDECIDED = 3  # as `check`: something the pack lacks keeps an event undecided
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -46,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
                              force=args.force, answers_source=args.answers or "<answers>")
     except NeedsAnswers as waiting:
         print("\n".join(waiting.lines), file=sys.stderr)
-        return EXIT_NEEDS_ANSWERS
+        return EXIT_UNDECIDED if isinstance(waiting, PlanUndecided) else EXIT_NEEDS_ANSWERS
     what = "continuation log" if applied.kind == "log" else "save with the moves made"
     print(f"wrote {applied.out} ({what}): {applied.steps} step(s), {applied.operations} piece change(s)")
     print(f"  description: {applied.description}")

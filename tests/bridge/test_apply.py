@@ -339,3 +339,20 @@ def test_apply_cli_prints_what_it_wrote(tmp_path, capsys) -> None:
     assert kinds.count("remove_piece") == 3  # FR 1, FR 2, FR Syria removed from the game (16.2.1 Steps 1, 4)
     chats = [c.fields["message"] for step in steps for c in step if c.kind == "chat"]
     assert chats[-1] == "*! Adjutant: 16.2.1 — Case Yellow carried out: set card 22a aside"
+
+
+def test_undecided_event_writes_nothing_and_names_the_missing_fact(tmp_path, capsys) -> None:
+    """16.1.1 with a pack that does not locate all of Poland's Cities ([complete] names only Norway):
+    the conquest is undecided, so nothing is written (exit 3, as `check`), the fact is named."""
+    pack = tmp_path / "pack"
+    shutil.copytree(DEMO_PACK, pack)
+    (pack / "complete.toml").write_text('[complete]\ncity_hexes = ["Norway"]\n', encoding="utf-8")
+    out = tmp_path / "poland.vlog"
+    base = ["apply", str(save_path(STORY["02-poland-falls"])), "--module", str(DEMO_MODULE),
+            "--pack", str(pack)]
+    status = main([*base, "--out", str(out)])
+    err = capsys.readouterr().err
+    assert status == 3 and not out.exists()
+    assert "16.1.1 Allied Minor Country Conquest: " in err and "Poland" in err
+    assert main([*base, "--partial", "--out", str(out)]) == 2
+    assert "no step comes before 16.1.1" in capsys.readouterr().err and not out.exists()
