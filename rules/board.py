@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from rules.packs import AreaInfo, Pack
+from rules.packs import AreaInfo, Pack, areas_covering
 from rules.state import CEDED_LANDS, Counter, CountryState, GameState, is_box
 
 ENEMY_OF: dict[str, frozenset[str]] = {
@@ -40,8 +40,8 @@ class Board:
     def political_country(self, hex_id: str) -> str:
         """The country (or Dependent) the hex counts as part of right now."""
         info = self.pack.hex(hex_id)
-        if info.area is not None:
-            area = self.pack.areas[info.area]
+        # Every marker covering the hex's area (its own, and any `hexes_of` it: DS 16.2.6 Step 4).
+        for area in areas_covering(self.pack, info.area):
             if area.ceded_to is not None and self.ceded_area_active(area):
                 return area.name if area.dependent else area.ceded_to
         return info.country
@@ -113,7 +113,10 @@ class Board:
         return [h for h in self.country_hexes(country, dependents) if self.pack.hex(h).city]
 
     def area_hexes(self, area_id: str) -> list[str]:
-        return [h for h, info in self.pack.hexes.items() if info.area == area_id]
+        """The hexes an area's marker moves (its own, or those of the area it is `hexes_of`)."""
+        area = self.pack.areas.get(area_id)
+        own = area.hexes_of if area is not None and area.hexes_of else area_id
+        return [h for h, info in self.pack.hexes.items() if info.area == own]
 
     def capital(self, country: str) -> str | None:
         info = self.pack.countries.get(country)

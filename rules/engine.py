@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from rules.board import Board
+from rules.errata import entry_of, option_text, reading_of
 from rules.facts import FACT_KINDS
 from rules.facts import check as check_fact
 from rules.packs import EventSpec, Pack, hex_label
@@ -25,6 +26,7 @@ from rules.plan import (
     UNDECIDED,
     WAITING,
     Choice,
+    ErratumNote,
     EventEntry,
     MissingFact,
     Plan,
@@ -137,6 +139,25 @@ class EventContext:
             self.missing(fact, subject, lacking)
             return None
         return value
+
+    def erratum(self, key: str, step: str | None = None) -> str:
+        """The reading the pack uses for erratum (or open wording) `key`, recorded on this event.
+
+        Why record at the point of use: a Step that applies one reading of a contradiction in the rules
+        text must say so in the plan (text, JSON, overlay) -- which reading, the alternatives and the
+        pack option that switches it -- never silently (rules.errata, docs/plan-format.md "errata").
+        Recorded once per (key, step)."""
+        kind, table = entry_of(self.pack, key)
+        used = reading_of(self.pack, key)
+        readings = {str(k): str(v) for k, v in table.get("readings", {}).items()}
+        note = ErratumNote(
+            key=key, kind=kind, rule=self.rule, step=step, reading=used, reading_text=readings.get(used, ""),
+            alternatives=tuple((k, v) for k, v in readings.items() if k != used),
+            option=option_text(key), conflict=str(table.get("text", "")).strip(),
+        )
+        if all((n.key, n.step) != (key, step) for n in self.entry.errata):
+            self.entry.errata.append(note)
+        return used
 
     def missing(self, fact: str, subject: str | None, text: str) -> None:
         """Record a fact the event cannot read (from the pack, or a field the position leaves out)."""

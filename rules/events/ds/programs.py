@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from rules.engine import EventContext, event_impl
-from rules.events.ds.common import reading
 from rules.state import DELAY, conditional_events, force_pool
 
 
@@ -80,7 +79,7 @@ def european_reserves(ctx: EventContext) -> None:
     """16.3.6 / 16.5.4 (*): each of the two markers once per game, on the European war state."""
     country = ctx.require_param("posture_country")
     limited_tag, total_tag = ctx.require_param("limited_tag"), ctx.require_param("total_tag")
-    if ctx.state.turn.combined_game and reading(ctx.pack, "european_reserves_in_combined") == "skip":
+    if ctx.state.turn.combined_game and ctx.erratum("european_reserves_in_combined") == "skip":
         ctx.not_due("`*` rule: not used in the combined game (pack reading european_reserves_in_combined)")
         return
     box = conditional_events(ctx.phasing)

@@ -11,7 +11,6 @@ from typing import Any
 
 from rules.engine import EventContext, event_impl
 from rules.events.common import place_name, unguarded_cities
-from rules.events.ds.common import reading
 from rules.state import CEDED_LANDS, force_pool
 
 
@@ -24,10 +23,10 @@ def _ignored_by_card(ctx: EventContext, step: dict[str, Any]) -> str | None:
     return None
 
 
-def _areas(ctx: EventContext, step: dict[str, Any]) -> list[str]:
+def _areas(ctx: EventContext, step: dict[str, Any], label: str) -> list[str]:
     areas = list(step["areas"])
     for key, value, extra in step.get("reading_areas", []):
-        if reading(ctx.pack, key) == value:
+        if ctx.erratum(key, label) == value:
             areas.extend(extra)
     return [a for a in areas if a in ctx.pack.areas]
 
@@ -37,12 +36,15 @@ def _rises_step(ctx: EventContext, label: str, step: dict[str, Any], japan: str,
     """DS 16.3.8 The West Rises / 16.5.5 The East Rises, one Step (`label`): ignored on the named
     Current Cards, else the first bullet (the Country may go back to War) then the second (at War,
     its Japanese Dependent markers leave the Ceded Lands Box)."""
+    for key in step.get("errata", []):
+        # e.g. card 29 (errata card_29): which faction's card 29 this Step's card test reads.
+        ctx.erratum(str(key), label)
     ignored = _ignored_by_card(ctx, step)
     if ignored:
         ctx.why(f"{label} ignored: {ignored}")
         return
     country = step["country"]
-    areas = _areas(ctx, step)
+    areas = _areas(ctx, step, label)
     # First bullet: the surrendered Country may go back to War. Already at War, there is no Surrender
     # to end and nothing to choose: go straight to the second bullet (docs/ds-notes.md).
     already_at_war = ctx.state.country(country).posture == "War"

@@ -95,8 +95,10 @@ def _listed_for(ctx: EventContext, sacs: list[str], named: str, japan: str) -> l
     # errata concessions_mandates: a reading other than "both" names the one SAC whose list keeps
     # the doubly listed islands (pack param `mandate_readings`: reading -> that SAC).
     owners = ctx.require_param("mandate_readings")
-    keeper = owners.get(reading(ctx.pack, "concessions_mandates"))
-    if keeper is not None and named != keeper and named in owners.values():
+    if named not in owners.values():
+        return pairs
+    keeper = owners.get(ctx.erratum("concessions_mandates", "Step 4"))
+    if keeper is not None and named != keeper:
         pairs = [p for p in pairs if p[0] not in islands]
     return pairs
 
@@ -107,7 +109,7 @@ def recreated_note(ctx: EventContext) -> str:
     named = list(ctx.require_param("recreated"))
     added, keys = [], []
     for key, value, extra in ctx.param("recreated_by_reading", []):
-        if reading(ctx.pack, key) == value:
+        if ctx.erratum(key, "Step 3") == value:
             added.extend(extra)
             keys.append(key)
     also = f" (or {' or '.join(added)}, errata {', '.join(keys)})" if added else ""
@@ -182,6 +184,9 @@ def forced_settlement(ctx: EventContext) -> None:
         return inside(hex_id) is not None and not any(
             board.country_state(c).status == "conquered" for c in country_chain(board, hex_id))
 
+    if created:
+        # "created in Step 2 above": Step 2 creates none (erratum forced_settlement_step_ref, shown).
+        ctx.erratum("forced_settlement_step_ref", "Step 6")
     intern_matching(ctx, "Step 6", "Axis counter in an active SAC or its Dependents",
                     lambda c, h: board.faction_of(c) == "Axis" and active_sac(h))
     intern_matching(ctx, "Step 7", "SAC counter outside its Home Country or Dependents",
@@ -202,7 +207,7 @@ def japanese_concessions(ctx: EventContext) -> None:
     named = named_sac(ctx)
     if named is None:
         return
-    wording = reading(ctx.pack, "sac_expansion")
+    wording = ctx.erratum("sac_expansion")
     sacs = settlement_affected(ctx, named, with_conquered=wording == "same_as_16_2_5",
                                non_chinese_only=wording == "same_as_16_2_5")
     ctx.fire(f"Japanese Concessions to {', '.join(sacs)} (once per game)")
@@ -219,11 +224,14 @@ def japanese_concessions(ctx: EventContext) -> None:
     # Allied gains are no Japanese Dependents: their markers are not tagged for 16.7.
     placed = cede_listed(ctx, pairs, set(sacs), "Step 4", settlement_tag=None)
     if not placed and pairs:
-        pick_one(ctx, pairs, "Step 5", "Axis", must=True, settlement_tag=None)
+        placed = pick_one(ctx, pairs, "Step 5", "Axis", must=True, settlement_tag=None)
     inside = _in_sacs(ctx, sacs)
     board = ctx.board
     intern_matching(ctx, "Step 6", "Axis counter in the SAC",
                     lambda c, h: board.faction_of(c) == "Axis" and inside(h) is not None)
+    if placed:
+        # "created in Step 2": Step 2 creates none (erratum concessions_step_ref, shown).
+        ctx.erratum("concessions_step_ref", "Step 7")
     intern_matching(ctx, "Step 7", "SAC counter outside its Home Country or Dependents",
                     lambda c, h: c.nationality in sacs and c.nationality not in country_chain(board, h))
     intern_matching(ctx, "Step 8", "non-SAC Allied counter inside the SAC or its Dependents",

@@ -34,13 +34,14 @@ def one_year_ahead(date: str) -> str:
     return f"{date or 'this turn'} +1 year"
 
 
-def resolve_hex(ctx: EventContext, token: str) -> str | None:
+def resolve_hex(ctx: EventContext, token: str, step: str | None = None) -> str | None:
     """A hex id, or "@<errata key>" for a place the text prints two ways (errata.toml); None when the
-    reading says the hex is unknown and the players must be asked."""
+    reading says the hex is unknown and the players must be asked. The reading applied is shown in the
+    plan (`ctx.erratum`, issue 12 item 7: 16.2.5 / 16.6.2 Irkutsk, 16.2.6 Tsitsihar)."""
     if not token.startswith("@"):
         return token
     key = token[1:]
-    chosen = reading(ctx.pack, key)
+    chosen = ctx.erratum(key, step)
     printed = ctx.param("printed", {}).get(key)
     if chosen == "ask":
         return None
@@ -102,8 +103,9 @@ def cede_listed(ctx: EventContext, pairs: list[list[str]], nationalities: set[st
     """The treaties' (16.4.1 / 16.4.3 / 16.6.2, and 16.2.5) 'If there is a supplied <nationality> ground unit
     in the hex listed below, the associated Region or Dependent becomes ...': returns the areas placed."""
     placed = []
-    for token, area_id in pairs:
-        hex_id = resolve_hex(ctx, token)
+    for pair in pairs:
+        token, area_id = pair[0], pair[1]
+        hex_id = resolve_hex(ctx, token, step)
         if hex_id is None:
             name = ctx.pack.areas[area_id].name
             answer = ctx.choose(f"unit_in:{area_id}", "Axis", f"{step}: is there a supplied "
@@ -114,20 +116,22 @@ def cede_listed(ctx: EventContext, pairs: list[list[str]], nationalities: set[st
                 placed.append(area_id)
             continue
         unit = supplied_unit_of(ctx, hex_id, nationalities)
+        # The town as the list prints it (a third entry), so "Tsitsihar (w5226)" is not shown as the
+        # Mukden the pack names that hex after (errata mukden_tsitsihar; issue 12 item 18).
+        where = f"{pair[2]} ({hex_id})" if len(pair) > 2 else place_name(ctx.pack, hex_id)
         if unit is None:
-            ctx.why(f"{step}: no supplied {'/'.join(sorted(nationalities))} ground unit in "
-                    f"{place_name(ctx.pack, hex_id)}")
+            ctx.why(f"{step}: no supplied {'/'.join(sorted(nationalities))} ground unit in {where}")
             continue
-        ctx.why(f"{step}: supplied {ctx.name(unit.id)} in {place_name(ctx.pack, hex_id)}")
+        ctx.why(f"{step}: supplied {ctx.name(unit.id)} in {where}")
         place_dependent_marker(ctx, area_id, step, settlement_tag)
         placed.append(area_id)
     return placed
 
 
 def pick_one(ctx: EventContext, pairs: list[list[str]], step: str, decider: str, must: bool,
-             settlement_tag: str | None) -> None:
+             settlement_tag: str | None) -> list[str]:
     """Step 4/5: no marker placed -> the Axis faction may (or must) select one Region from the list."""
-    options = [area for _, area in pairs if area in ctx.pack.areas]
+    options = [pair[1] for pair in pairs if pair[1] in ctx.pack.areas]
     labels = {a: ctx.pack.areas[a].name for a in options}
     if not must:
         options, labels = ["none", *options], {"none": "select none", **labels}
@@ -135,6 +139,8 @@ def pick_one(ctx: EventContext, pairs: list[list[str]], step: str, decider: str,
                         "Dependent from the list" + ("" if must else " (optional)"), options, labels)
     if answer != "none":
         place_dependent_marker(ctx, str(answer), step, settlement_tag)
+        return [str(answer)]
+    return []
 
 
 def intern_matching(ctx: EventContext, step: str, reason: str, test: Callable[[Counter, str], bool]) -> None:
@@ -197,7 +203,11 @@ def surrender(ctx: EventContext) -> None:
                  "place its units in the Axis Force Pool", "Step 2")
     placed = cede_listed(ctx, pairs, {japan}, "Step 3", settlement_tag)
     if not placed:
-        pick_one(ctx, pairs, "Step 4", "Axis", must=False, settlement_tag=settlement_tag)
+        placed = pick_one(ctx, pairs, "Step 4", "Axis", must=False, settlement_tag=settlement_tag)
+    step_ref = ctx.param("step_ref_erratum")
+    if step_ref and placed:
+        # Step 5 "created in Step 2 above" (errata surrender_step_ref / russian_surrender_step_ref, shown).
+        ctx.erratum(str(step_ref), "Step 5")
     in_sac = lands_of(ctx, sac, home)
     minors = western_minors(ctx, ("active",)) if ctx.param("with_western_minors") else []
     board = ctx.board
