@@ -419,8 +419,30 @@ def validate_position(state: GameState, pack: Pack) -> None:
     for faction, card in state.turn.current_cards.items():
         if faction not in FACTIONS:
             raise InputError(src, f"turn.current_cards: unknown faction {faction!r}")
-        if card not in pack.cards:
-            raise InputError(src, f"turn.current_cards: {faction} card {card!r} is not in pack {pack.name}")
+        resolve_card(pack, faction, card, src)
+
+
+def resolve_card(pack: Pack, faction: str, card: str, source: str) -> str:
+    """The pack's id for a faction's Current Card as the text writes it ("card 29" -> `29W` for Western).
+
+    Why: the rules text writes bare numbers, and DS prints two card 29s (errata card_29: the Western and
+    Soviet decks); a bare number is accepted where exactly one card of that faction carries it, else the
+    one-line error names the ids that exist (issue 12 item 12)."""
+    if card in pack.cards and pack.cards[card].faction == faction:
+        return card
+    bare = card.strip()
+    if bare.lower().startswith("card "):
+        bare = bare[5:].strip()
+    numbered = sorted(cid for cid in pack.cards if cid == bare or
+                      (cid.startswith(bare) and bare and cid[len(bare):].isalpha()))
+    mine = [cid for cid in numbered if pack.cards[cid].faction == faction]
+    if len(mine) == 1:
+        return mine[0]
+    if numbered:
+        listed = ", ".join(f"{cid} ({pack.cards[cid].faction}: {pack.cards[cid].title})" for cid in numbered)
+        raise InputError(source, f"turn.current_cards: {faction} card {card!r} is not one card of pack "
+                                 f"{pack.name}; the cards numbered {bare} are {listed}")
+    raise InputError(source, f"turn.current_cards: {faction} card {card!r} is not in pack {pack.name}")
 
 
 def _events_in_order(state: GameState, pack: Pack) -> list[tuple[str, str]]:
@@ -443,7 +465,14 @@ def plan(
     validate_position(state, pack)
     answers = dict(answers or {})
     work = state.clone()
+    # "card 29" as the text writes it: the faction's one card with that number (issue 12 item 12).
+    work.turn.current_cards = {f: resolve_card(pack, f, c, state.source)
+                               for f, c in work.turn.current_cards.items()}
     for name, info in pack.countries.items():
+        if info.kind == "major" and not info.faction and name not in work.countries:
+            # Neither the position nor the pack says whose it is: its units would belong to no faction.
+            raise InputError(state.source, f"the position does not list the Major Power {name} and pack "
+                                           f"{pack.name} gives it no faction: add it under countries")
         # A Major Power the position does not mention keeps its pack alignment (never "Neutral" by omission).
         if info.faction and name not in work.countries:
             work.ensure_country(name).faction = info.faction

@@ -58,7 +58,10 @@ def intern(
             )
             ctx.eliminate(counter, step, rule=rule)
         elif counter.kind == "port_a_fort":
-            ctx.flip(counter, step, "Port-a-Fort flipped to its infantry/mech side", rule=rule)
+            # The side as the edition's 16.7 words it (pack `[internment] port_a_fort_side`): TK "infantry
+            # or mech", DS "infantry" (issue 12 item 11).
+            side = ctx.pack.extra.get("internment", {}).get("port_a_fort_side", "other")
+            ctx.flip(counter, step, f"Port-a-Fort flipped to its {side} side", rule=rule)
             ctx.move(counter, pending_card(faction), step, why=f"interned in {where}{why}", rule=rule)
         elif counter.steps <= 1:
             ctx.move(counter, pending_card(faction), step, why=f"interned in {where}{why}", rule=rule)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rules.plan import Plan
-from tests.ds.helpers import DS, ceded, entry, extended_pack, marker, position, run, unit, where
+from tests.ds.helpers import DS, ceded, entry, marker, position, run, unit, where
 
 
 def _russian(*counters, pack=DS) -> Plan:
@@ -88,3 +88,68 @@ def test_item18_16_2_6_step_4_names_tsitsihar_not_mukden_twice():
     event = entry(_concessions(unit("ru_w5226", "Russia", "w5226", supplied=True)), "16.2.6")
     lines = [w for w in event.why if "w5226" in w]
     assert any("Mukden (w5226)" in w for w in lines) and any("Tsitsihar (w5226)" in w for w in lines)
+
+
+# ---- item 12: "card 29" as the text writes it -----------------------------------------------------------
+def test_item12_bare_card_number_accepted_where_one_card_of_the_faction_has_it():
+    """16.5.5 Step 1 "card 29 Communist Chinese Surrender": Soviet card "29" is the Soviet deck's 29S."""
+    state = position("Soviet", {"Communist China": {"faction": "Soviet", "status": "active",
+                                                    "posture": "War"}}, cards={"Soviet": "29"})
+    result = run(state, {"16.6.1:influence": "none"})
+    assert [e.rule for e in result.events if e.source == "card:29S"] == ["16.6.1"]
+
+
+def test_item12_ambiguous_card_number_names_the_ids():
+    """Axis "37" is none of the Axis Settlement cards 37a-37e alone, and 37 is the Western US Surrender:
+    the message names the ids that exist."""
+    import pytest
+    from vassal_parser.errors import InputError
+    state = position("Axis", cards={"Axis": "37"})
+    with pytest.raises(InputError) as err:
+        run(state)
+    message = str(err.value)
+    assert "37a (Axis: British Settlement)" in message and "37 (Western: US Surrender)" in message
+    unknown = position("Western", cards={"Western": "card 99"})
+    with pytest.raises(InputError, match="is not in pack ds"):
+        run(unknown)
+
+
+# ---- item 13: the Major Powers' factions come from the pack -------------------------------------------
+def test_item13_japan_left_out_is_axis_from_the_pack():
+    """16.1.1 "If Axis ground units occupy all City ... hexes": a Japanese unit is an Axis ground unit
+    although the position leaves Japan out (pack faction, as in TK)."""
+    from rules.state import GameState
+    data = {"pack": "ds", "turn": {"date": "1941-07", "phasing": "Axis"},
+            "countries": {"Hopeh": {"faction": "Western", "status": "active"}},
+            "counters": [unit("jp_1", "Japan", "w5322")]}
+    result = run(GameState.from_json(data, source="test-position"), {"16.1.5:dissolve": "no"})
+    assert entry(result, "16.1.1").status == "fired"
+    assert result.resulting_position["countries"]["Japan"]["faction"] == "Axis"
+
+
+def test_item13_major_without_faction_in_pack_or_position_is_refused(tmp_path):
+    import pytest
+    from rules.packs import load_pack
+    from rules.state import GameState
+    from vassal_parser.errors import InputError
+    for source in DS.path.glob("*.toml"):
+        text = source.read_text(encoding="utf-8")
+        text = text.replace('"Japan" = { kind = "major", region = "Pacific", faction = "Axis" }',
+                            '"Japan" = { kind = "major", region = "Pacific" }')
+        (tmp_path / source.name).write_text(text, encoding="utf-8")
+    pack = load_pack(tmp_path)
+    state = GameState.from_json({"pack": "ds", "turn": {"phasing": "Axis"}, "countries": {},
+                                 "counters": []}, source="pos.json")
+    with pytest.raises(InputError, match="Major Power Japan"):
+        run(state, pack=pack)
+
+
+# ---- item 11: DS port-a-forts flip to their infantry sides ----------------------------------------------
+def test_item11_16_7_port_a_fort_flipped_to_its_infantry_side():
+    """DS 16.7 "Port-a-Fort units are flipped to their infantry sides" (TK: "infantry or mech")."""
+    state = position("Axis", {"Hopeh": {"faction": "Neutral", "status": "neutral"}},
+                     [unit("jp_paf", "Japan", "w5322", kind="port_a_fort")])
+    result = run(state, {"16.1.5:dissolve": "no"})
+    flips = [s.text for s in entry(result, "16.1.6").steps if s.action == "flip"]
+    assert flips and flips[0].endswith("Port-a-Fort flipped to its infantry side")
+    assert where(result, "jp_paf") == "pending:Axis"

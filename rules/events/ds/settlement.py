@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from rules.engine import EventContext, event_impl
 from rules.events.common import influence_choice, place_name
-from rules.events.ds.common import country_chain, reading
+from rules.events.ds.common import country_chain
 from rules.events.ds.settlements import (
     cede_listed,
     influence_candidates,

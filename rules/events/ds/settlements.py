@@ -15,7 +15,7 @@ from collections.abc import Callable
 from rules.board import PRESENCE_KINDS
 from rules.engine import EventContext, event_impl
 from rules.events.common import in_play, influence_choice, place_name
-from rules.events.ds.common import country_chain, marker_for, pack_fact, reading
+from rules.events.ds.common import country_chain, marker_for, pack_fact
 from rules.events.internment import intern
 from rules.state import CEDED_LANDS, REMOVED, Counter, conquered_minors, force_pool
 
