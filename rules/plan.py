@@ -94,10 +94,10 @@ class ErratumNote:
     def text(self) -> str:
         """One player-facing line: 'Irkutsk is printed ...; used: ...; other readings: ...; switch: ...'."""
         where = f"{self.rule} {self.step}" if self.step else self.rule
-        others = "; ".join(f"{name}: {text}" for name, text in self.alternatives) or "none"
+        others = ", ".join(name for name, _ in self.alternatives) or "none"
         label = "erratum" if self.kind == "errata" else "reading"
-        return (f"{label} {self.key} ({where}): {self.conflict} Used: {self.reading} ({self.reading_text}). "
-                f"Other readings: {others}. Switch with {self.option} in the pack.")
+        return (f"{label} {self.key} ({where}): {self.conflict} Used: {self.reading} — {self.reading_text}. "
+                f"Other readings: {others}. Switch: {self.option} in the pack.")
 
     def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "kind": self.kind, "rule": self.rule, "step": self.step,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rules.plan import Plan
-from tests.ds.helpers import DS, ceded, entry, marker, position, run, unit, where
+from tests.ds.helpers import DS, ceded, entry, extended_pack, marker, position, run, unit, where
 
 
 def _russian(*counters, pack=DS) -> Plan:
@@ -53,14 +53,17 @@ def test_item7_16_2_6_tsitsihar_and_concessions_mandates_are_surfaced():
     assert ("concessions_mandates", "Step 4") in {(n.key, n.step) for n in entry(british, "16.2.6").errata}
 
 
-def test_item7_card_29_reading_is_shown_in_the_rises_steps():
-    """16.3.8 Step 2 and 16.5.5 Step 1 read "card 29": which deck's 29 is an erratum (card_29)."""
-    state = position("Western", {"Britain": {"faction": "Western", "status": "active", "posture": "War"}})
-    west = entry(run(state), "16.3.8")
-    assert ("card_29", "Step 2") in {(n.key, n.step) for n in west.errata}
-    soviet = entry(run(position("Soviet", {"Russia": {"faction": "Soviet", "status": "active",
-                                                      "posture": "War"}})), "16.5.5")
-    assert ("card_29", "Step 1") in {(n.key, n.step) for n in soviet.errata}
+def test_item7_card_29_reading_is_shown_where_the_rises_card_test_decides():
+    """16.3.8 Step 2 "Ignore this step if the Western Current Card is card 29 Commonwealth Surrender":
+    which deck's 29 is an erratum (card_29), shown when the test ignores the Step or the Step acts."""
+    britain = {"Britain": {"faction": "Western", "status": "active", "posture": "War"}}
+    acting = run(position("Western", britain, [ceded("burma_jd", "ceded_lands")]))
+    assert ("card_29", "Step 2") in {(n.key, n.step) for n in entry(acting, "16.3.8").errata}
+    ignored = run(position("Western", britain, [ceded("burma_jd", "ceded_lands")], cards={"Western": "29"}),
+                  {"16.4.1:influence": "none", "16.4.1:select_region": "none"})
+    assert ("card_29", "Step 2") in {(n.key, n.step) for n in entry(ignored, "16.3.8").errata}
+    quiet = run(position("Western", britain))
+    assert "card_29" not in {n.key for n in entry(quiet, "16.3.8").errata}
 
 
 def test_item7_no_erratum_note_where_no_reading_is_applied():
@@ -153,3 +156,33 @@ def test_item11_16_7_port_a_fort_flipped_to_its_infantry_side():
     flips = [s.text for s in entry(result, "16.1.6").steps if s.action == "flip"]
     assert flips and flips[0].endswith("Port-a-Fort flipped to its infantry side")
     assert where(result, "jp_paf") == "pending:Axis"
+
+
+# ---- item 10: re-created countries ----------------------------------------------------------------------
+def test_item10_16_6_2_step_2_recreates_mongolia_as_an_axis_minor():
+    """16.6.2 Step 2 "Remove all Russian Ceded Land markers ... If Mongolia or Tannu Tuva is re-created as a
+    result of this, that country becomes an Axis Minor Country; place its units in the Axis Force Pool"."""
+    result = _russian(ceded("mongolia_ru", "ceded_lands"), ceded("korea_ru", "ceded_lands"),
+                      unit("mon_cav", "Mongolia", "set_aside"))
+    assert where(result, "cl_mongolia_ru") == "force_pool:Soviet"
+    assert where(result, "cl_korea_ru") == "force_pool:Soviet"  # "all", not a fixed list
+    assert result.resulting_position["countries"]["Mongolia"]["faction"] == "Axis"
+    assert result.resulting_position["countries"]["Mongolia"]["status"] == "active"
+    assert where(result, "mon_cav") == "force_pool:Axis"
+    assert "Tannu Tuva" not in result.resulting_position["countries"]  # its land never left
+
+
+def test_item10_16_2_5_step_3_recreates_tannu_tuva_under_erratum_both(tmp_path):
+    """16.2.5 Step 3 names Mongolia only; erratum mongolia_tannu_tuva (used: both) adds Tannu Tuva, and
+    the Step says it applies that reading."""
+    strategic = "".join(f'\n[hexes.w99{n}]\ncountry = "Russia"\nstrategic = true\ncity = true\n'
+                        f'name = "Russian Strategic Hex {n} (test only)"\n' for n in (11, 12, 13))
+    pack = extended_pack(tmp_path, strategic)
+    counters = [unit(f"jp_s{n}", "Japan", f"w99{n}") for n in (11, 12, 13)]
+    counters += [ceded("tannu_tuva_ru", "ceded_lands"), unit("tt_inf", "Tannu Tuva", "set_aside")]
+    countries = {"Russia": {"faction": "Soviet", "status": "active", "posture": "War"}}
+    state = position("Axis", countries, counters, cards={"Axis": "37d"})
+    result = run(state, {"16.1.5:dissolve": "no", "16.2.5:influence": "none"}, pack=pack)
+    assert result.resulting_position["countries"]["Tannu Tuva"]["faction"] == "Axis"
+    assert where(result, "tt_inf") == "force_pool:Axis"
+    assert ("mongolia_tannu_tuva", "Step 3") in {(n.key, n.step) for n in entry(result, "16.2.5").errata}

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.engine import EventContext, event_impl
+from rules.errata import reading_of
 from rules.events.common import place_name, unguarded_cities
 from rules.state import CEDED_LANDS, force_pool
 
@@ -23,10 +24,22 @@ def _ignored_by_card(ctx: EventContext, step: dict[str, Any]) -> str | None:
     return None
 
 
+def _card_errata(ctx: EventContext, step: dict[str, Any], label: str) -> None:
+    """The errata behind this Step's card test (pack `errata`, e.g. card_29: which deck's card 29), shown
+    where the test decides something: the Step is ignored, or it acts."""
+    for key in step.get("errata", []):
+        ctx.erratum(str(key), label)
+
+
 def _areas(ctx: EventContext, step: dict[str, Any], label: str) -> list[str]:
+    """The Step's Dependent areas; an erratum reading may add some (`reading_areas`), shown in the plan
+    whenever one of those markers is in the Ceded Lands Box (where the reading changes the Step)."""
     areas = list(step["areas"])
     for key, value, extra in step.get("reading_areas", []):
-        if ctx.erratum(key, label) == value:
+        in_box = any(c.kind == "ceded_land" and c.area in extra and c.location == CEDED_LANDS
+                     for c in ctx.state.counters.values())
+        chosen = ctx.erratum(key, label) if in_box else reading_of(ctx.pack, key)
+        if chosen == value:
             areas.extend(extra)
     return [a for a in areas if a in ctx.pack.areas]
 
@@ -36,11 +49,9 @@ def _rises_step(ctx: EventContext, label: str, step: dict[str, Any], japan: str,
     """DS 16.3.8 The West Rises / 16.5.5 The East Rises, one Step (`label`): ignored on the named
     Current Cards, else the first bullet (the Country may go back to War) then the second (at War,
     its Japanese Dependent markers leave the Ceded Lands Box)."""
-    for key in step.get("errata", []):
-        # e.g. card 29 (errata card_29): which faction's card 29 this Step's card test reads.
-        ctx.erratum(str(key), label)
     ignored = _ignored_by_card(ctx, step)
     if ignored:
+        _card_errata(ctx, step, label)
         ctx.why(f"{label} ignored: {ignored}")
         return
     country = step["country"]
@@ -56,6 +67,7 @@ def _rises_step(ctx: EventContext, label: str, step: dict[str, Any], japan: str,
         city = free[0]
         cstate = ctx.state.country(country)
         surrender = [m for m in cstate.markers if m in surrender_markers]
+        _card_errata(ctx, step, label)
         ctx.fire(f"{label}: {ctx.pack.areas[area_id].name} is a Japanese Dependent and its City "
                  f"{place_name(ctx.pack, city)} holds no Japanese unit, Detachment or Logistics marker")
         answer = ctx.choose(f"{label.lower().replace(' ', '')}:war", step["decider"],
@@ -75,6 +87,7 @@ def _rises_step(ctx: EventContext, label: str, step: dict[str, Any], japan: str,
     if not present:
         ctx.why(f"{label}: {country} is at War; no Japanese Dependent marker of its to remove")
         return
+    _card_errata(ctx, step, label)
     ctx.fire(f"{label}: {country}'s Posture is War")
     for marker in sorted(present, key=lambda c: c.id):
         faction = ctx.pack.areas[marker.area].marker_faction or "Axis"

@@ -19,7 +19,9 @@ from rules.events.ds.settlements import (
     intern_matching,
     one_year_ahead,
     pick_one,
+    ceded_to_areas,
     place_dependent_marker,
+    recreate,
     return_ceded,
     surrender_policy,
     western_minors,
@@ -103,18 +105,14 @@ def _listed_for(ctx: EventContext, sacs: list[str], named: str, japan: str) -> l
     return pairs
 
 
-def recreated_note(ctx: EventContext) -> str:
+def recreated_countries(ctx: EventContext) -> list[str]:
     """16.2.5 Step 3: which re-created Countries become Axis Minors (pack param `recreated`, plus the
-    Countries an erratum reading adds: `recreated_by_reading = [[key, reading, [countries]]]`)."""
+    Countries an erratum reading adds: `recreated_by_reading = [[key, reading, [countries]]]`, shown)."""
     named = list(ctx.require_param("recreated"))
-    added, keys = [], []
     for key, value, extra in ctx.param("recreated_by_reading", []):
         if ctx.erratum(key, "Step 3") == value:
-            added.extend(extra)
-            keys.append(key)
-    also = f" (or {' or '.join(added)}, errata {', '.join(keys)})" if added else ""
-    return (f"if {' or '.join(named)}{also} is re-created, it becomes an Axis Minor Country and its units "
-            "go to the Axis Force Pool")
+            named.extend(extra)
+    return named
 
 
 def named_sac(ctx: EventContext) -> str | None:
@@ -136,7 +134,7 @@ def forced_settlement(ctx: EventContext) -> None:
     surrender_marker = ctx.require_param("surrender_marker")
     step5, peace_tags = ctx.require_param("step5"), ctx.require_param("enforced_peace_tags")
     ctx.require_param("listed")  # Step 4's hex lists, read per SAC in _listed_for
-    recreated = recreated_note(ctx)
+    ctx.require_param("recreated")
     named = named_sac(ctx)
     if named is None:
         return
@@ -160,9 +158,8 @@ def forced_settlement(ctx: EventContext) -> None:
         return
     surrender_policy(ctx, [named], peace_tags.get(named), surrender_marker)
     _government_to_delay(ctx, "Step 2", government_tag)
-    returned = [a for a, info in ctx.pack.areas.items() if info.ceded_to in sacs]
-    return_ceded(ctx, returned, "Step 3")
-    ctx.note(recreated, "Step 3")
+    returned = return_ceded(ctx, ceded_to_areas(ctx, sacs), "Step 3")
+    recreate(ctx, returned, recreated_countries(ctx), "Step 3")
     created = cede_listed(ctx, _listed_for(ctx, sacs, named, japan), {japan}, "Step 4", settlement_tag)
     # Step 5: pack param `step5` = Country -> {area: its Dependent marker, sac: the SAC it goes with}.
     for country, entry in step5.items():

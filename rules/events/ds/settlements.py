@@ -69,12 +69,48 @@ def surrender_policy(ctx: EventContext, countries: list[str], peace_tag: str | N
         ctx.note(f"place the {peace_tag} marker on the Turn Track one year ahead ({box})", step)
 
 
-def return_ceded(ctx: EventContext, area_ids: list[str], step: str) -> None:
-    """Remove these Ceded Land markers from the Ceded Lands Box: the areas go back to their owners."""
+def return_ceded(ctx: EventContext, area_ids: list[str], step: str) -> list[str]:
+    """Remove these Ceded Land markers from the Ceded Lands Box: the areas go back to their owners.
+    Returns the areas whose marker left the box."""
+    returned = []
     for counter in in_play(ctx.state.counters.values()):
         if counter.kind == "ceded_land" and counter.area in area_ids and counter.location == CEDED_LANDS:
             faction = ctx.pack.areas[counter.area].marker_faction or "Axis"
             ctx.move(counter, force_pool(faction), step, why=f"{ctx.pack.areas[counter.area].name} returned")
+            returned.append(str(counter.area))
+    return returned
+
+
+def ceded_to_areas(ctx: EventContext, owners: list[str]) -> list[str]:
+    """"All <owner> Ceded Land markers" (16.2.5 Step 3, 16.2.6 Step 3, surrenders Step 2): every pack area
+    ceded to one of `owners` -- read from the pack, never a fixed list (issue 12 item 10)."""
+    return sorted(a for a, info in ctx.pack.areas.items() if info.ceded_to in owners)
+
+
+def recreate(ctx: EventContext, returned: list[str], countries: list[str], step: str) -> list[str]:
+    """16.2.5 Step 3 / 16.6.2 Step 2: "If Mongolia [or Tannu Tuva] is re-created as a result of this, that
+    country becomes an Axis Minor Country; place its units in the Axis Force Pool."
+
+    Re-created: an area of the Country came back in this Step and none of its land is ceded any more."""
+    board = ctx.board
+    done = []
+    for country in countries:
+        mine = [a for a, info in ctx.pack.areas.items() if info.country == country and info.ceded_to]
+        if not any(a in returned for a in mine):
+            continue
+        if any(board.ceded_area_active(ctx.pack.areas[a]) for a in mine):
+            ctx.why(f"{step}: {country} is not re-created: part of it is still ceded")
+            continue
+        ctx.set_country(country, step, "re-created: it becomes an Axis Minor Country", faction="Axis",
+                        status="active")
+        for counter in sorted(board.nationals(country), key=lambda c: c.id):
+            if counter.kind != "ceded_land" and counter.location != force_pool("Axis"):
+                ctx.move(counter, force_pool("Axis"), step, subject=country,
+                         why=f"{country} is re-created as an Axis Minor Country")
+        done.append(country)
+    if not done:
+        ctx.note(f"no Country is re-created ({' or '.join(countries)}: none of its land came back)", step)
+    return done
 
 
 def place_dependent_marker(ctx: EventContext, area_id: str, step: str, settlement_tag: str | None) -> bool:
@@ -193,14 +229,14 @@ def surrender(ctx: EventContext) -> None:
     settlement_tag = ctx.require_param("settlement_dependent_tag")
     surrender_marker = ctx.require_param("surrender_marker")
     peace_tag = ctx.require_param("enforced_peace_tag")
-    returned, pairs = ctx.require_param("returned_areas"), ctx.require_param("listed")
+    owners, pairs = ctx.require_param("returned_of"), ctx.require_param("listed")
     home = bool(ctx.require_param("home_on_map"))
     ctx.fire(f"{sac} surrenders (once per game)")
     surrender_policy(ctx, ctx.param("posture_boxes", [sac]), peace_tag, surrender_marker)
-    return_ceded(ctx, returned, "Step 2")
+    # Step 2 "Remove all <SAC> Ceded Land markers from the Ceded Lands Box".
+    returned = return_ceded(ctx, ceded_to_areas(ctx, list(owners)), "Step 2")
     if ctx.param("recreated"):
-        ctx.note(f"if {' or '.join(ctx.param('recreated'))} is re-created, it becomes an Axis Minor Country; "
-                 "place its units in the Axis Force Pool", "Step 2")
+        recreate(ctx, returned, list(ctx.param("recreated")), "Step 2")
     placed = cede_listed(ctx, pairs, {japan}, "Step 3", settlement_tag)
     if not placed:
         placed = pick_one(ctx, pairs, "Step 4", "Axis", must=False, settlement_tag=settlement_tag)
@@ -265,7 +301,8 @@ def chinese_surrender(ctx: EventContext) -> None:
     settlement_tag = ctx.require_param("settlement_dependent_tag")
     surrender_marker = ctx.require_param("surrender_marker")
     peace_tag = ctx.require_param("enforced_peace_tag")
-    returned, placed = ctx.require_param("returned_areas"), ctx.require_param("dependents_placed")
+    owners, placed = ctx.require_param("returned_of"), ctx.require_param("dependents_placed")
+    returned = ceded_to_areas(ctx, list(owners))  # Step 2 "Remove all Chinese Ceded Land markers"
     special_area = ctx.require_param("exempt_minor_area")
     board = ctx.board
     ctx.fire(f"{china} surrenders (once per game)")
