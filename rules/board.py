@@ -96,6 +96,29 @@ class Board:
         listed = self.state.countries.get(name)
         return info.kind == "dependent" and listed is not None and listed.dependent_of == name
 
+    # ---- Posture Boxes ---------------------------------------------------------------------------
+    def shared_posture_box(self, country: str) -> str | None:
+        """The shared Posture Box whose markers are `country`'s (pack `[posture_boxes]`), else None.
+
+        Why: DS prints shared boxes -- "US and Western Minors" (16.4.3 Step 1, 16.3.8 Step 3), "Soviet
+        Minors" (16.6.2 Step 1) -- whose Policy/Truce markers affect every Country in them. A box lists its
+        `countries`, and/or `minors_of` a faction (its Minor Countries, `except` the ones named)."""
+        for name, spec in self.pack.extra.get("posture_boxes", {}).items():
+            if country in spec.get("countries", ()):
+                return str(name)
+            faction = spec.get("minors_of")
+            if faction and country not in spec.get("except", ()) and self.is_minor_country(country) \
+                    and self.country_state(country).faction == faction:
+                return str(name)
+        return None
+
+    def posture_markers(self, country: str) -> list[str]:
+        """The Policy/Truce markers in `country`'s Posture Box: its shared box's, else its own."""
+        box = self.shared_posture_box(country)
+        if box is not None:
+            return list(self.state.posture_boxes.get(box, []))
+        return list(self.country_state(country).markers)
+
     def in_country(self, hex_id: str, country: str, dependents: bool = False) -> bool:
         """Is the hex in `country` (annexed lands included) — or, with `dependents`, one of its Dependents?"""
         here = self.political_country(hex_id)

@@ -416,6 +416,18 @@ def validate_position(state: GameState, pack: Pack) -> None:
     for name in state.countries:
         if name not in pack.countries:
             raise InputError(src, f"unknown country {name!r} (not in pack {pack.name})")
+    shared = pack.extra.get("posture_boxes", {})
+    for box in state.posture_boxes:
+        if box not in shared:
+            known = ", ".join(shared) or "none"
+            raise InputError(src, f"posture_boxes: {box!r} is no shared Posture Box of pack {pack.name} "
+                                  f"(known: {known})")
+    board = Board(state, pack)
+    for name, cstate in state.countries.items():
+        box = board.shared_posture_box(name) if cstate.markers else None
+        if box is not None:
+            raise InputError(src, f"country {name!r}: its Policy/Truce markers are in the {box} Posture Box; "
+                                  f"list them under posture_boxes.{box!r}, not under the country")
     for faction, card in state.turn.current_cards.items():
         if faction not in FACTIONS:
             raise InputError(src, f"turn.current_cards: unknown faction {faction!r}")

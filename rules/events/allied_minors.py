@@ -35,7 +35,8 @@ from rules.state import (
 
 
 def _policy_markers(ctx: EventContext, country: str) -> list[str]:
-    markers = list(ctx.state.country(country).markers)
+    # "a Policy marker in its corresponding Posture Box": a shared one too (DS Soviet Minors, 16.5.1).
+    markers = ctx.board.posture_markers(country)
     markers += [c.name for c in ctx.state.counters_at(posture_box(country))]
     return markers
 

@@ -107,11 +107,13 @@ def internment_due(ctx: EventContext) -> list[InternmentCase]:
             cases.append(InternmentCase(counter, f"{hex_id} is in Neutral {country}"))
             continue
         if faction == "Axis":
-            if cstate.markers and cstate.status != "conquered":
+            # Policy markers in its Posture Box: its own, or a shared box's (DS "US and Western Minors").
+            policy = board.posture_markers(country)
+            if policy and cstate.status != "conquered":
                 cases.append(
                     InternmentCase(
                         counter,
-                        f"{hex_id} is in {country}, affected by {', '.join(cstate.markers)}",
+                        f"{ctx.place(hex_id)} is in {country}, affected by {', '.join(policy)}",
                         policy_country=country,
                     )
                 )
@@ -168,14 +170,23 @@ def internment_check(ctx: EventContext) -> None:
             )
             if answer == "end_policy":
                 ended.add(country)
-                ctx.set_country(
-                    country,
-                    None,
-                    "Policy ended instead of internment (16.7); this is not "
-                    "ending a Policy voluntarily (13.6.1.2)",
-                    rule="16.7",
-                    markers=[],
-                )
+                shared = ctx.board.shared_posture_box(country)
+                if shared is not None:
+                    # The Policy marker is in a shared Posture Box (DS "US and Western Minors").
+                    ctx.state.posture_boxes[shared] = []
+                    ctx.record(None, "remove_marker", f"remove the Policy marker from the {shared} Posture "
+                               "Box: Policy ended instead of internment (16.7); this is not ending a "
+                               "Policy voluntarily (13.6.1.2)", None, None, country, rule="16.7",
+                               box=shared)
+                else:
+                    ctx.set_country(
+                        country,
+                        None,
+                        "Policy ended instead of internment (16.7); this is not "
+                        "ending a Policy voluntarily (13.6.1.2)",
+                        rule="16.7",
+                        markers=[],
+                    )
                 if ctx.state.turn.war_state == "Pre-War":
                     ctx.state.turn.war_state = "Limited War"
                     ctx.note(

@@ -186,3 +186,75 @@ def test_item10_16_2_5_step_3_recreates_tannu_tuva_under_erratum_both(tmp_path):
     assert result.resulting_position["countries"]["Tannu Tuva"]["faction"] == "Axis"
     assert where(result, "tt_inf") == "force_pool:Axis"
     assert ("mongolia_tannu_tuva", "Step 3") in {(n.key, n.step) for n in entry(result, "16.2.5").errata}
+
+
+# ---- item 9: shared Posture Boxes ------------------------------------------------------------------------
+def _strategic_pack(tmp_path):
+    strategic = "".join(f'\n[hexes.w99{n}]\ncountry = "Russia"\nstrategic = true\ncity = true\n'
+                        f'name = "Russian Strategic Hex {n} (test only)"\n' for n in (11, 12))
+    return extended_pack(tmp_path, strategic)
+
+
+def test_item9_16_2_5_step_1_truce_goes_in_every_sac_posture_box(tmp_path):
+    """16.2.5 Step 1 (one or two hexes) "Place a Truce marker ... in the SAC's Posture Box(es)": Russia is
+    the SAC with an active Soviet Minor (Mongolia), so Russia's box AND the Soviet Minors box."""
+    counters = [unit("jp_s11", "Japan", "w9911"), marker("jgov", "set_aside", ["japanese_government"])]
+    countries = {"Russia": {"faction": "Soviet", "status": "active", "posture": "War"},
+                 "Mongolia": {"faction": "Soviet", "status": "active", "posture": "War"}}
+    state = position("Axis", countries, counters, cards={"Axis": "37d"})
+    result = run(state, {"16.1.5:dissolve": "no", "16.2.5:truce": "Armistice"}, pack=_strategic_pack(tmp_path))
+    after = result.resulting_position
+    assert after["countries"]["Russia"]["markers"] == ["Armistice"]
+    assert after["posture_boxes"]["Soviet Minors"]["markers"] == ["Armistice"]
+    assert after["countries"]["Mongolia"]["markers"] == []
+
+
+def test_item9_16_6_2_step_1_no_marker_in_the_soviet_minors_box():
+    """16.6.2 Step 1 "Do not place any Policy marker in the Soviet Minors Posture Box"."""
+    result = _russian()
+    assert result.resulting_position["countries"]["Russia"]["markers"] == ["Surrender"]
+    assert "posture_boxes" not in result.resulting_position
+
+
+def test_item9_shared_box_markers_make_its_minors_policy_affected_for_16_7():
+    """16.7 "a hex belonging to a Policy Affected Country": a Surrender marker in the US and Western
+    Minors Posture Box affects the US: a Japanese unit in Guam (e3806, a US Dependent) is interned."""
+    from rules.state import GameState
+    data = {"pack": "ds", "turn": {"date": "1943-01", "phasing": "Axis"},
+            "countries": {"Philippines": {"faction": "Western", "status": "active"}},
+            "posture_boxes": {"US and Western Minors": {"markers": ["Surrender"]}},
+            "counters": [unit("jp_guam", "Japan", "e3806")]}
+    state = GameState.from_json(data, source="pos.json")
+    result = run(state, {"16.1.5:dissolve": "no", "16.1.6:policy:US": "intern"})
+    assert where(result, "jp_guam") == "pending:Axis"
+    ended = run(state, {"16.1.5:dissolve": "no", "16.1.6:policy:US": "end_policy"})
+    assert ended.resulting_position["posture_boxes"]["US and Western Minors"]["markers"] == []
+
+
+def test_item9_positions_contradicting_the_shared_boxes_are_refused():
+    import pytest
+    from rules.state import GameState
+    from vassal_parser.errors import InputError
+    bad = {"pack": "ds", "turn": {"phasing": "Axis"}, "counters": [],
+           "countries": {"US": {"faction": "Western", "status": "active", "markers": ["Surrender"]}}}
+    with pytest.raises(InputError, match="US and Western Minors Posture Box"):
+        run(GameState.from_json(bad, source="pos.json"))
+    unknown = {"pack": "ds", "turn": {"phasing": "Axis"}, "counters": [],
+               "posture_boxes": {"Western Minors": {"markers": []}}}
+    with pytest.raises(InputError, match="no shared Posture Box"):
+        run(GameState.from_json(unknown, source="pos.json"))
+
+
+def test_item9_16_3_8_step_3_removes_surrender_from_the_shared_box():
+    """16.3.8 Step 3 "remove the Surrender marker from the US/Western Minors Posture Box and change the
+    US/Western Minor Posture to War"."""
+    from rules.state import GameState
+    data = {"pack": "ds", "turn": {"date": "1943-01", "phasing": "Western"},
+            "countries": {"US": {"faction": "Western", "status": "active", "posture": "Neutrality"}},
+            "posture_boxes": {"US and Western Minors": {"markers": ["Surrender"]}},
+            "counters": [ceded("guam_jd", "ceded_lands")]}
+    result = run(GameState.from_json(data, source="pos.json"), {"16.3.8:step3:war": "yes"})
+    after = result.resulting_position
+    assert after["posture_boxes"]["US and Western Minors"]["markers"] == []
+    assert after["countries"]["US"]["posture"] == "War"
+    assert where(result, "cl_guam_jd") == "force_pool:Axis"

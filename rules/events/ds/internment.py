@@ -18,7 +18,7 @@ from rules.state import CEDED_LANDS
 
 
 def policy_affected(ctx: EventContext, country: str) -> bool:
-    return bool(ctx.state.country(country).markers)
+    return bool(ctx.board.posture_markers(country))  # its own or its shared Posture Box (pack)
 
 
 def kwantung_cases(ctx: EventContext, japan: str, kwantung_tag: str,

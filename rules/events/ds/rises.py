@@ -12,6 +12,7 @@ from typing import Any
 from rules.engine import EventContext, event_impl
 from rules.errata import reading_of
 from rules.events.common import place_name, unguarded_cities
+from rules.events.ds.settlements import remove_posture_markers
 from rules.state import CEDED_LANDS, force_pool
 
 
@@ -65,17 +66,18 @@ def _rises_step(ctx: EventContext, label: str, step: dict[str, Any], japan: str,
         if not free:
             continue
         city = free[0]
-        cstate = ctx.state.country(country)
-        surrender = [m for m in cstate.markers if m in surrender_markers]
+        # Its Posture Box: its own, or the shared "US and Western Minors" box (16.3.8 Step 3).
+        surrender = [m for m in ctx.board.posture_markers(country) if m in surrender_markers]
+        box = ctx.board.shared_posture_box(country)
+        box_name = f"the {box}" if box else f"{country}'s"
         _card_errata(ctx, step, label)
         ctx.fire(f"{label}: {ctx.pack.areas[area_id].name} is a Japanese Dependent and its City "
                  f"{place_name(ctx.pack, city)} holds no Japanese unit, Detachment or Logistics marker")
         answer = ctx.choose(f"{label.lower().replace(' ', '')}:war", step["decider"],
-                            f"Remove the Surrender marker from {country}'s Posture Box and change "
+                            f"Remove the Surrender marker from {box_name} Posture Box and change "
                             "its Posture to War?", ["yes", "no"])
         if answer == "yes":
-            ctx.set_country(country, label, "Surrender marker removed; Posture is War",
-                            markers=[m for m in cstate.markers if m not in surrender], posture="War")
+            remove_posture_markers(ctx, country, surrender, label, posture="War")
         break
     # Second bullet: at War, the Japanese Dependent markers go.
     posture = ctx.state.country(country).posture

@@ -14,6 +14,7 @@ from rules.engine import EventContext, event_impl
 from rules.events.common import influence_choice, place_name
 from rules.events.ds.common import country_chain
 from rules.events.ds.settlements import (
+    add_posture_marker,
     cede_listed,
     influence_candidates,
     intern_matching,
@@ -148,15 +149,21 @@ def forced_settlement(ctx: EventContext) -> None:
                     f"(Strategic Hexes known to the pack: {len(strategic)})")
         return
     ctx.fire(f"SACs {', '.join(sacs)}; Allied Strategic Hexes under Axis Control: {listing} ({len(held)})")
+    # Step 1 "the SAC's Posture Box(es)": every SAC's box, a shared one once ("US and Western Minors",
+    # "Soviet Minors"; pack [posture_boxes]) -- issue 12 item 9.
+    boxes = sorted({ctx.board.shared_posture_box(c) or f"{c}'s" for c in sacs})
     if len(held) <= 2:
-        truce = ctx.choose("truce", "Axis", f"Step 1: which Truce marker goes in {named}'s Posture Box?",
-                           list(truce_markers))
-        markers = ctx.state.country(named).markers
-        ctx.set_country(named, "Step 1", f"{truce} Truce marker placed in its Posture Box",
-                        markers=[*markers, str(truce)])
+        truce = ctx.choose("truce", "Axis", f"Step 1: which Truce marker goes in the SACs' Posture Box(es) "
+                           f"({', '.join(boxes)})?", list(truce_markers))
+        seen: set[str] = set()
+        for country in sacs:
+            box = ctx.board.shared_posture_box(country) or country
+            if box not in seen:
+                seen.add(box)
+                add_posture_marker(ctx, country, str(truce), "Step 1")
         _government_to_delay(ctx, "Step 2", government_tag)
         return
-    surrender_policy(ctx, [named], peace_tags.get(named), surrender_marker)
+    surrender_policy(ctx, sacs, peace_tags.get(named), surrender_marker)
     _government_to_delay(ctx, "Step 2", government_tag)
     returned = return_ceded(ctx, ceded_to_areas(ctx, sacs), "Step 3")
     recreate(ctx, returned, recreated_countries(ctx), "Step 3")
@@ -208,7 +215,8 @@ def japanese_concessions(ctx: EventContext) -> None:
     sacs = settlement_affected(ctx, named, with_conquered=wording == "same_as_16_2_5",
                                non_chinese_only=wording == "same_as_16_2_5")
     ctx.fire(f"Japanese Concessions to {', '.join(sacs)} (once per game)")
-    surrender_policy(ctx, [named], peace_tags.get(named), surrender_marker)
+    # Step 1 "the SAC's Posture Box": each SAC's box (a shared one once), as 16.2.5 (issue 12 item 9).
+    surrender_policy(ctx, sacs, peace_tags.get(named), surrender_marker)
     government = ctx.state.tagged(government_tag)
     box = f"turn_track:{one_year_ahead(ctx.state.turn.date)}"
     for marker in government:

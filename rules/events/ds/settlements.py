@@ -50,15 +50,52 @@ def resolve_hex(ctx: EventContext, token: str, step: str | None = None) -> str |
     return chosen if chosen in ctx.pack.hexes else str(printed)
 
 
+def add_posture_marker(ctx: EventContext, country: str, marker: str, step: str) -> str:
+    """Place a Policy/Truce marker in `country`'s Posture Box -- a shared box (pack `[posture_boxes]`,
+    e.g. "US and Western Minors") when the Country is in one; returns the box's name as players say it."""
+    box = ctx.board.shared_posture_box(country)
+    if box is None:
+        markers = ctx.state.country(country).markers
+        ctx.set_country(country, step, f"{marker} marker placed in its Posture Box",
+                        markers=[*markers, marker] if marker not in markers else list(markers))
+        return f"{country}'s Posture Box"
+    held = ctx.state.posture_boxes.setdefault(box, [])
+    ctx.record(step, "place_marker", f"place a {marker} marker in the {box} Posture Box", None, None,
+               country, box=box, marker=marker)
+    if marker not in held:
+        held.append(marker)
+    return f"the {box} Posture Box"
+
+
+def remove_posture_markers(ctx: EventContext, country: str, names: list[str], step: str,
+                           **fields: object) -> None:
+    """Remove these markers from `country`'s Posture Box (its own or its shared one) and set `fields`."""
+    box = ctx.board.shared_posture_box(country)
+    if box is None:
+        cstate = ctx.state.country(country)
+        ctx.set_country(country, step, f"{' / '.join(names)} marker removed from its Posture Box",
+                        markers=[m for m in cstate.markers if m not in names], **fields)
+        return
+    ctx.state.posture_boxes[box] = [m for m in ctx.state.posture_boxes.get(box, []) if m not in names]
+    ctx.record(step, "remove_marker", f"remove the {' / '.join(names)} marker from the {box} Posture Box",
+               None, None, country, box=box, markers=list(names))
+    if fields:
+        ctx.set_country(country, step, ", ".join(f"{k} {v}" for k, v in fields.items()), **fields)
+
+
 def surrender_policy(ctx: EventContext, countries: list[str], peace_tag: str | None, marker: str,
                      step: str = "Step 1") -> None:
-    """Step 1 of 16.4.1 / 16.4.3 / 16.6.2 (and the Chinese Surrenders 16.4.2 / 16.6.1): place a Surrender
-    Policy marker (its name: pack param `surrender_marker`) in the Posture Box(es); the Enforced Peace
-    marker one year ahead."""
+    """Step 1 of 16.4.1 / 16.4.3 / 16.6.2 (and the Chinese Surrenders 16.4.2 / 16.6.1, 16.2.5 / 16.2.6):
+    place a Surrender Policy marker (its name: pack param `surrender_marker`) in each Country's Posture
+    Box -- once per box, a shared one included (16.4.3 "the US and Western Minors Posture Box") -- and the
+    Enforced Peace marker one year ahead."""
+    boxes: set[str] = set()
     for country in countries:
-        markers = ctx.state.country(country).markers
-        ctx.set_country(country, step, f"{marker} Policy marker placed in its Posture Box",
-                        markers=[*markers, marker] if marker not in markers else list(markers))
+        box = ctx.board.shared_posture_box(country) or country
+        if box in boxes:
+            continue
+        boxes.add(box)
+        add_posture_marker(ctx, country, marker, step)
     if peace_tag is None:
         return
     box = f"turn_track:{one_year_ahead(ctx.state.turn.date)}"
