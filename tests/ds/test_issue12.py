@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
+from rules.packs import load_pack
 from rules.plan import Plan
+from rules.state import GameState
 from tests.ds.helpers import DS, ceded, entry, extended_pack, marker, position, run, unit, where
+from vassal_parser.errors import InputError
 
 
 def _russian(*counters, pack=DS) -> Plan:
@@ -105,8 +110,6 @@ def test_item12_bare_card_number_accepted_where_one_card_of_the_faction_has_it()
 def test_item12_ambiguous_card_number_names_the_ids():
     """Axis "37" is none of the Axis Settlement cards 37a-37e alone, and 37 is the Western US Surrender:
     the message names the ids that exist."""
-    import pytest
-    from vassal_parser.errors import InputError
     state = position("Axis", cards={"Axis": "37"})
     with pytest.raises(InputError) as err:
         run(state)
@@ -121,7 +124,6 @@ def test_item12_ambiguous_card_number_names_the_ids():
 def test_item13_japan_left_out_is_axis_from_the_pack():
     """16.1.1 "If Axis ground units occupy all City ... hexes": a Japanese unit is an Axis ground unit
     although the position leaves Japan out (pack faction, as in TK)."""
-    from rules.state import GameState
     data = {"pack": "ds", "turn": {"date": "1941-07", "phasing": "Axis"},
             "countries": {"Hopeh": {"faction": "Western", "status": "active"}},
             "counters": [unit("jp_1", "Japan", "w5322")]}
@@ -131,10 +133,6 @@ def test_item13_japan_left_out_is_axis_from_the_pack():
 
 
 def test_item13_major_without_faction_in_pack_or_position_is_refused(tmp_path):
-    import pytest
-    from rules.packs import load_pack
-    from rules.state import GameState
-    from vassal_parser.errors import InputError
     for source in DS.path.glob("*.toml"):
         text = source.read_text(encoding="utf-8")
         text = text.replace('"Japan" = { kind = "major", region = "Pacific", faction = "Axis" }',
@@ -202,7 +200,8 @@ def test_item9_16_2_5_step_1_truce_goes_in_every_sac_posture_box(tmp_path):
     countries = {"Russia": {"faction": "Soviet", "status": "active", "posture": "War"},
                  "Mongolia": {"faction": "Soviet", "status": "active", "posture": "War"}}
     state = position("Axis", countries, counters, cards={"Axis": "37d"})
-    result = run(state, {"16.1.5:dissolve": "no", "16.2.5:truce": "Armistice"}, pack=_strategic_pack(tmp_path))
+    answers = {"16.1.5:dissolve": "no", "16.2.5:truce": "Armistice"}
+    result = run(state, answers, pack=_strategic_pack(tmp_path))
     after = result.resulting_position
     assert after["countries"]["Russia"]["markers"] == ["Armistice"]
     assert after["posture_boxes"]["Soviet Minors"]["markers"] == ["Armistice"]
@@ -219,7 +218,6 @@ def test_item9_16_6_2_step_1_no_marker_in_the_soviet_minors_box():
 def test_item9_shared_box_markers_make_its_minors_policy_affected_for_16_7():
     """16.7 "a hex belonging to a Policy Affected Country": a Surrender marker in the US and Western
     Minors Posture Box affects the US: a Japanese unit in Guam (e3806, a US Dependent) is interned."""
-    from rules.state import GameState
     data = {"pack": "ds", "turn": {"date": "1943-01", "phasing": "Axis"},
             "countries": {"Philippines": {"faction": "Western", "status": "active"}},
             "posture_boxes": {"US and Western Minors": {"markers": ["Surrender"]}},
@@ -232,9 +230,6 @@ def test_item9_shared_box_markers_make_its_minors_policy_affected_for_16_7():
 
 
 def test_item9_positions_contradicting_the_shared_boxes_are_refused():
-    import pytest
-    from rules.state import GameState
-    from vassal_parser.errors import InputError
     bad = {"pack": "ds", "turn": {"phasing": "Axis"}, "counters": [],
            "countries": {"US": {"faction": "Western", "status": "active", "markers": ["Surrender"]}}}
     with pytest.raises(InputError, match="US and Western Minors Posture Box"):
@@ -248,7 +243,6 @@ def test_item9_positions_contradicting_the_shared_boxes_are_refused():
 def test_item9_16_3_8_step_3_removes_surrender_from_the_shared_box():
     """16.3.8 Step 3 "remove the Surrender marker from the US/Western Minors Posture Box and change the
     US/Western Minor Posture to War"."""
-    from rules.state import GameState
     data = {"pack": "ds", "turn": {"date": "1943-01", "phasing": "Western"},
             "countries": {"US": {"faction": "Western", "status": "active", "posture": "Neutrality"}},
             "posture_boxes": {"US and Western Minors": {"markers": ["Surrender"]}},

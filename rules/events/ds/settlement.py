@@ -16,11 +16,11 @@ from rules.events.ds.common import country_chain
 from rules.events.ds.settlements import (
     add_posture_marker,
     cede_listed,
+    ceded_to_areas,
     influence_candidates,
     intern_matching,
     one_year_ahead,
     pick_one,
-    ceded_to_areas,
     place_dependent_marker,
     recreate,
     return_ceded,
