@@ -104,7 +104,7 @@ def internment_due(ctx: EventContext) -> list[InternmentCase]:
             continue
         country, cstate = _territory_state(ctx, hex_id)
         if cstate.status == "neutral" or cstate.faction == "Neutral":
-            cases.append(InternmentCase(counter, f"{hex_id} is in Neutral {country}"))
+            cases.append(InternmentCase(counter, f"{ctx.place(hex_id)} is in Neutral {country}"))
             continue
         if faction == "Axis":
             # Policy markers in its Posture Box: its own, or a shared box's (DS "US and Western Minors").
@@ -127,7 +127,8 @@ def internment_due(ctx: EventContext) -> list[InternmentCase]:
             ):
                 what = "multi-national unit" if counter.multinational else f"{counter.nationality} unit"
                 cases.append(
-                    InternmentCase(counter, f"{what} in {hex_id}, in {major} or a Dependent of {major}")
+                    InternmentCase(counter, f"{what} in {ctx.place(hex_id)}, in {major} or a Dependent of "
+                                            f"{major}")
                 )
         elif faction in ALLIED_FACTIONS:
             area_id = ctx.pack.hex(hex_id).area
@@ -136,12 +137,13 @@ def internment_due(ctx: EventContext) -> list[InternmentCase]:
                 cases.append(
                     InternmentCase(
                         counter,
-                        f"{hex_id} is in {area.name}, a {area.ceded_to} Dependent "
+                        f"{ctx.place(hex_id)} is in {area.name}, a {area.ceded_to} Dependent "
                         "created by a Conditional Event",
                     )
                 )
             elif counter.kind == "partisan_base" and cstate.faction == "Axis":
-                cases.append(InternmentCase(counter, f"Partisan Base in enemy {country} ({hex_id})"))
+                where = ctx.place(hex_id)
+                cases.append(InternmentCase(counter, f"Partisan Base in enemy {country} ({where})"))
     return cases
 
 

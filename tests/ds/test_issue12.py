@@ -252,3 +252,55 @@ def test_item9_16_3_8_step_3_removes_surrender_from_the_shared_box():
     assert after["posture_boxes"]["US and Western Minors"]["markers"] == []
     assert after["countries"]["US"]["posture"] == "War"
     assert where(result, "cl_guam_jd") == "force_pool:Axis"
+
+
+# ---- items 16 and 18 (DS parts): exemptions named, why-lines true, one place-name form -------------------
+def test_item16_16_1_1_kansu_and_kiangsu_named_as_exempt():
+    """DS 16.1.1 "Kansu and Kiangsu: These two Minor Countries are exempt from this event": with both
+    active, the plan must not say "no active Allied Minor Country"."""
+    countries = {"Kansu": {"faction": "Soviet", "status": "active"},
+                 "Kiangsu": {"faction": "Western", "status": "active"}}
+    event = entry(run(position("Axis", countries), {"16.1.5:dissolve": "no"}), "16.1.1")
+    assert not any("no active Allied Minor Country" in w for w in event.why)
+    assert any(w.startswith("Kansu: exempt") for w in event.why)
+    assert any(w.startswith("Kiangsu: exempt") for w in event.why)
+
+
+def test_item16_16_1_1_partisan_base_hex_named_as_such(tmp_path):
+    """16.1.1 "all City and Partisan Base hexes": the Partisan Base hex is identified in the why-line."""
+    pack = extended_pack(tmp_path, '[hexes.w9960]\ncountry = "Hopeh"\nname = "a Hopeh hex (test only)"\n')
+    countries = {"Hopeh": {"faction": "Western", "status": "active"}}
+    counters = [unit("jp_1", "Japan", "w5322"), unit("jp_2", "Japan", "w9960"),
+                marker("pb", "w9960", kind="partisan_base", nationality="Hopeh")]
+    event = entry(run(position("Axis", countries, counters), {"16.1.5:dissolve": "no"}, pack=pack), "16.1.1")
+    assert event.status == "fired"
+    assert any("Kalgan (w5322), a Hopeh hex (test only) (w9960) (Partisan Base hex)" in w for w in event.why)
+
+
+def test_item16_16_1_2_multinational_exception_named():
+    """16.1.2 "An Axis multi-national unit does not cause Occupation if the Minor Country unit in that
+    multi-national unit's Holding Box would be considered to be in its own Country": named when it decides."""
+    countries = {"Hopeh": {"faction": "Axis", "status": "active"}}
+    counters = [unit("aex", "Japan", "w5322", steps=3, kind="hq", multinational=True),
+                unit("hopeh_inf", "Hopeh", "holding:aex")]
+    event = entry(run(position("Axis", countries, counters), {"16.1.5:dissolve": "no"}), "16.1.2")
+    assert event.status == "not_due"
+    assert any("multi-national unit whose Holding Box holds a Hopeh unit" in w for w in event.why)
+
+
+def test_item18_16_1_6_due_why_line_does_not_say_nothing_interns():
+    """DS 16.1.6: due for a Kwantung unit, its why-line must not also say no counter must be interned."""
+    countries = {"Russia": {"faction": "Soviet", "status": "active", "posture": "War"}}
+    state = position("Axis", countries, [unit("kw", "Japan", "w4427", tags=["kwantung"])])
+    event = entry(run(state, {"16.1.5:dissolve": "no"}), "16.1.6")
+    assert event.status == "fired"
+    assert not any(w.startswith("no counter is in territory") for w in event.why)
+    assert any("Okinawa (w4427)" in w for w in event.why) or any("kw" in w for w in event.why)
+
+
+def test_item18_16_7_reasons_name_places_as_name_and_hex():
+    """One place-name form, "Brussels (w3619)": 16.7 reasons say "Kalgan (w5322)", never a bare id."""
+    state = position("Axis", {"Hopeh": {"faction": "Neutral", "status": "neutral"}},
+                     [unit("jp_inf", "Japan", "w5322")])
+    event = entry(run(state, {"16.1.5:dissolve": "no"}), "16.1.6")
+    assert any("Kalgan (w5322) is in Neutral Hopeh" in w for w in event.why)

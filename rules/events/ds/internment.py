@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from rules.engine import EventContext, event_impl
 from rules.events.ds.common import is_japanese_dependent
-from rules.events.internment import InternmentCase, intern, internment_check
+from rules.events.internment import InternmentCase, intern, internment_check, internment_due
 from rules.packs import areas_covering
 from rules.state import CEDED_LANDS
 
@@ -81,4 +81,8 @@ def ds_internment(ctx: EventContext) -> None:
                  + "; ".join(f"{ctx.name(c.counter.id)} — {c.reason}" for c in cases))
         for case in cases:
             intern(ctx, [case.counter], None, case.reason)
+        if not internment_due(ctx):
+            # Due for the Pacific cases: the why-line must not say nothing interns (issue 12 item 18).
+            ctx.why("no other counter is in territory that forces its internment (the other 16.7 conditions)")
+            return
     internment_check(ctx)

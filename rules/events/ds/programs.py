@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.engine import EventContext, event_impl
+from rules.events.common import place_name
 from rules.state import DELAY, conditional_events, force_pool
 
 
@@ -157,7 +158,7 @@ def colonial_liberation(ctx: EventContext) -> None:
         held = [h for h in board.cities(country, dependents=True)
                 if any(u.nationality == us and u.supplied for u in board.ground_units(h))]
         if held:
-            eligible[country] = ", ".join(held)
+            eligible[country] = ", ".join(place_name(ctx.pack, h) for h in held)
     if not eligible:
         listed = ", ".join(countries)
         ctx.not_due(f"no Axis or Soviet {listed} City (or Dependent City) holds a supplied {us} ground unit")
