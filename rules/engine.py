@@ -159,6 +159,22 @@ class EventContext:
             self.entry.errata.append(note)
         return used
 
+    def declares(self, fact: str) -> bool:
+        """Does the event's pack table declare this fact in its `needs`?"""
+        return any(n.fact == fact for n in self.spec.needs)
+
+    def fact(self, fact: str, subject: str) -> Any:
+        """A map fact a shared implementation reads: `need` when the event declares it (the pack says it
+        reads it: missing or partial -> recorded), else the pack's value -- an empty one still recorded as
+        missing, so "do not occupy none" is never read as a fact (issue 9). Returns None when missing."""
+        if self.declares(fact):
+            return self.need(fact, subject)
+        value, lacking = check_fact(self.pack, fact, subject)
+        if not value:
+            self.missing(fact, subject, lacking or FACT_KINDS[fact].missing_text(subject))
+            return None
+        return value
+
     def missing(self, fact: str, subject: str | None, text: str) -> None:
         """Record a fact the event cannot read (from the pack, or a field the position leaves out)."""
         record = MissingFact(fact, subject, text)

@@ -58,6 +58,8 @@ def reactivation(ctx: EventContext) -> None:
             continue
         places: list[str] = []
         capital = ctx.board.capital(country)
+        if cstate.faction == faction and not capital:
+            ctx.fact("capital", country)  # records it missing: its Capital might be free (issue 9)
         if cstate.faction == faction and capital:
             enemy = ctx.board.enemy_presence(capital, faction)
             if enemy:
@@ -194,6 +196,8 @@ def liberation(ctx: EventContext) -> None:
         ):
             continue
         checked = True
+        if ctx.fact("city_hexes", country) is None:
+            continue  # undecided, never "do not occupy none" (issue 9: 16.3.2 India)
         special = (
             facts is not None
             and country == france
@@ -303,6 +307,8 @@ def operation_avalanche(ctx: EventContext) -> None:
             for h in ctx.board.cities(country)
             if any(u.nationality == us and u.supplied for u in ctx.board.ground_units(h))
         ]
+        if not held and ctx.fact("city_hexes", country) is None:
+            continue  # undecided: a City the pack does not locate might hold one (issue 9)
         if held:
             eligible[country] = f"supplied {us} ground unit in {describe_hexes(ctx, held)}"
         else:

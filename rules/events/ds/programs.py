@@ -157,6 +157,12 @@ def colonial_liberation(ctx: EventContext) -> None:
             continue
         held = [h for h in board.cities(country, dependents=True)
                 if any(u.nationality == us and u.supplied for u in board.ground_units(h))]
+        if not held:
+            # "a City within the selected Country or one of its Dependents": unknown Cities leave it open.
+            lands = [country, *sorted(n for n, info in ctx.pack.countries.items()
+                                      if info.dependent_of == country)]
+            if [c for c in lands if ctx.need("city_hexes", c) is None]:
+                continue
         if held:
             eligible[country] = ", ".join(place_name(ctx.pack, h) for h in held)
     if not eligible:

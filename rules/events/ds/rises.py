@@ -64,6 +64,8 @@ def _rises_step(ctx: EventContext, label: str, step: dict[str, Any], japan: str,
         # "has become a Japanese Dependent and a City in it does not contain a Japanese unit, ..."
         free = unguarded_cities(ctx, [area_id], japan)
         if not free:
+            if ctx.board.ceded_area_active(ctx.pack.areas[area_id]):
+                ctx.need("area_city_hexes", area_id)  # unknown Cities might be unguarded (issue 9)
             continue
         city = free[0]
         # Its Posture Box: its own, or the shared "US and Western Minors" box (16.3.8 Step 3).

@@ -141,12 +141,21 @@ def forced_settlement(ctx: EventContext) -> None:
         return
     sacs = settlement_affected(ctx, named, with_conquered=True, non_chinese_only=True)
     inside = _in_sacs(ctx, sacs)
+    # "Allied Strategic Hexes in a SAC or its Dependents" (issue 9): each SAC's and each Dependent's
+    # Strategic Hexes must be known (`strategic_hexes`; an empty list only where [complete] says so).
+    lands = sorted({*sacs, *(n for n in ctx.pack.countries if ctx.board.home_of(n) in sacs)})
+    unknown = [c for c in lands if ctx.need("strategic_hexes", c) is None]
     strategic = sorted(h for h, info in ctx.pack.hexes.items() if info.strategic and inside(h))
     held = [h for h in strategic if axis_controls(ctx, h, control_tag)]
     listing = ", ".join(place_name(ctx.pack, h) for h in held) or "none"
+    if unknown and len(held) < 3:
+        # Fewer than three known: the unknown Strategic Hexes may change which Settlement applies.
+        ctx.why(f"SACs {', '.join(sacs)}: Allied Strategic Hexes under Axis Control known: {listing} "
+                f"({len(held)}); the pack does not locate those of {', '.join(unknown)}")
+        return
     if not held:
         ctx.not_due(f"SACs {', '.join(sacs)}: no Allied Strategic Hex under Axis Control "
-                    f"(Strategic Hexes known to the pack: {len(strategic)})")
+                    f"(Strategic Hexes in them: {len(strategic)})")
         return
     ctx.fire(f"SACs {', '.join(sacs)}; Allied Strategic Hexes under Axis Control: {listing} ({len(held)})")
     # Step 1 "the SAC's Posture Box(es)": every SAC's box, a shared one once ("US and Western Minors",
@@ -173,6 +182,9 @@ def forced_settlement(ctx: EventContext) -> None:
         if named != entry["sac"]:
             continue
         area_id = entry["area"]
+        if ctx.need("city_hexes", country) is None:
+            ctx.why(f"Step 5: undecided: the pack does not locate all Cities in {country}")
+            continue
         cities = ctx.board.cities(country)
         if cities and all(axis_controls(ctx, h, control_tag) for h in cities):
             place_dependent_marker(ctx, area_id, "Step 5", settlement_tag)
