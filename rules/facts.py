@@ -130,7 +130,7 @@ def _area_by_key(pack: Pack, key: str) -> Any:
 
 @fact_kind("area_city_hexes", "area", "City hexes", "areas")
 def _area_city_hexes(pack: Pack, area: str) -> list[str]:
-    """DS 16.3.8 / 16.5.5 "a City in a formerly British Mandate Dependent": the Cities an area's marker moves."""
+    """DS 16.3.8 / 16.5.5 "a City in a formerly British Mandate Dependent": the Cities of an area."""
     info = _area_by_key(pack, area)
     own = (info.hexes_of or info.id) if info is not None else area
     return sorted(h.id for h in pack.hexes.values() if h.area == own and (h.city or h.capital))
