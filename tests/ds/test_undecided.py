@@ -24,7 +24,8 @@ def test_shipped_ds_pack_declares_no_fact_complete():
 
 def test_16_1_1_city_hexes_of_an_active_allied_minor_are_missing():
     """16.1.1 "occupy all City and Partisan Base hexes": Hopeh's only located City is Kalgan."""
-    result = _plan("Axis", {"Hopeh": {"faction": "Western", "status": "active"}}, [unit("jp", "Japan", "w5322")])
+    hopeh = {"Hopeh": {"faction": "Western", "status": "active"}}
+    result = _plan("Axis", hopeh, [unit("jp", "Japan", "w5322")])
     assert entry(result, "16.1.1").status == UNDECIDED
     assert ("city_hexes", "Hopeh") in _missing(result, "16.1.1")
     assert result.exit_status == 3
