@@ -63,7 +63,8 @@ def reactivation(ctx: EventContext) -> None:
         if cstate.faction == faction and capital:
             enemy = ctx.board.enemy_presence(capital, faction)
             if enemy:
-                ctx.why(f"{country}: its Capital {capital} holds {', '.join(ctx.name(c.id) for c in enemy)}")
+                ctx.why(f"{country}: its Capital {ctx.place(capital)} holds "
+                        f"{', '.join(ctx.name(c.id) for c in enemy)}")
             else:
                 places.append(capital)
         for base in partisan_base_hexes(ctx, country):

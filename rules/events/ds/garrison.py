@@ -122,6 +122,8 @@ def manchukuo_garrison_check(ctx: EventContext) -> None:
     def japanese_steps(hex_id: str) -> int:
         return _japanese_steps(board, hex_id, japan)
 
+    # Which Countries are "Soviet Countries" is a reading of the text (pack [readings.soviet_country]).
+    ctx.erratum("soviet_country")
     checked, required = border_hexes(ctx, japan, russia)
     if not checked:
         ctx.not_due("no Japanese Dependent shares a border with a Soviet Country")
