@@ -579,19 +579,18 @@ class Game:
                     continue
                 memo.misses += 1
             board_name, zone, location = self._place(layout, layout_key, x, y)
-            properties = piece.properties()
-            properties.update(
-                {
-                    "CurrentMap": map_name,
-                    "CurrentBoard": board_name or "",
-                    "CurrentZone": zone or "",
-                    "CurrentX": str(x),
-                    "CurrentY": str(y),
-                    "DeckName": deck or "",
-                }
-            )
+            on_board = {
+                "CurrentMap": map_name,
+                "CurrentBoard": board_name or "",
+                "CurrentZone": zone or "",
+                "CurrentX": str(x),
+                "CurrentY": str(y),
+                "DeckName": deck or "",
+            }
             if location is not None:
-                properties["LocationName"] = location
+                on_board["LocationName"] = location
+            properties = piece.properties(self._context(on_board))
+            properties.update(on_board)
             placed = PlacedPiece(
                 id=piece_id,
                 basic_name=properties["BasicName"],  # Piece.properties() sets both, unshadowed
@@ -615,6 +614,19 @@ class Game:
                 memo.placed.put(key, placed)
             result.append(placed)
         return result
+
+    def _context(self, on_board: dict[str, str]) -> Callable[[str], str | None]:
+        """What a piece's name and label formats see beyond its traits: its map-derived properties,
+        then the module's global properties (BasicPiece.getProperty falls back to the map and module)."""
+        module_property = self.module.module_property if self.module is not None else None
+
+        def lookup(key: str) -> str | None:
+            value = on_board.get(key)
+            if value is None and module_property is not None:
+                value = module_property(key)
+            return value
+
+        return lookup
 
     def _map_facts(self, map_id: str | None, board: _Board) -> tuple[MapLayout | None, tuple | None, str]:
         """(layout, layout key, CurrentMap value) for one map of a position."""

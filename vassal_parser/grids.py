@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from vassal_parser.javahash import iteration_order
 from vassal_parser.sequence import decode
 
 Point = tuple[int, int]
@@ -527,30 +528,45 @@ class Region:
     y: int
 
 
+def _java_int(value: int) -> int:
+    """Wrap to a signed 32-bit int, as Java's `int` arithmetic does on overflow."""
+    value &= 0xFFFFFFFF
+    return value - 0x100000000 if value & 0x80000000 else value
+
+
 @dataclass
 class RegionGrid(Grid):
     """`RegionGrid` (spec §6.8): the nearest named point wins (strictly smaller squared distance).
 
-    Ties: VASSAL resolves them by HashMap order; we keep the first in build order (docs/locations.md).
+    VASSAL keeps the regions in a `HashMap<Point, Region>` keyed by origin and `doSnap` walks its
+    `keySet()`: a region put at an origin already there replaces the earlier one (in the earlier
+    one's place), and of two origins at exactly the same distance the one the HashMap visits first
+    wins. That order is worked out by `javahash.iteration_order` (docs/locations.md).
     """
 
     regions: list[Region] = field(default_factory=list)
     snap_to: bool = True
     container_size: tuple[int, int] | None = None
+    _order: list[Region] | None = field(default=None, init=False, repr=False, compare=False)
 
     def distinct(self) -> list[Region]:
-        """The regions VASSAL keeps: `regionList.put(origin, region)` in a map keyed by point, so
-        a later region at the same point replaces an earlier one (spec §6.8)."""
-        by_point: dict[Point, Region] = {}
-        for region in self.regions:
-            by_point[(region.x, region.y)] = region
-        return list(by_point.values())
+        """The regions VASSAL keeps, in its HashMap's iteration order: one per origin, the last put."""
+        if self._order is None:
+            by_point: dict[Point, Region] = {}
+            for region in self.regions:
+                by_point[(region.x, region.y)] = region
+            self._order = [by_point[point] for point in iteration_order(by_point)]
+        return self._order
 
     def nearest(self, x: int, y: int) -> Region | None:
+        """`RegionGrid.doSnap`: int arithmetic (wrapping on overflow, as Java's), first strict minimum."""
         best: Region | None = None
         best_distance = 0
         for region in self.distinct():
-            distance = (region.x - x) ** 2 + (region.y - y) ** 2
+            dx, dy = x - region.x, y - region.y
+            distance = dx * dx + dy * dy
+            if distance > 0x7FFFFFFF:
+                distance = _java_int(_java_int(dx * dx) + _java_int(dy * dy))
             if best is None or distance < best_distance:
                 best, best_distance = region, distance
         return best
@@ -560,6 +576,7 @@ class RegionGrid(Grid):
         return None if region is None else region.name
 
     def location(self, name: str) -> Point | None:
+        """`RegionGrid.findRegion`: the first region of that name in HashMap order."""
         for region in self.distinct():
             if region.name == name:
                 return (region.x, region.y)

@@ -18,11 +18,12 @@ Public API:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from vassal_parser import sequence
 from vassal_parser.commands import Command, add_piece_command
 from vassal_parser.traits import (
+    BasicNameTrait,
     BasicPiece,
     DynamicProperty,
     Invisible,
@@ -35,7 +36,9 @@ from vassal_parser.traits import (
     encode_chain,
 )
 
-_PROPERTY_TRAITS = (Marker, Layer, DynamicProperty, Label, BasicPiece)  # traits answering getProperty
+# traits answering getProperty (spec §5.5)
+_PROPERTY_TRAITS = (Marker, Layer, DynamicProperty, Label, BasicNameTrait, BasicPiece)
+_NAME_DEPTH = 16  # a format naming itself (a label's $PieceName$…) stops here, as VASSAL's RecursionLimiter
 
 
 class Piece:
@@ -122,12 +125,28 @@ class Piece:
         return dict(self._basic_field("persistent", {}))  # type: ignore[call-overload]
 
     @property
+    def basic_name_property(self) -> str:
+        """The `BasicName` property: the outermost Basic Name trait's name, else the BasicPiece's."""
+        for trait in self.traits:
+            if isinstance(trait, BasicNameTrait):
+                return trait.basic_name
+        return self.basic_name
+
+    @property
     def piece_name(self) -> str:
-        """`PieceName` (spec §5.5): the outermost trait's getName(), built from the inside out."""
-        name = ""
-        for trait in reversed(self.traits):
-            name = trait.name(name)
-        return name
+        """`PieceName` (spec §5.5): the outermost trait's getName(), built from the inside out;
+        name formats that need the map (`$LocationName$`…) need `name_in(context)`."""
+        return self.name_in(None)
+
+    def name_in(self, context: Callable[[str], str | None] | None) -> str:
+        """`PieceName` with `context` answering what the piece's traits do not (map, zone, module)."""
+        traits = self.traits
+        if not any(isinstance(trait, Label) and trait.uses_formats for trait in traits):
+            name = ""
+            for trait in reversed(traits):
+                name = trait.name(name)
+            return name
+        return _Evaluation(traits, context).name_of(0)
 
     @property
     def hidden_by(self) -> str | None:
@@ -143,21 +162,30 @@ class Piece:
     def layer(self, layer_name: str) -> Layer | None:
         return next((layer for layer in self.layers() if layer.layer_name == layer_name), None)
 
-    def properties(self) -> dict[str, str]:
+    def properties(self, context: Callable[[str], str | None] | None = None) -> dict[str, str]:
         """VASSAL-derived properties (spec §5.5); like getProperty, outer traits shadow inner ones.
 
-        Includes BasicName, PieceName, Marker values, Layer `_Level/_Name/_Image/_Active`,
-        DynamicProperty values, Text Label properties and persistent BasicPiece properties
-        (OldLocationName, UniqueID…). Map-derived ones (CurrentZone, LocationName) need the
-        module and are added by the game layer.
+        Includes BasicName (a Basic Name trait's, else the BasicPiece's), PieceName, Marker values,
+        Layer `_Level/_Name/_Image/_Active`, DynamicProperty values, Text Label properties (the
+        label evaluated as a format) and persistent BasicPiece properties (OldLocationName,
+        UniqueID…). Map-derived ones (CurrentZone, LocationName) need the module: the game layer
+        passes them as `context`, which name and label formats may refer to.
         """
+        traits = self.traits
+        evaluation = None
+        if any(isinstance(trait, Label) and trait.uses_formats for trait in traits):
+            evaluation = _Evaluation(traits, context)
         result: dict[str, str] = {}
-        for trait in self.traits:
+        for index, trait in enumerate(traits):
             if isinstance(trait, _PROPERTY_TRAITS):
+                if evaluation is not None and isinstance(trait, Label):
+                    label = trait.label_text(evaluation.name_of(index + 1), evaluation.lookup)
+                    result.setdefault(trait.property_name, label)
+                    continue
                 for key, value in trait.properties().items():
                     result.setdefault(key, value)
-        result["BasicName"] = self.basic_name
-        result["PieceName"] = self.piece_name
+        result["BasicName"] = self.basic_name_property
+        result["PieceName"] = evaluation.name_of(0) if evaluation is not None else self.name_in(None)
         if self.id is not None:
             result.setdefault("PieceUID", self.id)
             result.setdefault("UniqueID", self.id)
@@ -292,6 +320,64 @@ class Deck:
 
     def __repr__(self) -> str:
         return f"Deck({self.id!r}, {self.name!r}, members={len(self.member_ids)})"
+
+
+class _Evaluation:
+    """One piece's `getProperty`/`getName` while its name or label formats are evaluated.
+
+    Why a class: a Text Label's format may ask for any property of the outermost piece, including
+    another label or `PieceName` itself; names of the inner chains are computed once, and a
+    self-reference stops at `_NAME_DEPTH` (VASSAL reports an infinite loop there; we answer "").
+    """
+
+    __slots__ = ("context", "depth", "names", "traits")
+
+    def __init__(self, traits: list[Trait], context: Callable[[str], str | None] | None) -> None:
+        self.traits = traits
+        self.context = context
+        self.depth = 0
+        self.names: dict[int, str] = {}
+
+    def name_of(self, index: int) -> str:
+        """getName() of the chain from trait `index` inwards ("" below the BasicPiece)."""
+        if index in self.names:
+            return self.names[index]
+        if self.depth > _NAME_DEPTH:
+            return ""
+        self.depth += 1
+        try:
+            name = ""
+            traits = self.traits
+            for position in range(len(traits) - 1, index - 1, -1):
+                known = self.names.get(position)
+                name = known if known is not None else traits[position].name(name, self.lookup)
+            self.names[index] = name
+            return name
+        finally:
+            self.depth -= 1
+
+    def lookup(self, key: str) -> str | None:
+        """The outermost piece's getProperty(key): traits outside in, then BasicPiece, then context."""
+        if self.depth > _NAME_DEPTH:
+            return None
+        self.depth += 1
+        try:
+            for index, trait in enumerate(self.traits):
+                if isinstance(trait, Label):
+                    if trait.property_name == key:
+                        return trait.label_text(self.name_of(index + 1), self.lookup)
+                elif isinstance(trait, _PROPERTY_TRAITS):
+                    value = trait.properties().get(key)
+                    if value is not None:
+                        return value
+            if key == "PieceName":
+                return self.name_of(0)
+            if key == "BasicName":
+                basic = self.traits[-1]
+                return basic.fields.get("name", "") if isinstance(basic, BasicPiece) else ""
+            return self.context(key) if self.context is not None else None
+        finally:
+            self.depth -= 1
 
 
 def _int(text: str) -> int:

@@ -21,11 +21,45 @@ Public API:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from vassal_parser import sequence
 
 TAB = "\t"
+
+# The outermost piece's `getProperty`: a property name -> its value, or None when no trait, map or
+# module answers it. Name and label formats are evaluated against it (spec §5.5).
+Lookup = Callable[[str], "str | None"]
+
+_JAVA_WHITESPACE = "".join(chr(code) for code in range(33))  # String.trim(): every char <= ' '
+
+
+def evaluate_format(fmt: str, props: Mapping[str, str | None], lookup: Lookup | None) -> str:
+    """`FormattedStringExpression.evaluate` (unlocalized) for a piece's name and label formats.
+
+    SE('$') tokens: odd ones are property names when another token follows; `props` (the format's
+    own pieceName/label) first — a None value gives nothing —, then the piece (`lookup`). A property
+    no one answers gives its own name, as VASSAL's does (`buffer.append(token)`).
+    """
+    if "$" not in fmt:
+        return fmt
+    tokens = sequence.decode(fmt, "$")
+    out: list[str] = []
+    last = len(tokens) - 1
+    for index, token in enumerate(tokens):
+        if not token:
+            continue
+        if index % 2 == 0 or index == last:
+            out.append(token)
+        elif token in props:
+            value = props[token]
+            if value is not None:
+                out.append(value)
+        else:
+            value = lookup(token) if lookup is not None else None
+            out.append(token if value is None else value)
+    return "".join(out)
 
 
 def trait_prefix(own_type: str) -> str:
@@ -70,8 +104,9 @@ class Trait:
         """Properties this trait answers in `getProperty` (outer traits shadow inner ones)."""
         return {}
 
-    def name(self, inner_name: str) -> str:
-        """`getName()` given the inner piece's name; most traits pass it through."""
+    def name(self, inner_name: str, lookup: Lookup | None = None) -> str:
+        """`getName()` given the inner piece's name; most traits pass it through. `lookup` is the
+        outermost piece's getProperty, for the traits whose names are formats (Text Label)."""
         return inner_name
 
     def with_state(self, state: str | None) -> Trait:
@@ -144,7 +179,7 @@ class BasicPiece(Trait):
     def properties(self) -> dict[str, str]:
         return dict(self.fields.get("persistent", {}))
 
-    def name(self, inner_name: str) -> str:
+    def name(self, inner_name: str, lookup: Lookup | None = None) -> str:
         return self.fields.get("name", "")
 
 
@@ -280,7 +315,7 @@ class Layer(Trait):
             f"{name}_Active": "true" if self.active else "false",
         }
 
-    def name(self, inner_name: str) -> str:
+    def name(self, inner_name: str, lookup: Lookup | None = None) -> str:
         index = self._level_index()
         names = self.fields.get("level_names", [])
         if index is None or index >= len(names) or not names[index]:
@@ -322,7 +357,14 @@ _LABEL_FIELDS = (
 
 
 class Label(Trait):
-    """Text Label `label;`; state = the label text; name via its name format."""
+    """Text Label `label;`; state = the label text; its name and its label are `$…$` formats.
+
+    `Labeler`: the state is trimmed (String.trim) and `$<property name>$` removed from it; the
+    label shown (and answered as the property) is that text evaluated as a format with
+    `pieceName` = the inner piece's name; `getName()` is the inner name when the label is empty
+    (unless `alwaysUseFormat`), else the name format with `pieceName` and `label` (a
+    `$PieceName$` in the name format is read as `$pieceName$`, as VASSAL's `clean` does).
+    """
 
     __slots__ = ()
     PREFIXES = ("label;",)
@@ -331,26 +373,55 @@ class Label(Trait):
     def _parse(self) -> dict[str, Any]:
         tokens = sequence.Decoder(self.type, ";")
         tokens.next_token("")
-        keys = _LABEL_FIELDS
-        result: dict[str, Any] = {key: tokens.next_token("") for key in keys}
-        if not result["name_format"]:
-            result["name_format"] = "$pieceName$ ($label$)"
-        if not result["property_name"]:
-            result["property_name"] = "TextLabel"
-        result["label"] = self.state or ""
+        result: dict[str, Any] = {}
+        for key in _LABEL_FIELDS:
+            # nextToken(default): the default only when the token is missing, not when it is empty
+            if key == "name_format":
+                value = tokens.next_token("$pieceName$ ($label$)")
+                result[key] = value.replace("$PieceName$", "$pieceName$")
+            elif key == "property_name":
+                result[key] = tokens.next_token("TextLabel")
+            else:
+                result[key] = tokens.next_token("")
+        result["always_use_format"] = tokens.next_token("false") == "true"
+        label = (self.state or "").strip(_JAVA_WHITESPACE)
+        marker = "$" + result["property_name"] + "$"
+        while marker in label:  # setLabel: the label may not refer to itself
+            label = label.replace(marker, "", 1)
+        result["label"] = label
         return result
 
-    def properties(self) -> dict[str, str]:
-        return {self.fields.get("property_name", "TextLabel"): self.state or ""}
+    @property
+    def property_name(self) -> str:
+        return self.fields.get("property_name", "TextLabel")
 
-    def name(self, inner_name: str) -> str:
-        # Labeler.getName: only the $pieceName$/$label$ substitutions are evaluated here;
-        # other $property$ references in a name format need the live piece and stay as written.
-        label = self.state or ""
-        if not label:
+    @property
+    def uses_formats(self) -> bool:
+        """Whether the label or name format refers to properties beyond pieceName/label."""
+        fields = self.fields
+        if "$" in fields.get("label", ""):
+            return True
+        name_format = fields.get("name_format", "")
+        if "$" not in name_format:
+            return False
+        tokens = sequence.decode(name_format, "$")
+        return any(token not in ("", "pieceName", "label") for token in tokens[1:-1:2])
+
+    def label_text(self, inner_name: str, lookup: Lookup | None = None) -> str:
+        """`getLabel()`: the label evaluated as a format (`pieceName` = the inner piece's name)."""
+        label = self.fields.get("label", "")
+        return evaluate_format(label, {"pieceName": inner_name}, lookup) if "$" in label else label
+
+    def properties(self) -> dict[str, str]:
+        return {self.property_name: self.label_text("")}
+
+    def name(self, inner_name: str, lookup: Lookup | None = None) -> str:
+        fields = self.fields
+        if not fields.get("label", "") and not fields.get("always_use_format"):
             return inner_name
-        name_format = self.fields.get("name_format", "$pieceName$ ($label$)")
-        return name_format.replace("$pieceName$", inner_name).replace("$label$", label)
+        label = self.label_text(inner_name, lookup)
+        name_format = fields.get("name_format", "$pieceName$ ($label$)")
+        return evaluate_format(name_format, {"pieceName": inner_name, "label": label}, lookup)
 
 
 class Mask(Trait):
@@ -377,7 +448,7 @@ class Mask(Trait):
     def obscured_by(self) -> str | None:
         return self.fields.get("obscured_by")
 
-    def name(self, inner_name: str) -> str:
+    def name(self, inner_name: str, lookup: Lookup | None = None) -> str:
         # Masked "to you" is viewer-dependent; Adjutant has no viewer, so masked means masked.
         return self.fields.get("mask_name", "?") if self.obscured_by else inner_name
 
@@ -484,7 +555,8 @@ class ReturnToDeck(Trait):
 
 
 class BasicNameTrait(Trait):
-    """`basicName;name` (3.7 BasicName trait): overrides the name seen by outer traits."""
+    """`basicName;name` (3.7 BasicName trait): answers the `BasicName` property for the traits
+    outside it (and the piece); `getName()` passes the inner name through (`BasicName.java`)."""
 
     __slots__ = ()
     PREFIXES = ("basicName;",)
@@ -494,8 +566,12 @@ class BasicNameTrait(Trait):
         tokens = self._type_tokens()
         return {"name": tokens[0] if tokens else ""}
 
-    def name(self, inner_name: str) -> str:
-        return self.fields.get("name") or inner_name
+    @property
+    def basic_name(self) -> str:
+        return self.fields.get("name", "")
+
+    def properties(self) -> dict[str, str]:
+        return {"BasicName": self.basic_name}
 
 
 TRAIT_CLASSES: dict[str, type[Trait]] = {
