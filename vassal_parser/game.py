@@ -33,7 +33,7 @@ from pathlib import Path
 from vassal_parser.commands import Command, decode_stream, split_log
 from vassal_parser.container import open_container
 from vassal_parser.errors import InputError
-from vassal_parser.layout import OFFBOARD, MapLayout
+from vassal_parser.layout import MapLayout
 from vassal_parser.module import BoardSelection, Module, parse_board_picker
 from vassal_parser.pieces import Deck, Piece, Stack, make_piece
 from vassal_parser.traits import Trait
@@ -480,6 +480,7 @@ class Game:
     _layouts: dict[tuple[str, tuple | None], MapLayout | None] = field(default_factory=dict, repr=False)
     _replayed: tuple[int, _Board] | None = field(default=None, repr=False)
     _memo: PositionMemo | None = field(default=None, repr=False)
+    _missing_maps: list[str] = field(default_factory=list, repr=False)
 
     @property
     def board_selections(self) -> dict[str, BoardSelection]:
@@ -509,7 +510,11 @@ class Game:
 
     def problems(self) -> list[str]:
         """What could not be computed in the layouts used so far (unplaceable boards, non-core numberings)."""
-        found: list[str] = []
+        found: list[str] = [
+            f"map {map_id!r} is named by the file but the module has no such map: VASSAL leaves its "
+            "pieces on no map (no map, empty location), and so do we"
+            for map_id in self._missing_maps
+        ]
         for layout in self._layouts.values():
             for problem in layout.problems if layout is not None else []:
                 if problem not in found:
@@ -568,7 +573,7 @@ class Game:
             on_map = maps.get(map_id)
             if on_map is None:
                 on_map = maps[map_id] = self._map_facts(map_id, board)
-            layout, layout_key, map_name = on_map
+            layout, layout_key, map_name, map_id = on_map
             key = None
             if memo is not None:
                 key = (memo.token, piece.strings(), map_id, x, y, stack_id, stack_index, deck, layout_key)
@@ -628,22 +633,32 @@ class Game:
 
         return lookup
 
-    def _map_facts(self, map_id: str | None, board: _Board) -> tuple[MapLayout | None, tuple | None, str]:
-        """(layout, layout key, CurrentMap value) for one map of a position."""
-        layout = self.layout(map_id, board.selections)
+    def _map_facts(
+        self, map_id: str | None, board: _Board
+    ) -> tuple[MapLayout | None, tuple | None, str, str | None]:
+        """(layout, layout key, CurrentMap value, map id) for one map of a position.
+
+        A map the module lacks: `Map.getMapById` gives null, so VASSAL's piece is on no map —
+        map id None, CurrentMap and LocationName empty — and a problem names the map."""
         map_def = self.module.map_by_id(map_id) if self.module is not None else None
+        if self.module is not None and map_id is not None and map_def is None:
+            if map_id not in self._missing_maps:
+                self._missing_maps.append(map_id)
+            return None, None, "", None
+        layout = self.layout(map_id, board.selections)
         layout_key = None
         if layout is not None:
             chosen = board.selections.get(layout.map_def.identifier)
             layout_key = (layout.map_def.identifier, tuple(chosen) if chosen is not None else None)
-        return layout, layout_key, map_def.name if map_def is not None else (map_id or "")
+        return layout, layout_key, map_def.name if map_def is not None else (map_id or ""), map_id
 
     def _place(
         self, layout: MapLayout | None, layout_key: tuple | None, x: int, y: int
     ) -> tuple[str | None, str | None, str | None]:
-        """(board, zone, LocationName) of a point; OFFBOARD off every map when a module is known."""
+        """(board, zone, LocationName) of a point; on no map LocationName is "" (BasicPiece.getProperty:
+        `getMap() == null ? ""`) when a module is known, unknown (None) without one."""
         if layout is None:
-            return None, None, (OFFBOARD if self.module is not None else None)
+            return None, None, ("" if self.module is not None else None)
         memo = self._memo
         if memo is not None:
             found = memo.places.get((layout_key, x, y))
