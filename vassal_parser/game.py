@@ -8,6 +8,7 @@ piece inside a stack or deck takes its container's position (`BasicPiece.getPosi
 
 Public API:
     load_game(path, module=None, memo=None) -> Game
+    game_from_container(path, container, module=None, memo=None) -> Game   (the same, already opened)
     PositionMemo(module, factor=2, minimum=1000)   (per-piece work kept across saves; a daemon's)
     BoundedCache(capacity)       (the small LRU the memos use)
     Game: path, kind ("save"|"log"), module, module_name, module_version, vassal_version,
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vassal_parser.commands import Command, decode_stream, split_log
-from vassal_parser.container import open_container
+from vassal_parser.container import Container, open_container
 from vassal_parser.errors import InputError
 from vassal_parser.layout import MapLayout
 from vassal_parser.module import BoardSelection, Module, parse_board_picker
@@ -683,9 +684,16 @@ def load_game(
     `memo` (kept by a caller that reads many saves of one game, e.g. the watch daemon) reuses
     per-piece work from earlier reads; the result is the same with or without it."""
     path = Path(path)
+    return game_from_container(path, open_container(path), module, memo)
+
+
+def game_from_container(
+    path: Path, container: Container, module: Module | None = None, memo: PositionMemo | None = None
+) -> Game:
+    """`load_game` for a container already opened (and de-obfuscated): the decode and replay alone,
+    which is what `benchmarks/parse.py` times against the open."""
     if memo is not None:
         memo.use_module(module)
-    container = open_container(path)
     if container.kind not in ("save", "log", "command-stream"):
         raise InputError(path, f"is a {container.kind}, not a VASSAL saved game or log")
     tree = decode_stream(container.command_text())

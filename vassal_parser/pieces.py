@@ -38,6 +38,8 @@ from vassal_parser.traits import (
 
 # traits answering getProperty (spec §5.5)
 _PROPERTY_TRAITS = (Marker, Layer, DynamicProperty, Label, BasicNameTrait, BasicPiece)
+_ANSWERING_TRAITS = frozenset(_PROPERTY_TRAITS)  # exact classes: a subclass would need its own entry
+_NAMING_TRAITS = frozenset((BasicPiece, Layer, Label, Mask))  # the classes whose getName() is their own
 _NAME_DEPTH = 16  # a format naming itself (a label's $PieceName$…) stops here, as VASSAL's RecursionLimiter
 
 
@@ -128,7 +130,7 @@ class Piece:
     def basic_name_property(self) -> str:
         """The `BasicName` property: the outermost Basic Name trait's name, else the BasicPiece's."""
         for trait in self.traits:
-            if isinstance(trait, BasicNameTrait):
+            if type(trait) is BasicNameTrait:
                 return trait.basic_name
         return self.basic_name
 
@@ -141,12 +143,68 @@ class Piece:
     def name_in(self, context: Callable[[str], str | None] | None) -> str:
         """`PieceName` with `context` answering what the piece's traits do not (map, zone, module)."""
         traits = self.traits
-        if not any(isinstance(trait, Label) and trait.uses_formats for trait in traits):
-            name = ""
-            for trait in reversed(traits):
-                name = trait.name(name)
-            return name
-        return _Evaluation(traits, context).name_of(0)
+        namers = [trait for trait in traits if type(trait) in _NAMING_TRAITS]
+        if any(type(trait) is Label and trait.uses_formats for trait in namers):
+            return _Evaluation(traits, context).name_of(0)
+        name = ""
+        for trait in reversed(namers):
+            name = trait.name(name)
+        return name
+
+    def properties(self, context: Callable[[str], str | None] | None = None) -> dict[str, str]:
+        """VASSAL-derived properties (spec §5.5); like getProperty, outer traits shadow inner ones.
+
+        Includes BasicName (a Basic Name trait's, else the BasicPiece's), PieceName, Marker values,
+        Layer `_Level/_Name/_Image/_Active`, DynamicProperty values, Text Label properties (the
+        label evaluated as a format) and persistent BasicPiece properties (OldLocationName,
+        UniqueID…). Map-derived ones (CurrentZone, LocationName) need the module: the game layer
+        passes them as `context`, which name and label formats may refer to.
+
+        One pass over the chain (it is 50-200 traits deep in big modules): the traits that answer
+        properties, the ones that change the name, and the first Basic Name trait.
+        """
+        traits = self.traits
+        answering = []
+        namers = []
+        basic_name = None
+        formats = False
+        for trait in traits:
+            kind = type(trait)
+            if kind in _ANSWERING_TRAITS:
+                answering.append(trait)
+                if kind is Label:
+                    namers.append(trait)
+                    formats = formats or trait.uses_formats
+                elif kind is BasicNameTrait and basic_name is None:
+                    basic_name = trait.basic_name
+                elif kind is Layer or kind is BasicPiece:
+                    namers.append(trait)
+            elif kind is Mask:
+                namers.append(trait)
+        result: dict[str, str] = {}
+        if formats:
+            evaluation = _Evaluation(traits, context)
+            for index, trait in enumerate(traits):
+                if type(trait) is Label:
+                    label = trait.label_text(evaluation.name_of(index + 1), evaluation.lookup)
+                    result.setdefault(trait.property_name, label)
+                elif type(trait) in _ANSWERING_TRAITS:
+                    for key, value in trait.properties().items():
+                        result.setdefault(key, value)
+            piece_name = evaluation.name_of(0)
+        else:
+            for trait in answering:
+                for key, value in trait.properties().items():
+                    result.setdefault(key, value)
+            piece_name = ""
+            for trait in reversed(namers):
+                piece_name = trait.name(piece_name)
+        result["BasicName"] = basic_name if basic_name is not None else self.basic_name
+        result["PieceName"] = piece_name
+        if self.id is not None:
+            result.setdefault("PieceUID", self.id)
+            result.setdefault("UniqueID", self.id)
+        return result
 
     @property
     def hidden_by(self) -> str | None:
@@ -161,35 +219,6 @@ class Piece:
 
     def layer(self, layer_name: str) -> Layer | None:
         return next((layer for layer in self.layers() if layer.layer_name == layer_name), None)
-
-    def properties(self, context: Callable[[str], str | None] | None = None) -> dict[str, str]:
-        """VASSAL-derived properties (spec §5.5); like getProperty, outer traits shadow inner ones.
-
-        Includes BasicName (a Basic Name trait's, else the BasicPiece's), PieceName, Marker values,
-        Layer `_Level/_Name/_Image/_Active`, DynamicProperty values, Text Label properties (the
-        label evaluated as a format) and persistent BasicPiece properties (OldLocationName,
-        UniqueID…). Map-derived ones (CurrentZone, LocationName) need the module: the game layer
-        passes them as `context`, which name and label formats may refer to.
-        """
-        traits = self.traits
-        evaluation = None
-        if any(isinstance(trait, Label) and trait.uses_formats for trait in traits):
-            evaluation = _Evaluation(traits, context)
-        result: dict[str, str] = {}
-        for index, trait in enumerate(traits):
-            if isinstance(trait, _PROPERTY_TRAITS):
-                if evaluation is not None and isinstance(trait, Label):
-                    label = trait.label_text(evaluation.name_of(index + 1), evaluation.lookup)
-                    result.setdefault(trait.property_name, label)
-                    continue
-                for key, value in trait.properties().items():
-                    result.setdefault(key, value)
-        result["BasicName"] = self.basic_name_property
-        result["PieceName"] = evaluation.name_of(0) if evaluation is not None else self.name_in(None)
-        if self.id is not None:
-            result.setdefault("PieceUID", self.id)
-            result.setdefault("UniqueID", self.id)
-        return result
 
     # -- changing state ----------------------------------------------------------------------
     def with_state(
