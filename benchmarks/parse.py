@@ -396,11 +396,12 @@ def main() -> int:
     print(f"process max RSS (all files, one process): "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     largest = CORPUS_DIR / FILES[0]
-    if largest.exists():  # the target is per save: a fresh process, one full decode + locate
-        child = subprocess.run([sys.executable, __file__, "--one", str(largest)], capture_output=True,
-                               text=True, timeout=600, check=False)
-        print(f"fresh process, full decode + locate of {FILES[0]}: max RSS "
-              f"{child.stdout.strip() or child.stderr.strip()[-200:]}")
+    build = build_file_for(largest) if largest.exists() else None
+    if build is not None:  # the target is per save: a fresh process, one decode + locate (< 100 MB)
+        child = subprocess.run([sys.executable, __file__, "--rss", str(largest), str(build)],
+                               capture_output=True, text=True, timeout=600, check=False)
+        print(f"fresh process, open + decode + locate every piece + every trait's fields of {FILES[0]} "
+              f"(module {build.name} included): max RSS {child.stdout.strip() or child.stderr.strip()[-200:]} MB")
     for relative, result in locations:
         print(f"locations ({relative}): {result}")
     floor_ratio(args.runs)

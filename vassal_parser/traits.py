@@ -697,7 +697,17 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
     inner TABs is a single slice.
     """
     segments = text.split("\t")
-    end_seg = len(segments) - 1  # the level's text ends in this segment, `end_trim` chars early
+    count = len(segments)
+    if count > 1 and (max_levels is None or count <= max_levels):
+        # The usual chain: separator k has exactly k backslashes, no own token holds a TAB or
+        # starts with a quote. Checked for all levels at once, then one slice per level.
+        runs = [len(segment) - len(segment.rstrip("\\")) for segment in segments]
+        runs.pop()
+        if runs == list(range(count - 1)) and not any(segment[:1] == "'" for segment in segments):
+            own = [segment[: len(segment) - level] for level, segment in enumerate(segments)]
+            own[-1] = segments[-1]  # innermost: no separator after it, nothing to strip
+            return own
+    end_seg = count - 1  # the level's text ends in this segment, `end_trim` chars early
     end_trim = 0
     own: list[str] = []
     append = own.append
