@@ -400,8 +400,9 @@ def main() -> int:
     if build is not None:  # the target is per save: a fresh process, one decode + locate (< 100 MB)
         child = subprocess.run([sys.executable, __file__, "--rss", str(largest), str(build)],
                                capture_output=True, text=True, timeout=600, check=False)
+        rss = child.stdout.strip() or child.stderr.strip()[-200:]
         print(f"fresh process, open + decode + locate every piece + every trait's fields of {FILES[0]} "
-              f"(module {build.name} included): max RSS {child.stdout.strip() or child.stderr.strip()[-200:]} MB")
+              f"(module {build.name} included): max RSS {rss} MB")
     for relative, result in locations:
         print(f"locations ({relative}): {result}")
     floor_ratio(args.runs)
