@@ -15,6 +15,7 @@ Public API:
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -48,6 +49,12 @@ def java_int(value: float) -> int:
     return int(value)
 
 
+@functools.lru_cache(maxsize=1024)
+def _format_tokens(fmt: str) -> tuple[str, ...]:
+    """SE('$') tokens of a format, split once per distinct format (every located piece uses one)."""
+    return tuple(decode(fmt, "$"))
+
+
 def format_string(fmt: str, props: Mapping[str, str | None], fallback: PropertyLookup | None = None) -> str:
     """VASSAL `FormattedString`: `$name$` substitution, split with SequenceEncoder on `$`.
 
@@ -56,7 +63,7 @@ def format_string(fmt: str, props: Mapping[str, str | None], fallback: PropertyL
     in `props` gives its value even when that is None (then nothing: a Zone without a grid); a
     name not in `props` is asked of `fallback` (module/map/zone properties), else it is empty.
     """
-    tokens = decode(fmt, "$")
+    tokens = _format_tokens(fmt)
     out: list[str] = []
     last = len(tokens) - 1
     for index, token in enumerate(tokens):
@@ -180,11 +187,15 @@ class RegularGridNumbering:
         return col_name + self.sep + row_name if self.first == "H" else row_name + self.sep + col_name
 
     def format_name(self, row: int, col: int, fallback: PropertyLookup | None = None) -> str:
-        props = {
-            "gridLocation": self.grid_location(row, col),
-            "row": self.part_name(row + self.v_off, self.v_type, self.v_leading),
-            "column": self.part_name(col + self.h_off, self.h_type, self.h_leading),
-        }
+        row_name = self.part_name(row + self.v_off, self.v_type, self.v_leading)
+        col_name = self.part_name(col + self.h_off, self.h_type, self.h_leading)
+        if self.first == "H":
+            grid_location = col_name + self.sep + row_name
+        else:
+            grid_location = row_name + self.sep + col_name
+        if self.location_format == "$gridLocation$":  # the default: the format is just that property
+            return grid_location
+        props = {"gridLocation": grid_location, "row": row_name, "column": col_name}
         return format_string(self.location_format, props, fallback)
 
     def _pattern(self, kind: str, leading: int) -> str:
