@@ -68,6 +68,8 @@ def _worker(conn: Connection, module: str, pack: str, extensions: list[str], mem
         from bridge.pipeline import CheckPipeline
 
         pipeline = CheckPipeline(module, pack, extensions=extensions)
+        if hasattr(pipeline, "warm_up"):
+            pipeline.warm_up()  # layouts built and an empty position planned before the first save
     except InputError as exc:
         conn.send(("input", (exc.source, exc.message)))
         return
