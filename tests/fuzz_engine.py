@@ -36,7 +36,7 @@ DEMO_DIR = PROJECT_ROOT / "module_patches" / "demo"
 DEMO_MODULE = DEMO_DIR / "adjutant-demo.vmod"
 DEMO_PACK = DEMO_DIR / "pack"
 GAME_SUFFIXES = (".vsav", ".vlog", ".sav", ".log")
-MAX_SEED_BYTES = 400_000
+MAX_SEED_BYTES = 120_000  # bigger corpus files take seconds unmutated on a loaded machine
 MEMORY_LIMIT = 3 * 1024**3
 
 HOSTILE_NUMBERS = (

@@ -44,6 +44,9 @@ _MISSING = object()
 # a log. The largest corpus files have 5,500 pieces and about 1,000 steps.
 MAX_PIECES = 500_000
 MAX_STEPS = 200_000
+# Things the merge finder looks at over one replay (each move looks at every top-level thing);
+# the largest corpus log (tld-mod 0608-3, 5,097 pieces, 1,144 steps) needs about 1 million.
+MAX_MERGE_VISITS = 20_000_000
 _MEMO_TOKENS = itertools.count(1)  # each memo filling gets its own: memo keys never collide
 
 
@@ -220,6 +223,7 @@ class _Board:
         self.legacy = legacy  # written by VASSAL 2.x (see _change)
         # Draw order of top-level things (lone pieces, stacks, decks): Map.apply visits the top first.
         self.raised: dict[str, int] = {}
+        self.merge_visits = 0  # things looked at by the merge finder (capped: MAX_MERGE_VISITS)
         self._clock = 0
         self._synthetic = 0
 
@@ -413,9 +417,14 @@ class _Board:
         """`MovePiece.createMergeFinder`, top-most first: a Deck at the point always takes the piece;
         a non-empty Stack or a lone piece only when the map stacks and neither piece refuses to."""
         stacking = self.stacking(point[0] or "") and not self._does_not_stack(moving)
-        for thing_id in sorted(self.raised, key=self.raised.__getitem__, reverse=True):
-            if thing_id == moving or self._at(thing_id) != point:
-                continue
+        # Every top-level thing is looked at once (then only those at the point are sorted): a
+        # replay costs moves x pieces, so it is capped (MAX_MERGE_VISITS) like sizes and counts.
+        self.merge_visits += len(self.raised)
+        if self.merge_visits > MAX_MERGE_VISITS:
+            raise InputError(None, f"replay looks for stacks more than {MAX_MERGE_VISITS} times "
+                                   "(moves x pieces); stopped")
+        here = [thing_id for thing_id in self.raised if thing_id != moving and self._at(thing_id) == point]
+        for thing_id in sorted(here, key=self.raised.__getitem__, reverse=True):
             container = self.containers.get(thing_id)
             if container is not None:
                 if container.deck_name is not None and moving not in self.containers:
