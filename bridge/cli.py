@@ -29,7 +29,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
 )
 
 EXIT_BAD_INPUT = 2
-EXIT_INTERNAL_ERROR = 3  # a bug in Adjutant: one line on stderr, the traceback in bridge.errorlog's file
+EXIT_INTERNAL_ERROR = 70  # a bug in Adjutant (sysexits EX_SOFTWARE; 3 is "undecided"): one line + error log
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader went away
 
 

@@ -531,6 +531,11 @@ class PlanCoordinator:
                 self._log_line(f"{self.current.name}: moves not written, {exc.one_line()}")
                 self._publish_writeback(error=exc.one_line())
                 return
+            except Exception as exc:  # a bug: one line and the log, the daemon goes on (issue 14)
+                self._log_line(bug_line(f"{self.current.name}: writing the moves", exc))
+                self._publish_writeback(error=f"{self.current.name}: moves not written (internal error, "
+                                              "see the log)")
+                return
             self._log_line(f"{self.current.name}: moves written to {written.get('path')}")
             self._publish_writeback(last={**written, "time": time.time()}, error=None)
 

@@ -1,4 +1,4 @@
-"""Issue 14, the boundary: a genuine bug is one line plus a pointer to the error log (exit 3),
+"""Issue 14, the boundary: a genuine bug is one line plus a pointer to the error log (exit 70),
 never a bare traceback; bad input stays one line, exit 2."""
 
 from __future__ import annotations

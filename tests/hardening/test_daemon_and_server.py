@@ -228,3 +228,26 @@ def test_malformed_or_duplicated_host_and_origin_give_400_and_one_log_line(
     assert "Traceback" not in caplog.text
     refused = [r for r in caplog.records if "refused a request" in r.getMessage()]
     assert len(refused) == 1 and "\n" not in refused[0].getMessage()
+
+
+def test_a_bug_while_writing_the_moves_is_one_line_and_a_writeback_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ADJUTANT_ERROR_LOG", str(tmp_path / "errors.log"))
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    lines: list[str] = []
+
+    def writer(path: Path, answers: dict) -> dict:
+        raise AttributeError("simulated bug in the writer")
+
+    async def scenario() -> None:
+        async with daemon_running(folder, lines, write_function=writer, **FAST) as daemon, \
+                connect(ws_url(daemon, "control")) as control:
+            write_in_place(folder / "turn1.vsav", save_bytes(sample_plan()))
+            await receive_until(control, lambda m: bool((m.get("state") or m.get("set") or {}).get("plan")))
+            await control.send(json.dumps({"type": "write_moves"}))
+            done = await receive_until(control, lambda m: "writeback" in (m.get("set") or {}))
+            assert "internal error" in done["set"]["writeback"]["error"]
+
+    run(scenario)
+    assert any(line.startswith("turn1.vsav: writing the moves: internal error") for line in lines)
