@@ -125,16 +125,26 @@ class Pack:
         return [h for h in self.hexes.values() if all(getattr(h, k) == v for k, v in match.items())]
 
 
+def _is_dir(path: Path) -> bool:
+    """`Path.is_dir`, False also where the name cannot be a path at all (too long, a NUL byte):
+    a pack name comes from a position file, which may say anything."""
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 def resolve_pack_dir(name_or_path: str | Path) -> Path:
     """A pack is a directory: given as a path, or a name under rules/packs/."""
     candidate = Path(name_or_path)
-    if candidate.is_dir():
+    if _is_dir(candidate):
         return candidate
     named = PACKS_DIR / str(name_or_path)
-    if isinstance(name_or_path, str) and "/" not in name_or_path and named.is_dir():
+    if isinstance(name_or_path, str) and "/" not in name_or_path and _is_dir(named):
         return named
     known = sorted(p.name for p in PACKS_DIR.iterdir() if p.is_dir()) if PACKS_DIR.is_dir() else []
-    raise InputError(str(name_or_path), f"no such pack (give a directory or one of: {', '.join(known)})")
+    shown = str(name_or_path) if len(str(name_or_path)) <= 100 else str(name_or_path)[:97] + "..."
+    raise InputError(shown, f"no such pack (give a directory or one of: {', '.join(known)})")
 
 
 def _read_tables(pack_dir: Path) -> tuple[dict[str, Any], dict[str, Path]]:

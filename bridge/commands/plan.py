@@ -84,7 +84,11 @@ def resolve_pack(explicit: str | None, named: Any, position_path: str | Path, de
     if not isinstance(named, str) or not named:
         return load_pack(default)
     beside = Path(position_path).parent / named
-    if not Path(named).is_absolute() and beside.is_dir():
+    try:
+        is_beside = not Path(named).is_absolute() and beside.is_dir()
+    except (OSError, ValueError):  # a "pack" no path can be (too long, a NUL byte): not beside it
+        is_beside = False
+    if is_beside:
         return load_pack(beside)
     return load_pack(named)
 

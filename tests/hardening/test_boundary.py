@@ -34,3 +34,16 @@ def test_the_log_falls_back_to_the_state_folder(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.delenv("ADJUTANT_ERROR_LOG", raising=False)
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     assert error_log_path() == tmp_path / "adjutant" / "errors.log"
+
+
+@pytest.mark.parametrize("name", ["x" * 5000, "a\u0000b"])
+def test_a_pack_name_no_path_can_be_is_one_line_exit_2(
+        tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # Found by the fuzzer: `Path.is_dir` raised OSError (name too long) / ValueError (NUL byte).
+    import json
+
+    position = tmp_path / "p.json"
+    position.write_text(json.dumps({"pack": name}))
+    assert main(["plan", str(position)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no such pack" in err and len(err) < 300
