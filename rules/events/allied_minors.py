@@ -331,6 +331,8 @@ def operation_avalanche(ctx: EventContext) -> None:
     colonial_to_delay(ctx, country, "Step 3")
     if owner == "Axis":
         capital = ctx.board.capital(country)
+        if capital is None:
+            ctx.fact("capital", country)  # "place a No Occupation marker in its capital": unknown (issue 9)
         spare = [
             c
             for c in ctx.state.tagged(no_occupation_tag)
@@ -346,7 +348,8 @@ def operation_avalanche(ctx: EventContext) -> None:
             )
         else:
             ctx.note(
-                f"place a No Occupation marker in {country}'s Capital {capital} (14.24)",
+                f"place a No Occupation marker in {country}'s Capital "
+                f"{ctx.place(capital) if capital else '(not located by the pack)'} (14.24)",
                 ctx.param("no_occupation_step", "Step 4"),
                 subject=country,
             )

@@ -304,3 +304,14 @@ def test_item18_16_7_reasons_name_places_as_name_and_hex():
                      [unit("jp_inf", "Japan", "w5322")])
     event = entry(run(state, {"16.1.5:dissolve": "no"}), "16.1.6")
     assert any("Kalgan (w5322) is in Neutral Hopeh" in w for w in event.why)
+
+
+def test_item18_16_3_7_due_to_remove_the_marker_says_so():
+    """DS 16.3.7 "If Axis ground units occupy less than three of these hexes and the Reduced US Impact marker
+    is in the Strategic Warfare Box, remove it and set it aside for possible future use"."""
+    state = position("Western", counters=[marker("rusi", "strategic_warfare", ["reduced_us_impact"])])
+    event = entry(run(state), "16.3.7")
+    assert event.status == "fired"
+    assert any("remove the Reduced US Impact marker from the Strategic Warfare Box and set it aside" in w
+               for w in event.why)
+    assert [s.action for s in event.steps] == ["set_aside"]
