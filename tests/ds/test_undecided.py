@@ -17,9 +17,11 @@ def _plan(phasing, countries=None, counters=None, cards=None, answers=None):
                {"16.1.5:dissolve": "no", **(answers or {})}, pack=SHIPPED)
 
 
-def test_shipped_ds_pack_declares_no_fact_complete():
-    """The shipped pack's [complete] table is there and empty: rule 16 names only some hexes."""
-    assert SHIPPED.complete == {}
+def test_shipped_ds_pack_declares_only_island_neighbours_complete():
+    """The shipped pack's [complete] table: rule 16 names only some hexes, so nothing is complete but the
+    island Dependents' (empty) neighbours."""
+    assert set(SHIPPED.complete) == {"neighbors"}
+    assert "Manchukuo" not in SHIPPED.complete["neighbors"] and "Formosa" in SHIPPED.complete["neighbors"]
 
 
 def test_16_1_1_city_hexes_of_an_active_allied_minor_are_missing():
