@@ -262,6 +262,7 @@ class GameState:
     counters: dict[str, Counter]
     actions: list[dict[str, Any]] = field(default_factory=list)  # War & Peace Segment actions (6.1)
     source: str = "<position>"
+    awaw: Any = None  # A World at War part (rules.awaw.position.AwawPosition), or None
 
     # ---- construction -------------------------------------------------------------------------
     @classmethod
@@ -352,6 +353,15 @@ class GameState:
                     raise InputError(src, f"action #{index + 1}: {key!r} must be text or true/false")
         if not isinstance(data.get("pack"), str | None):
             raise InputError(src, "'pack' must be a pack name (text)")
+        awaw = None
+        if data.get("awaw") is not None:
+            from rules.awaw.position import parse_awaw  # A World at War positions only
+
+            awaw = parse_awaw(data["awaw"], src)
+            if "phasing" in turn_data and turn.phasing != awaw.phasing_faction:
+                raise InputError(src, f"turn.phasing {turn.phasing!r} contradicts awaw side/powers "
+                                      f"({awaw.phasing_faction})")
+            turn.phasing = awaw.phasing_faction
         return cls(
             pack=data.get("pack"),
             turn=turn,
@@ -359,6 +369,7 @@ class GameState:
             counters=counters,
             actions=actions,
             source=src,
+            awaw=awaw,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -370,6 +381,7 @@ class GameState:
             },
             "counters": [asdict(c) for c in self.counters.values()],
             "actions": copy.deepcopy(self.actions),
+            **({"awaw": self.awaw.to_json()} if self.awaw is not None else {}),
         }
 
     def clone(self) -> GameState:
