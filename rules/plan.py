@@ -175,7 +175,8 @@ class Plan:
         lines.extend(reading_lines(unique_readings(self.events)))
         if self.violations:
             war_peace = any(v.rule.startswith("6.") for v in self.violations)
-            lines.append("War & Peace Segment (6.1) violations:" if war_peace else "Rules broken by recorded actions:")
+            lines.append("War & Peace Segment (6.1) violations:" if war_peace
+                         else "Rules broken by recorded actions:")
             lines.extend(f"  ! {v.rule}: action #{v.action_index + 1}: {v.text}" for v in self.violations)
         for entry in self.events:
             mark = {FIRED: "DUE", NOT_DUE: "not due", IGNORED: "ignored", WAITING: "WAITING",

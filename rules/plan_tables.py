@@ -21,12 +21,15 @@ def table_lines(table: dict[str, Any]) -> list[str]:
     lines = [f"    table: {table.get('title', '')} ({table.get('rule', '')})"]
     for row in table.get("rows", []):
         detail = f" — {row['detail']}" if row.get("detail") else ""
-        lines.append(f"      {_figure(row.get('figure')):>4}  {row.get('label', '')} [{row.get('rule', '')}]"
-                     f"{detail}")
+        lines.append(
+            f"      {_figure(row.get('figure')):>4}  {row.get('label', '')} [{row.get('rule', '')}]{detail}"
+        )
     total = table.get("total")
     threshold = table.get("threshold")
-    lines.append(f"      {_figure(total):>4}  total" + (f" (threshold: {threshold} or less)"
-                                                        if threshold is not None else ""))
+    lines.append(
+        f"      {_figure(total):>4}  total"
+        + (f" (threshold: {threshold} or less)" if threshold is not None else "")
+    )
     if table.get("note"):
         lines.append(f"      note: {table['note']}")
     return lines
@@ -41,6 +44,8 @@ def unique_readings(events: Iterable[Any]) -> list[dict[str, Any]]:
 
 
 def reading_lines(readings: list[dict[str, Any]]) -> list[str]:
-    return [f"reading {r.get('rules', '')}: {r.get('reading', '')} — {r.get('text', '')} "
-            f"(options: {', '.join(r.get('options', []))}; to switch: {r.get('switch', '')})"
-            for r in readings]
+    return [
+        f"reading {r.get('rules', '')}: {r.get('reading', '')} — {r.get('text', '')} "
+        f"(options: {', '.join(r.get('options', []))}; to switch: {r.get('switch', '')})"
+        for r in readings
+    ]

@@ -76,7 +76,10 @@ def oblique_neighbors(col: int, number: int) -> list[tuple[int, int]]:
     when c is even and (r, r+1) when odd; the stagger and the (c-1)/2 slant turn both cases into
     the same axial pattern below."""
     return [
-        (col, number - 1), (col, number + 1),
-        (col - 1, number), (col - 1, number + 1),
-        (col + 1, number - 1), (col + 1, number),
+        (col, number - 1),
+        (col, number + 1),
+        (col - 1, number),
+        (col - 1, number + 1),
+        (col + 1, number - 1),
+        (col + 1, number),
     ]

@@ -21,8 +21,14 @@ from vassal_parser.errors import InputError
 from vassal_parser.oblique_numbering import oblique_neighbors
 
 _ID = re.compile(r"([A-Z])(\1*)([0-9]+)")
-HEX_LISTS = ("ic_hexes", "objectives", "east_edge", "pacific_hexes", "pacific_supply_sources",
-             "axis_supply_sources")
+HEX_LISTS = (
+    "ic_hexes",
+    "objectives",
+    "east_edge",
+    "pacific_hexes",
+    "pacific_supply_sources",
+    "axis_supply_sources",
+)
 
 
 def parse_hex_id(hex_id: str) -> tuple[int, int] | None:
@@ -68,7 +74,9 @@ def awaw_facts(pack: Pack) -> AwawFacts:
             raise InputError(where, f"pack {pack.name}: [awaw] {key} must be a list of hex ids")
         unknown = sorted(set(value) - set(pack.hexes))
         if unknown:
-            raise InputError(where, f"pack {pack.name}: [awaw] {key} names unknown hex(es) {', '.join(unknown)}")
+            raise InputError(
+                where, f"pack {pack.name}: [awaw] {key} names unknown hex(es) {', '.join(unknown)}"
+            )
         lists[key] = frozenset(value)
     western = raw.get("western_allies", [])
     if not isinstance(western, list) or not all(w in pack.countries for w in western):
@@ -79,17 +87,28 @@ def awaw_facts(pack: Pack) -> AwawFacts:
     readings = raw.get("readings", {})
     if not isinstance(readings, dict):
         raise InputError(where, f"pack {pack.name}: [awaw.readings] must be a table")
-    return AwawFacts(tuple(western), lists["ic_hexes"], lists["objectives"], lists["east_edge"],
-                     lists["pacific_hexes"], lists["pacific_supply_sources"], lists["axis_supply_sources"],
-                     stacking, dict(readings), bool(raw.get("sample_map", False)))
+    return AwawFacts(
+        tuple(western),
+        lists["ic_hexes"],
+        lists["objectives"],
+        lists["east_edge"],
+        lists["pacific_hexes"],
+        lists["pacific_supply_sources"],
+        lists["axis_supply_sources"],
+        stacking,
+        dict(readings),
+        bool(raw.get("sample_map", False)),
+    )
 
 
 class AwawBoard:
-    """Queries rule 60 asks of the board; control changes go through `set_control` (the events record them)."""
+    """Queries rule 60 asks of the board; control changes go through `set_control` (events record them)."""
 
     def __init__(self, state: GameState, pack: Pack) -> None:
         if state.awaw is None:
-            raise InputError(state.source, "an AWAW position needs its 'awaw' object (docs/position-format.md)")
+            raise InputError(
+                state.source, "an AWAW position needs its 'awaw' object (docs/position-format.md)"
+            )
         self.state = state
         self.pack = pack
         self.pos: AwawPosition = state.awaw
@@ -97,10 +116,16 @@ class AwawBoard:
         self._coords = {h: parse_hex_id(h) for h in pack.hexes}
         bad = sorted(h for h, c in self._coords.items() if c is None)
         if bad:
-            raise InputError(pack.path, f"pack {pack.name}: hex ids not in the module's numbering: {', '.join(bad[:5])}")
+            raise InputError(
+                pack.path, f"pack {pack.name}: hex ids not in the module's numbering: {', '.join(bad[:5])}"
+            )
         self._by_coord = {c: h for h, c in self._coords.items() if c is not None}
-        for where, hexes in (("control", self.pos.control), ("ic_values", self.pos.ic_values),
-                             ("supply", self.pos.supply), ("partisan_held", self.pos.partisan_held)):
+        for where, hexes in (
+            ("control", self.pos.control),
+            ("ic_values", self.pos.ic_values),
+            ("supply", self.pos.supply),
+            ("partisan_held", self.pos.partisan_held),
+        ):
             unknown = sorted(set(hexes) - set(pack.hexes))
             if unknown:
                 raise InputError(state.source, f"awaw.{where} names unknown hex(es) {', '.join(unknown)}")
@@ -170,7 +195,10 @@ class AwawBoard:
 
     def label(self, hex_id: str) -> str:
         info = self.pack.hexes[hex_id]
-        tags = [t for t, on in (("IC", hex_id in self.ic_hexes()), ("objective", hex_id in self.facts.objectives))
-                if on]
+        tags = [
+            t
+            for t, on in (("IC", hex_id in self.ic_hexes()), ("objective", hex_id in self.facts.objectives))
+            if on
+        ]
         base = f"{info.name} ({hex_id})" if info.name else hex_id
         return f"{base} [{', '.join(tags)}]" if tags else base

@@ -19,8 +19,15 @@ SIDES = ("Allied", "Axis")
 SCENARIOS = ("European", "Pacific", "Global")
 SURRENDER_STATES = ("none", "offered", "rejected", "surrendered")
 MINOR_RELATIONS = ("ally", "associated", "diplomatic", "conquest")
-RUSSIA_COUNTS = ("dp_level", "atomic_attacks", "cities_firestormed", "oil_effects", "unbuilt_factors",
-                 "brps", "brp_base")
+RUSSIA_COUNTS = (
+    "dp_level",
+    "atomic_attacks",
+    "cities_firestormed",
+    "oil_effects",
+    "unbuilt_factors",
+    "brps",
+    "brp_base",
+)
 # How the rules text names each count (plan text, missing facts).
 RUSSIA_COUNT_LABELS = {
     "dp_level": "Russian DP level",
@@ -98,7 +105,9 @@ def _int_or_none(src: str, label: str, value: Any) -> int | None:
 
 
 def _str_map(src: str, label: str, value: Any) -> dict[str, str]:
-    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
         raise InputError(src, f"awaw.{label} must be an object of text values keyed by hex")
     return dict(value)
 
@@ -135,7 +144,9 @@ def parse_awaw(data: Any, src: str) -> AwawPosition:
         if (russia.get(name) or 0) < 0:
             raise InputError(src, f"awaw.russia.{name} cannot be negative")
     western = data.get("western_at_war_with_germany")
-    if western is not None and (not isinstance(western, list) or not all(isinstance(w, str) for w in western)):
+    if western is not None and (
+        not isinstance(western, list) or not all(isinstance(w, str) for w in western)
+    ):
         raise InputError(src, "awaw.western_at_war_with_germany must be a list of major powers")
     japan = data.get("japan_at_war_with_russia")
     if japan is not None and not isinstance(japan, bool):
@@ -150,20 +161,20 @@ def parse_awaw(data: Any, src: str) -> AwawPosition:
         raise InputError(src, "awaw.supply must be an object keyed by hex")
     for hex_id, entry in supply.items():
         if not isinstance(entry, dict) or set(entry) - {"russian", "axis", "why"}:
-            raise InputError(src, f"awaw.supply.{hex_id} must be {{\"russian\": ..., \"axis\": ..., \"why\": ...}}")
+            raise InputError(src, f'awaw.supply.{hex_id} must be {{"russian": ..., "axis": ..., "why": ...}}')
         if entry.get("russian", "full") not in ("full", "none"):
             raise InputError(src, f"awaw.supply.{hex_id}.russian must be full or none")
         if entry.get("axis", "limited") not in ("limited", "none"):
             raise InputError(src, f"awaw.supply.{hex_id}.axis must be limited or none")
     control_default = data.get("control_default")
     if control_default not in (None, "country"):
-        raise InputError(src, "awaw.control_default must be \"country\" or absent")
+        raise InputError(src, 'awaw.control_default must be "country" or absent')
     minors = data.get("minors", {})
     if not isinstance(minors, dict):
         raise InputError(src, "awaw.minors must be an object keyed by country")
     for name, entry in minors.items():
         if not isinstance(entry, dict) or set(entry) - {"relation", "controller"}:
-            raise InputError(src, f"awaw.minors.{name} must be {{\"relation\": ..., \"controller\": ...}}")
+            raise InputError(src, f'awaw.minors.{name} must be {{"relation": ..., "controller": ...}}')
         _choice(src, f"minors.{name}.relation", entry.get("relation"), MINOR_RELATIONS)
         if not isinstance(entry.get("controller", "Russia"), str):
             raise InputError(src, f"awaw.minors.{name}.controller must be a power")
@@ -188,8 +199,9 @@ def parse_awaw(data: Any, src: str) -> AwawPosition:
         supply={k: dict(v) for k, v in supply.items()},
         partisan_held=_str_map(src, "partisan_held", data.get("partisan_held", {})),
         surrender=_surrender(src, data.get("surrender", {})),
-        last_russian_turn_level=_int_or_none(src, "last_russian_turn_level",
-                                             data.get("last_russian_turn_level")),
+        last_russian_turn_level=_int_or_none(
+            src, "last_russian_turn_level", data.get("last_russian_turn_level")
+        ),
         minors={k: dict(v) for k, v in minors.items()},
         western_grants_to_russia=grants,
         actions=copy.deepcopy(actions),
@@ -213,9 +225,10 @@ def _surrender(src: str, raw: Any) -> Surrender:
     second_war = None
     if second is not None:
         if not isinstance(second, dict) or set(second) != {"declared_by", "turn"}:
-            raise InputError(src, "awaw.surrender.second_war must be {\"declared_by\": ..., \"turn\": ...}")
-        second_war = SecondWar(str(second["declared_by"]),
-                               _int_or_none(src, "surrender.second_war.turn", second["turn"]) or 0)
+            raise InputError(src, 'awaw.surrender.second_war must be {"declared_by": ..., "turn": ...}')
+        second_war = SecondWar(
+            str(second["declared_by"]), _int_or_none(src, "surrender.second_war.turn", second["turn"]) or 0
+        )
     done = raw.get("procedure_done", False)
     if not isinstance(done, bool):
         raise InputError(src, "awaw.surrender.procedure_done must be true/false")

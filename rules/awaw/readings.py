@@ -23,7 +23,7 @@ from rules.awaw.position import AwawPosition
 
 CHECK_TIMING: dict[str, str] = {
     "as_written": "60.11 before any rejection (end of any Allied player turn), 60.12 after one "
-                  "(end of a Russian player turn only)",
+    "(end of a Russian player turn only)",
     "allied_turn": "end of any Allied player turn, also after a rejection (60.11 and its Explanation govern)",
     "russian_turn": "end of a Russian player turn only, also for a first offer (60.12's wording governs)",
 }
@@ -43,8 +43,14 @@ class Reading:
     switch: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "rules": self.rules, "reading": self.reading, "text": self.text,
-                "options": list(self.options), "switch": self.switch}
+        return {
+            "id": self.id,
+            "rules": self.rules,
+            "reading": self.reading,
+            "text": self.text,
+            "options": list(self.options),
+            "switch": self.switch,
+        }
 
 
 def timing_reading(readings: dict[str, Any], where: str) -> Reading:
@@ -67,5 +73,7 @@ def check_point(pos: AwawPosition, reading: str, after_rejection: bool) -> tuple
     rule = "60.12" if after_rejection else "60.11/60.12 (reading russian_turn)"
     if russian:
         return True, f"end of a Russian player turn ({whose}): the table is consulted ({rule})"
-    return False, (f"end of an Allied player turn without Russia ({whose}): under reading {reading!r} the "
-                   f"table is consulted only at the end of a Russian player turn ({rule})")
+    return False, (
+        f"end of an Allied player turn without Russia ({whose}): under reading {reading!r} the "
+        f"table is consulted only at the end of a Russian player turn ({rule})"
+    )

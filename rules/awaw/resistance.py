@@ -55,28 +55,53 @@ def resistance_lines(board: AwawBoard) -> list[Line]:
     pos = board.pos
     lines: list[Line] = []
     dp = pos.count("dp_level")
-    lines.append(Line("Russian DP level at the end of the current Allied player turn (may be negative)", dp,
-                      "60.11", f"DP level {dp}" if dp is not None else "",
-                      [] if dp is not None else [("dp_level", "the position gives no Russian DP level")]))
+    lines.append(
+        Line(
+            "Russian DP level at the end of the current Allied player turn (may be negative)",
+            dp,
+            "60.11",
+            f"DP level {dp}" if dp is not None else "",
+            [] if dp is not None else [("dp_level", "the position gives no Russian DP level")],
+        )
+    )
     attacks = pos.count("atomic_attacks")
-    lines.append(Line("Atomic attacks against Russia (-3 the first, -2 the second, -1 each after)",
-                      None if attacks is None else atomic_figure(attacks), "60.11",
-                      "" if attacks is None else f"{attacks} attack(s)",
-                      [] if attacks is not None else [("atomic_attacks", "the position gives no count of "
-                                                       "atomic attacks against Russia")]))
+    lines.append(
+        Line(
+            "Atomic attacks against Russia (-3 the first, -2 the second, -1 each after)",
+            None if attacks is None else atomic_figure(attacks),
+            "60.11",
+            "" if attacks is None else f"{attacks} attack(s)",
+            []
+            if attacks is not None
+            else [("atomic_attacks", "the position gives no count of atomic attacks against Russia")],
+        )
+    )
     lines.append(_count_line(board, "cities_firestormed", "Russian cities firestormed (-1 each, cumulative)"))
     lines.append(_count_line(board, "oil_effects", "Oil effects currently applicable to Russia (-1 each)"))
     lines.append(_britain_line(board))
-    lines.append(_count_line(board, "unbuilt_factors",
-                             "Unbuilt Russian ground/army air factors (-1 for every ten)", per=10))
+    lines.append(
+        _count_line(
+            board, "unbuilt_factors", "Unbuilt Russian ground/army air factors (-1 for every ten)", per=10
+        )
+    )
     lines.extend(_ic_lines(board))
     western = pos.western_at_war_with_germany
-    lines.append(Line("Western Allied major powers at war with Germany (+1 each)",
-                      None if western is None else len(western), "60.11",
-                      "" if western is None else (", ".join(western) or "none"),
-                      [] if western is not None else [("western_at_war_with_germany", "the position does not "
-                                                       "say which Western Allied major powers are at war with "
-                                                       "Germany")]))
+    lines.append(
+        Line(
+            "Western Allied major powers at war with Germany (+1 each)",
+            None if western is None else len(western),
+            "60.11",
+            "" if western is None else (", ".join(western) or "none"),
+            []
+            if western is not None
+            else [
+                (
+                    "western_at_war_with_germany",
+                    "the position does not say which Western Allied major powers are at war with Germany",
+                )
+            ],
+        )
+    )
     lines.append(_france_line(board))
     return lines
 
@@ -85,14 +110,21 @@ def _britain_line(board: AwawBoard) -> Line:
     label = "Axis forces control at least one hex in Britain (Scapa Flow included, Ulster not) (-1)"
     britain = [h for h in board.hexes() if board.in_britain(h)]
     axis = [h for h in britain if board.side_of_hex(h) == "Axis"]
-    excluded = [h for h in board.hexes() if board.pack.hexes[h].country == "Britain" and not board.in_britain(h)]
+    excluded = [
+        h for h in board.hexes() if board.pack.hexes[h].country == "Britain" and not board.in_britain(h)
+    ]
     note = f"; not counted: {', '.join(board.label(h) for h in excluded)}" if excluded else ""
     if axis:
         return Line(label, -1, "60.11", "Axis control " + ", ".join(board.label(h) for h in axis) + note)
     unknown = board.unknown_control(britain)
     if unknown:
-        return Line(label, None, "60.11", "", [("hex_control", "the position does not say who controls "
-                                                f"{', '.join(unknown)} (Britain)")])
+        return Line(
+            label,
+            None,
+            "60.11",
+            "",
+            [("hex_control", f"the position does not say who controls {', '.join(unknown)} (Britain)")],
+        )
     if not britain:
         return Line(label, None, "60.11", "", [("country_hexes", "the pack locates no hex of Britain")])
     return Line(label, 0, "60.11", f"no Axis-controlled hex among {len(britain)} hexes of Britain" + note)
@@ -107,11 +139,15 @@ def _ic_lines(board: AwawBoard) -> list[Line]:
         missing = [("ic_hexes", "the pack locates no IC")]
         return [Line(below, None, "60.11", "", missing), Line(above, None, "60.11", "", [])]
     if unknown:
-        missing = [("hex_control", f"the position does not say who controls the IC hex(es) {', '.join(unknown)}")]
+        missing = [
+            ("hex_control", f"the position does not say who controls the IC hex(es) {', '.join(unknown)}")
+        ]
         return [Line(below, None, "60.11", "", missing), Line(above, None, "60.11", "", [])]
     russian = [h for h in ics if board.controller(h) == "Russia"]
     low, high = ic_figures(len(russian))
-    detail = f"{len(russian)} IC(s) controlled by Russia: " + (", ".join(board.label(h) for h in russian) or "none")
+    detail = f"{len(russian)} IC(s) controlled by Russia: " + (
+        ", ".join(board.label(h) for h in russian) or "none"
+    )
     return [Line(below, low, "60.11", detail), Line(above, high, "60.11", detail)]
 
 
@@ -120,11 +156,23 @@ def _france_line(board: AwawBoard) -> Line:
     france = [h for h in board.hexes() if board.in_european_france(h)]
     western = [h for h in france if board.controller(h) in board.facts.western_allies]
     if len(western) >= 2:
-        return Line(label, 1, "60.11", "Western Allied control of " + ", ".join(board.label(h) for h in western))
+        return Line(
+            label, 1, "60.11", "Western Allied control of " + ", ".join(board.label(h) for h in western)
+        )
     unknown = board.unknown_control(france)
     if len(western) + len(unknown) >= 2 and unknown:
-        return Line(label, None, "60.11", "", [("hex_control", "the position does not say who controls "
-                                                f"{', '.join(unknown)} (European France)")])
+        return Line(
+            label,
+            None,
+            "60.11",
+            "",
+            [
+                (
+                    "hex_control",
+                    f"the position does not say who controls {', '.join(unknown)} (European France)",
+                )
+            ],
+        )
     if not france:
         return Line(label, None, "60.11", "", [("area_hexes", "the pack locates no hex of European France")])
     return Line(label, 0, "60.11", f"Western Allies control {len(western)} hex(es) of European France")

@@ -23,8 +23,9 @@ class Trace:
     overrides_used: list[str] = field(default_factory=list)  # hexes whose supply the position decided
 
 
-def trace(board: AwawBoard, sources: Iterable[str], passable: Callable[[str], bool], key: str,
-          good: str) -> Trace:
+def trace(
+    board: AwawBoard, sources: Iterable[str], passable: Callable[[str], bool], key: str, good: str
+) -> Trace:
     """Hexes reachable from `sources` through `passable` hexes; `awaw.supply[hex][key]` overrides:
     `good` makes the hex supplied (and a source), anything else makes it unsupplied and a barrier."""
     overrides = {h: e[key] for h, e in board.pos.supply.items() if key in e}

@@ -1,4 +1,4 @@
-"""Positions for the rule 60 tests: the worked example `examples/awaw/offer.position.json`, changed per test."""
+"""Positions for the rule 60 tests: the worked examples in `examples/awaw/`, changed per test."""
 
 from __future__ import annotations
 
@@ -51,5 +51,9 @@ def steps(result: Plan, rule: str, cited: str | None = None) -> list[Any]:
     return [s for s in entry(result, rule).steps if cited is None or s.rule == cited]
 
 
-ACCEPT = {"60.1:germany": "accept", "60.2:repatriate:axis:ge-para-j52": "N48",
-          "60.2:repatriate:russian:ru-inf-u52": "T53", "60.7:japan": "peace"}
+ACCEPT = {
+    "60.1:germany": "accept",
+    "60.2:repatriate:axis:ge-para-j52": "N48",
+    "60.2:repatriate:russian:ru-inf-u52": "T53",
+    "60.7:japan": "peace",
+}

@@ -17,8 +17,12 @@ def pack_with(tmp_path: Path, timing: str) -> Pack:
     folder = tmp_path / f"awaw-{timing}"
     shutil.copytree(PACKS_DIR / "awaw", folder)
     config = folder / "awaw.toml"
-    config.write_text(config.read_text(encoding="utf-8").replace('check_timing = "as_written"',
-                                                                  f'check_timing = "{timing}"'), encoding="utf-8")
+    config.write_text(
+        config.read_text(encoding="utf-8").replace(
+            'check_timing = "as_written"', f'check_timing = "{timing}"'
+        ),
+        encoding="utf-8",
+    )
     return load_pack(folder)
 
 
@@ -30,11 +34,14 @@ def western_turn(rejected_on: int | None = None, turn: int = 21) -> dict:
     return data
 
 
-@pytest.mark.parametrize(("timing", "first_offer", "after_rejection"), [
-    ("as_written", WAITING, NOT_DUE),      # 60.11 for a first offer, 60.12 after a rejection
-    ("allied_turn", WAITING, WAITING),     # 60.11 and its Explanation govern throughout
-    ("russian_turn", NOT_DUE, NOT_DUE),    # 60.12's "Russian player turn" governs throughout
-])
+@pytest.mark.parametrize(
+    ("timing", "first_offer", "after_rejection"),
+    [
+        ("as_written", WAITING, NOT_DUE),  # 60.11 for a first offer, 60.12 after a rejection
+        ("allied_turn", WAITING, WAITING),  # 60.11 and its Explanation govern throughout
+        ("russian_turn", NOT_DUE, NOT_DUE),  # 60.12's "Russian player turn" governs throughout
+    ],
+)
 def test_allied_turn_without_russia_under_each_reading_60_11_60_12(
     tmp_path: Path, timing: str, first_offer: str, after_rejection: str
 ) -> None:
@@ -80,7 +87,9 @@ def test_no_check_at_the_end_of_an_axis_turn_or_in_construction_60_11() -> None:
     data = example()
     data["awaw"].update(side="Axis", powers=["Germany"])
     axis = run(data)
-    assert axis.phasing == "Axis" and [e.rule for e in axis.events] == ["60.8"]  # pack order: Axis checks 60.8
+    assert axis.phasing == "Axis" and [e.rule for e in axis.events] == [
+        "60.8"
+    ]  # pack order: Axis checks 60.8
     data = example()
     data["awaw"]["phase"] = "unit_construction"
     assert entry(run(data), "60.1").status == NOT_DUE

@@ -73,7 +73,9 @@ def test_actions_after_a_surrender_are_validated_60_81_60_35_60_82() -> None:
 
 def test_russia_may_declare_war_if_the_level_was_above_zero_60_82_60_83() -> None:
     data = example("after")
-    data["awaw"].update(last_russian_turn_level=2, actions=[{"type": "declare_war", "by": "Russia", "on": "Germany"}])
+    data["awaw"].update(
+        last_russian_turn_level=2, actions=[{"type": "declare_war", "by": "Russia", "on": "Germany"}]
+    )
     result = run(data)
     assert not result.violations
     after = entry(result, "60.8")
@@ -90,8 +92,12 @@ def test_russia_may_declare_war_if_the_level_was_above_zero_60_82_60_83() -> Non
 
 def test_second_surrender_possible_only_if_russia_declared_60_83() -> None:
     data = example("offer")
-    data["awaw"]["surrender"] = {"state": "surrendered", "turn": 15, "procedure_done": True,
-                                 "second_war": {"declared_by": "Russia", "turn": 18}}
+    data["awaw"]["surrender"] = {
+        "state": "surrendered",
+        "turn": 15,
+        "procedure_done": True,
+        "second_war": {"declared_by": "Russia", "turn": 18},
+    }
     assert entry(run(data), "60.1").status == WAITING  # a second offer
     data["awaw"]["surrender"]["second_war"] = {"declared_by": "Germany", "turn": 18}
     first = entry(run(data), "60.1")
@@ -100,8 +106,9 @@ def test_second_surrender_possible_only_if_russia_declared_60_83() -> None:
 
 def test_germany_may_declare_war_any_time_60_82() -> None:
     data = example("after")
-    data["awaw"].update(side="Axis", powers=["Germany"], actions=[{"type": "declare_war", "by": "Germany",
-                                                                   "on": "Russia"}])
+    data["awaw"].update(
+        side="Axis", powers=["Germany"], actions=[{"type": "declare_war", "by": "Germany", "on": "Russia"}]
+    )
     result = run(data)
     assert not result.violations and entry(result, "60.8").status == FIRED
     assert result.resulting_position["awaw"]["surrender"]["second_war"]["declared_by"] == "Germany"
@@ -109,8 +116,9 @@ def test_germany_may_declare_war_any_time_60_82() -> None:
 
 def test_missing_preceding_level_is_undecided_60_82() -> None:
     data = example("after")
-    data["awaw"].update(last_russian_turn_level=None,
-                        actions=[{"type": "declare_war", "by": "Russia", "on": "Germany"}])
+    data["awaw"].update(
+        last_russian_turn_level=None, actions=[{"type": "declare_war", "by": "Russia", "on": "Germany"}]
+    )
     after = entry(run(data), "60.8")
     assert after.status == UNDECIDED and after.missing[0].fact == "last_russian_turn_level"
 
@@ -118,6 +126,8 @@ def test_missing_preceding_level_is_undecided_60_82() -> None:
 def test_partisan_builds_allowed_again_after_russia_reenters_60_35() -> None:
     data = example("after")
     data["awaw"]["surrender"]["second_war"] = {"declared_by": "Russia", "turn": 21}
-    data["awaw"]["actions"] = [{"type": "build_partisan", "by": "Britain", "theater": "Europe", "hex": "M30"},
-                               {"type": "diplomatic_target", "power": "Russia", "target": "Turkey"}]
+    data["awaw"]["actions"] = [
+        {"type": "build_partisan", "by": "Britain", "theater": "Europe", "hex": "M30"},
+        {"type": "diplomatic_target", "power": "Russia", "target": "Turkey"},
+    ]
     assert not run(data).violations

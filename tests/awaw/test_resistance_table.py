@@ -13,11 +13,19 @@ from tests.awaw.helpers import entry, example, figures, run, table
 DP, ATOMIC, FIRESTORM, OIL, BRITAIN, UNBUILT, IC_LOW, IC_HIGH, WESTERN, FRANCE = range(10)
 
 
-@pytest.mark.parametrize(("ics", "low", "high"), [
-    (6, -1, 0), (5, -2, 0), (4, -3, 0),   # 60.11: "6 ICs: -1; 5 ICs: -2; 4 ICs: -3; and so on"
-    (8, 0, 1), (9, 0, 2), (10, 0, 3),     # 60.11: "8 ICs: +1; 9 ICs: +2; 10 ICs: +3; and so on"
-    (7, 0, 0), (0, -7, 0),
-])
+@pytest.mark.parametrize(
+    ("ics", "low", "high"),
+    [
+        (6, -1, 0),
+        (5, -2, 0),
+        (4, -3, 0),  # 60.11: "6 ICs: -1; 5 ICs: -2; 4 ICs: -3; and so on"
+        (8, 0, 1),
+        (9, 0, 2),
+        (10, 0, 3),  # 60.11: "8 ICs: +1; 9 ICs: +2; 10 ICs: +3; and so on"
+        (7, 0, 0),
+        (0, -7, 0),
+    ],
+)
 def test_ic_examples_of_the_rules_60_11(ics: int, low: int, high: int) -> None:
     assert ic_figures(ics) == (low, high)
 
@@ -129,8 +137,15 @@ def test_plan_json_carries_the_table_60_11() -> None:
 
 
 def test_offer_accept_and_reject_are_recorded_60_21_60_12() -> None:
-    accepted = run(example(), {"60.1:germany": "accept", "60.2:repatriate:axis:ge-para-j52": "N48",
-                               "60.2:repatriate:russian:ru-inf-u52": "T53", "60.7:japan": "war"})
+    accepted = run(
+        example(),
+        {
+            "60.1:germany": "accept",
+            "60.2:repatriate:axis:ge-para-j52": "N48",
+            "60.2:repatriate:russian:ru-inf-u52": "T53",
+            "60.7:japan": "war",
+        },
+    )
     assert entry(accepted, "60.1").status == FIRED
     assert accepted.resulting_position["awaw"]["surrender"]["state"] == "surrendered"
     assert accepted.resulting_position["awaw"]["surrender"]["turn"] == 20

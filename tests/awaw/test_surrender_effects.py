@@ -129,8 +129,24 @@ def test_unknown_hex_control_leaves_60_4_undecided_naming_it() -> None:
     result = run(data, ACCEPT)
     assert entry(result, "60.2").status == FIRED and not entry(result, "60.2").missing
     del data["awaw"]["control_default"]
-    for hex_id in ("E30", "F30", "G30", "H47", "K50", "N49", "O48", "M46", "J53", "Q50", "S52", "H55", "K40",
-                   "M41", "N30", "O30"):
+    for hex_id in (
+        "E30",
+        "F30",
+        "G30",
+        "H47",
+        "K50",
+        "N49",
+        "O48",
+        "M46",
+        "J53",
+        "Q50",
+        "S52",
+        "H55",
+        "K40",
+        "M41",
+        "N30",
+        "O30",
+    ):
         data["awaw"]["control"].setdefault(hex_id, "Russia" if hex_id[0] not in "EFGN" else "Britain")
     result = run(data, {"60.1:germany": "accept", "60.7:japan": "war"})
     effects = entry(result, "60.2")

@@ -28,8 +28,16 @@ SAVE = "A3R_1939_Scenario_Template_Rev1702_AWAW.vsav"
 
 def a3r_grid(sideways: bool = True) -> HexGrid:
     numbering = ThirdReichObliqueNumbering(
-        first="H", sep="", h_type="A", v_type="N", h_leading=1, v_leading=1, h_off=-1, v_off=15,
-        stagger=True, sideways=sideways,
+        first="H",
+        sep="",
+        h_type="A",
+        v_type="N",
+        h_leading=1,
+        v_leading=1,
+        h_off=-1,
+        v_off=15,
+        stagger=True,
+        sideways=sideways,
     )
     return HexGrid(dx=62.35382907247958, dy=72.0, x0=35, y0=23, sideways=sideways, numbering=numbering)
 
@@ -64,8 +72,13 @@ def test_column_zero_is_not_shifted_java_truncation() -> None:
 
 def test_not_sideways_numbers_as_hexgridnumbering() -> None:
     """The class only slants on a sideways grid: upright, it names as VASSAL's HexGridNumbering."""
-    plain = HexGrid(dx=62.35382907247958, dy=72.0, x0=35, y0=23, numbering=HexGridNumbering(
-        first="H", h_type="A", v_type="N", h_off=-1, v_off=15))
+    plain = HexGrid(
+        dx=62.35382907247958,
+        dy=72.0,
+        x0=35,
+        y0=23,
+        numbering=HexGridNumbering(first="H", h_type="A", v_type="N", h_off=-1, v_off=15),
+    )
     upright = a3r_grid(sideways=False)
     for point in [(100, 100), (640, 1210), (1499, 222), (3119, 533)]:
         assert upright.location_name(*point) == plain.location_name(*point)
@@ -79,8 +92,10 @@ def test_neighbors_follow_the_grid_geometry(name: str) -> None:
     numbering = grid.numbering
     assert numbering is not None
     x, y = grid.location(name) or (0, 0)
-    geometric = {grid.location_name(int(x + ox), int(y + oy))
-                 for ox, oy in [(72, 0), (-72, 0), (36, 62.36), (-36, 62.36), (36, -62.36), (-36, -62.36)]}
+    geometric = {
+        grid.location_name(int(x + ox), int(y + oy))
+        for ox, oy in [(72, 0), (-72, 0), (36, 62.36), (-36, 62.36), (36, -62.36), (-36, -62.36)]
+    }
     col, row = numbering.parse_location(name) or (0, 0)
     derived = {numbering.grid_location(r, c) for c, r in oblique_neighbors(col, row)}
     assert geometric == derived

@@ -24,8 +24,10 @@ def after_surrender(ctx: EventContext) -> None:
         return ctx.not_due("Russia is not in a state of surrender (60.8)")
     in_surrender = surrender.second_war is None
     if in_surrender:
-        ctx.why("Russia continues play: BRPs at each YSS, RPs and DPs allocated and activated, ICs increase in "
-                "value normally; Western Allied units may enter Russia as 53.47 permits (60.81)")
+        ctx.why(
+            "Russia continues play: BRPs at each YSS, RPs and DPs allocated and activated, ICs increase in "
+            "value normally; Western Allied units may enter Russia as 53.47 permits (60.81)"
+        )
     checked = 0
     for index, action in enumerate(pos.actions):
         kind = action.get("type")
@@ -44,9 +46,15 @@ def after_surrender(ctx: EventContext) -> None:
 
 def _diplomatic_target(ctx: EventContext, index: int, action: dict[str, Any], in_surrender: bool) -> None:
     if action.get("power") == "Russia" and in_surrender:
-        ctx.violation("60.81", index, f"Russia named {action.get('target', 'a')} as a diplomatic target while in a "
-                                      "state of surrender")
-        ctx.why(f"action #{index + 1}: Russia may not name diplomatic targets while in a state of surrender (60.81)")
+        ctx.violation(
+            "60.81",
+            index,
+            f"Russia named {action.get('target', 'a')} as a diplomatic target while in a state of surrender",
+        )
+        ctx.why(
+            f"action #{index + 1}: Russia may not name diplomatic targets while in a state of surrender "
+            "(60.81)"
+        )
 
 
 def _declare_war(ctx: EventContext, index: int, action: dict[str, Any], in_surrender: bool) -> None:
@@ -57,16 +65,26 @@ def _declare_war(ctx: EventContext, index: int, action: dict[str, Any], in_surre
             return None
         level = pos.last_russian_turn_level
         if level is None:
-            ctx.missing("last_russian_turn_level", "Russia", "the position does not give the Russian resistance "
-                        "level at the end of the preceding Russian player turn (60.82)")
+            ctx.missing(
+                "last_russian_turn_level",
+                "Russia",
+                "the position does not give the Russian resistance "
+                "level at the end of the preceding Russian player turn (60.82)",
+            )
             return None
         if level <= 0:
-            ctx.violation("60.82", index, f"Russia declared war on {on} after its surrender, but the Russian "
-                                          f"resistance level at the end of the preceding Russian player turn was "
-                                          f"{level} (it must be greater than zero)")
+            ctx.violation(
+                "60.82",
+                index,
+                f"Russia declared war on {on} after its surrender, but the Russian "
+                f"resistance level at the end of the preceding Russian player turn was "
+                f"{level} (it must be greater than zero)",
+            )
             return None
-        ctx.fire(f"Russia declares war on {on} after its surrender; the resistance level at the end of the "
-                 f"preceding Russian player turn was {level}, greater than zero (60.82)")
+        ctx.fire(
+            f"Russia declares war on {on} after its surrender; the resistance level at the end of the "
+            f"preceding Russian player turn was {level}, greater than zero (60.82)"
+        )
         ctx.note("normal BRP cost; affects USAT and USJT normally", rule="60.82")
         if on in EUROPEAN_AXIS:
             _second_war(ctx, "Russia")
@@ -85,12 +103,24 @@ def _declare_war(ctx: EventContext, index: int, action: dict[str, Any], in_surre
 def _second_war(ctx: EventContext, declared_by: str) -> None:
     pos = ctx.state.awaw
     pos.surrender.second_war = _make_second_war(declared_by, pos.game_turn)
-    ctx.record(None, "set_surrender", f"a second German-Russian war: Germany no longer receives BRP grants from "
-               "Russia" + ("; resistance level calculations continue and a second Russian surrender is possible"
-                          if declared_by == "Russia" else
-                          "; no second Russian surrender is possible and no further resistance calculations are made"),
-               subject="Russia", rule="60.83", second_war=declared_by, turn=pos.game_turn)
-    ctx.note("Russia reenters the war: the Western Allies may construct partisans in Europe again", rule="60.35")
+    ctx.record(
+        None,
+        "set_surrender",
+        "a second German-Russian war: Germany no longer receives BRP grants from "
+        "Russia"
+        + (
+            "; resistance level calculations continue and a second Russian surrender is possible"
+            if declared_by == "Russia"
+            else "; no second Russian surrender is possible and no further resistance calculations are made"
+        ),
+        subject="Russia",
+        rule="60.83",
+        second_war=declared_by,
+        turn=pos.game_turn,
+    )
+    ctx.note(
+        "Russia reenters the war: the Western Allies may construct partisans in Europe again", rule="60.35"
+    )
 
 
 def _make_second_war(declared_by: str, turn: int) -> Any:
@@ -99,9 +129,14 @@ def _make_second_war(declared_by: str, turn: int) -> Any:
     return SecondWar(declared_by, turn)
 
 
-def _build_partisan(ctx: EventContext, western: tuple[str, ...], index: int, action: dict[str, Any],
-                    in_surrender: bool) -> None:
+def _build_partisan(
+    ctx: EventContext, western: tuple[str, ...], index: int, action: dict[str, Any], in_surrender: bool
+) -> None:
     if action.get("by") in western and action.get("theater", "Europe") == "Europe" and in_surrender:
         where = f" in {action['hex']}" if action.get("hex") else ""
-        ctx.violation("60.35", index, f"{action.get('by')} built a partisan{where} in Europe after the Russian "
-                                      "surrender, before Russia reentered the war")
+        ctx.violation(
+            "60.35",
+            index,
+            f"{action.get('by')} built a partisan{where} in Europe after the Russian "
+            "surrender, before Russia reentered the war",
+        )

@@ -21,33 +21,45 @@ def russian_resistance(ctx: EventContext) -> None:
     reading = timing_reading(board.facts.readings, str(ctx.pack.path))
     ctx.entry.readings.append(reading.to_json())
     if board.facts.sample_map:
-        ctx.why(f"pack {ctx.pack.name}: its hex graph is a worked-example sample, not the whole AWAW map "
-                "(docs/awaw.md)")
+        ctx.why(
+            f"pack {ctx.pack.name}: its hex graph is a worked-example sample, not the whole AWAW map "
+            "(docs/awaw.md)"
+        )
     if pos.scenario == "Pacific":
         return ctx.ignore("60.91: in Pacific theater scenarios, Russia never surrenders")
     surrender = pos.surrender
     second = surrender.second_war
     if second is not None and second.declared_by == "Germany":
-        return ctx.not_due(f"Germany declared war on Russia after the surrender (turn {second.turn}): no second "
-                           "Russian surrender is possible and no further resistance calculations are made (60.83)")
+        return ctx.not_due(
+            f"Germany declared war on Russia after the surrender (turn {second.turn}): no second "
+            "Russian surrender is possible and no further resistance calculations are made (60.83)"
+        )
     in_surrender = surrender.state == "surrendered" and second is None
     if second is not None:
-        ctx.why(f"Russia declared war after its surrender (turn {second.turn}): resistance calculations "
-                "continue and a second Russian surrender is possible (60.83)")
+        ctx.why(
+            f"Russia declared war after its surrender (turn {second.turn}): resistance calculations "
+            "continue and a second Russian surrender is possible (60.83)"
+        )
     lines = resistance_lines(board)
     level = total(lines)
     for line in lines:
         for fact, text in line.missing:
             ctx.missing(fact, "Russia", text)
     if in_surrender:
-        note = ("Russia is in a state of surrender: the level at the end of a Russian player turn decides "
-                "whether Russia may declare war (60.82: greater than zero)")
+        note = (
+            "Russia is in a state of surrender: the level at the end of a Russian player turn decides "
+            "whether Russia may declare war (60.82: greater than zero)"
+        )
         ctx.entry.tables.append(table_json(lines, note))
         if pos.russian_player_turn and pos.phase == "end_of_player_turn" and level is not None:
             pos.last_russian_turn_level = level
-            return ctx.not_due(f"Russia has surrendered (turn {surrender.turn}): no offer; resistance level {level} "
-                               "at the end of this Russian player turn is recorded for 60.82")
-        return ctx.not_due(f"Russia has surrendered (turn {surrender.turn}): no offer while in a state of surrender")
+            return ctx.not_due(
+                f"Russia has surrendered (turn {surrender.turn}): no offer; resistance level {level} "
+                "at the end of this Russian player turn is recorded for 60.82"
+            )
+        return ctx.not_due(
+            f"Russia has surrendered (turn {surrender.turn}): no offer while in a state of surrender"
+        )
     after_rejection = surrender.state == "rejected"
     due, why = check_point(pos, reading.reading, after_rejection)
     ctx.why(f"reading {reading.rules} {reading.reading!r}: {reading.text}")
@@ -59,15 +71,18 @@ def russian_resistance(ctx: EventContext) -> None:
         return ctx.not_due(why)
     ctx.why(why)
     if after_rejection and surrender.turn is not None and pos.game_turn <= surrender.turn:
-        return ctx.not_due(f"Germany rejected the offer of turn {surrender.turn}: it cannot change its mind and "
-                           "must await a new offer at a later check (60.12)")
+        return ctx.not_due(
+            f"Germany rejected the offer of turn {surrender.turn}: it cannot change its mind and "
+            "must await a new offer at a later check (60.12)"
+        )
     if level is None:
         return ctx.why("the resistance level cannot be summed: a line's input is missing")
     if level > 0:
         return ctx.not_due(f"Russian resistance level {level} is greater than zero: no offer (60.11)")
     ctx.fire(f"Russian resistance level {level} is zero or less: Russia offers to surrender (60.11)")
     answer = ctx.choose(
-        "germany", decider,
+        "germany",
+        decider,
         f"Russia offers to surrender (resistance level {level}). Does Germany accept (60.21) or reject it in "
         "the hope of imposing more severe terms (60.12)?",
         [ACCEPT, REJECT],
@@ -76,12 +91,26 @@ def russian_resistance(ctx: EventContext) -> None:
     if answer == ACCEPT:
         surrender.state, surrender.turn, surrender.procedure_done = "surrendered", pos.game_turn, False
         surrender.second_war, surrender.japan = None, None
-        ctx.record(None, "set_surrender", f"Germany accepts: Russia surrenders on turn {pos.game_turn} "
-                   "(60.21); the results follow (60.2-60.7)", subject="Russia", rule="60.21",
-                   state="surrendered", turn=pos.game_turn)
+        ctx.record(
+            None,
+            "set_surrender",
+            f"Germany accepts: Russia surrenders on turn {pos.game_turn} "
+            "(60.21); the results follow (60.2-60.7)",
+            subject="Russia",
+            rule="60.21",
+            state="surrendered",
+            turn=pos.game_turn,
+        )
     else:
         surrender.state, surrender.turn = "rejected", pos.game_turn
-        ctx.record(None, "set_surrender", f"Germany rejects the offer (turn {pos.game_turn}): Russia and Germany "
-                   "remain at war; the table is consulted again at the end of each subsequent Russian player "
-                   "turn, and Germany must await a new offer at a later check (60.12)",
-                   subject="Russia", rule="60.12", state="rejected", turn=pos.game_turn)
+        ctx.record(
+            None,
+            "set_surrender",
+            f"Germany rejects the offer (turn {pos.game_turn}): Russia and Germany "
+            "remain at war; the table is consulted again at the end of each subsequent Russian player "
+            "turn, and Germany must await a new offer at a later check (60.12)",
+            subject="Russia",
+            rule="60.12",
+            state="rejected",
+            turn=pos.game_turn,
+        )
