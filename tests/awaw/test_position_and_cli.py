@@ -1,4 +1,4 @@
-"""The AWAW position (docs/position-format.md) and `adjutant plan` on the worked examples in examples/awaw/."""
+"""The AWAW position (docs/position-format.md) and `adjutant plan` on the examples in examples/awaw/."""
 
 from __future__ import annotations
 

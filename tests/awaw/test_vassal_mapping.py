@@ -39,18 +39,20 @@ def test_units_get_nationality_and_kind_from_their_names(mapped) -> None:  # typ
     assert not result.unmapped_pieces  # every piece is a counter, state, or ignored on purpose
 
 
-def test_pieces_on_hexes_outside_the_sample_map_are_listed_not_guessed(mapped) -> None:  # type: ignore[no-untyped-def]
+def test_pieces_off_the_sample_map_are_listed_not_guessed(mapped) -> None:  # type: ignore[no-untyped-def]
     """The save's pieces stand on real European Front hexes (C35, H55 ...) that the pack's sample graph
     does not hold: they are unmapped places, named, not moved elsewhere; H55, in the sample, is mapped."""
     _, result, _ = mapped
     assert "Map Window: C35" in result.unmapped_places
-    assert any(c["location"] == "H55" and c["name"] == "RUS Industrial Center" for c in result.position["counters"])
+    placed = {(c["location"], c["name"]) for c in result.position["counters"]}
+    assert ("H55", "RUS Industrial Center") in placed
 
 
 def test_control_markers_set_hex_control(mapped) -> None:  # type: ignore[no-untyped-def]
     mapping, _, _ = mapped
-    marker = SimpleNamespace(id="m1", basic_name="German Control", piece_name="German Control", map="Map Window",
-                             board="A3R European Front", zone=None, location="K50", properties={},
+    marker = SimpleNamespace(id="m1", basic_name="German Control", piece_name="German Control",
+                             map="Map Window", board="A3R European Front", zone=None, location="K50",
+                             properties={},
                              hidden_by=None, masked_by=None)
     result = mapping.map_pieces([marker], awaw_pack())
     assert result.position["awaw"]["control"] == {"K50": "Germany"}
