@@ -182,3 +182,16 @@ def test_procedure_runs_once_60_21() -> None:
     assert position["awaw"]["surrender"]["procedure_done"] is True
     again = run(position)
     assert entry(again, "60.2").status == NOT_DUE
+
+
+def test_russian_units_in_a_lost_minor_are_eliminated_60_51_60_32() -> None:
+    """F47 (Baltic States) is Russian-controlled and traces supply through Karelia, but the Baltic capital
+    Riga does not: the whole minor comes under German control (60.51), and the Russian unit in F47 is
+    eliminated to the force pool as an allowable build (60.32)."""
+    data = example()
+    data["awaw"]["control"]["F47"] = "Russia"
+    data["counters"].append({"id": "ru-inf-f47", "nationality": "Russia", "kind": "ground", "location": "F47"})
+    result, position = accepted(data)
+    assert control(position, "F47") == "Germany"
+    assert where(position, "ru-inf-f47") == "force_pool:Soviet"
+    assert any(s.counter == "ru-inf-f47" for s in steps(result, "60.2", "60.32"))

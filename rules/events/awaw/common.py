@@ -123,6 +123,24 @@ def repatriate(
         ctx.move(counter, answer, None, why=reason, rule=rule)
 
 
+def eliminate_russian_units(ctx: EventContext, hex_id: str) -> None:
+    """60.32: Russian units in a hex passing to German control are eliminated and return to the Russian
+    force pool as allowable builds; 60.43: Russian fortifications and fortresses there are eliminated."""
+    for counter in units_in(ctx, hex_id):
+        if counter.nationality != "Russia" or is_partisan(counter):
+            continue
+        if counter.kind == "fortress":
+            ctx.eliminate(counter, None, rule="60.43")
+        else:
+            ctx.move(
+                counter,
+                f"force_pool:{side_of(ctx, counter) or 'Soviet'}",
+                None,
+                why="eliminated: returned to the Russian force pool as an allowable build",
+                rule="60.32",
+            )
+
+
 def _say_overrides(ctx: EventContext, board: AwawBoard, hexes: list[str], key: str) -> None:
     """The plan says which supply the position decided (rules outside rule 60), hex by hex."""
     parts = []
@@ -182,19 +200,7 @@ def units_and_hexes(
             + via
         )
         set_control(ctx, board, hex_id, conqueror, rule, why)
-        for counter in units_in(ctx, hex_id):
-            if counter.nationality != "Russia" or is_partisan(counter):
-                continue
-            if counter.kind == "fortress":
-                ctx.eliminate(counter, None, rule="60.43")
-            else:
-                ctx.move(
-                    counter,
-                    f"force_pool:{side_of(ctx, counter) or 'Soviet'}",
-                    None,
-                    why="eliminated: returned to the Russian force pool as an allowable build",
-                    rule="60.32",
-                )
+        eliminate_russian_units(ctx, hex_id)
     axis = axis_limited_supply(board, theater)
     # "revert to Russian control": hexes of Russia and of the minors Russia controls (docs/awaw.md).
     russian_lands = {"Russia"} | {

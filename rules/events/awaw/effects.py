@@ -12,6 +12,7 @@ from rules.events.awaw.common import (
     adjective,
     awaw_board,
     eliminate_partisans,
+    eliminate_russian_units,
     repatriate,
     set_control,
     units_and_hexes,
@@ -148,6 +149,7 @@ def _minor_countries(ctx: EventContext, board: object, supplied: set[str], conqu
                     f"{name} comes under {adjective(conqueror)} control",
                     name,
                 )
+                eliminate_russian_units(ctx, hex_id)
         for counter in sorted(ctx.state.counters.values(), key=lambda c: c.id):
             if counter.nationality == name and counter.is_unit and counter.location != "removed":
                 ctx.remove_from_game(counter, None, subject=name, rule="60.51")
