@@ -129,6 +129,20 @@ class AwawBoard:
             unknown = sorted(set(hexes) - set(pack.hexes))
             if unknown:
                 raise InputError(state.source, f"awaw.{where} names unknown hex(es) {', '.join(unknown)}")
+        src = state.source
+        for power in self.pos.powers:
+            if power not in pack.countries or pack.countries[power].kind != "major":
+                raise InputError(src, f"awaw.powers: {power!r} is not a major power of pack {pack.name}")
+        wrong_side = [p for p in self.pos.powers if (self.side(p) == "Axis") != (self.pos.side == "Axis")]
+        if wrong_side:
+            raise InputError(src, f"awaw.powers: {', '.join(wrong_side)} not on the {self.pos.side} side")
+        for power in self.pos.western_at_war_with_germany or []:
+            if power not in self.facts.western_allies:
+                raise InputError(src, f"awaw.western_at_war_with_germany: {power!r} is not a Western Allied "
+                                      "major power")
+        for name in self.pos.minors:
+            if name not in pack.countries:
+                raise InputError(src, f"awaw.minors: unknown country {name!r}")
         for hex_id, power in [*self.pos.control.items(), *self.pos.partisan_held.items()]:
             if power not in pack.countries:
                 raise InputError(state.source, f"awaw: hex {hex_id} controlled by unknown power {power!r}")

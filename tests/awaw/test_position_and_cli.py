@@ -115,3 +115,18 @@ def test_position_round_trips_through_json() -> None:
     again = GameState.from_json(state.to_json(), "again.json")
     assert again.awaw == state.awaw
     assert state.turn.phasing == "Soviet"  # an Allied player turn with Russia
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"powers": ["Russsia"]}, "not a major power"),
+    ({"powers": ["Germany"]}, "not on the Allied side"),
+    ({"western_at_war_with_germany": ["Russia"]}, "not a Western Allied major power"),
+    ({"minors": {"Atlantis": {"relation": "ally"}}}, "unknown country 'Atlantis'"),
+])
+def test_powers_and_minors_are_checked_against_the_pack(change: dict, message: str) -> None:
+    from tests.awaw.helpers import run
+
+    data = example()
+    data["awaw"].update(change)
+    with pytest.raises(InputError, match=message):
+        run(data)

@@ -190,7 +190,8 @@ def test_russian_units_in_a_lost_minor_are_eliminated_60_51_60_32() -> None:
     eliminated to the force pool as an allowable build (60.32)."""
     data = example()
     data["awaw"]["control"]["F47"] = "Russia"
-    data["counters"].append({"id": "ru-inf-f47", "nationality": "Russia", "kind": "ground", "location": "F47"})
+    data["counters"].append({"id": "ru-inf-f47", "nationality": "Russia", "kind": "ground",
+                             "location": "F47"})
     result, position = accepted(data)
     assert control(position, "F47") == "Germany"
     assert where(position, "ru-inf-f47") == "force_pool:Soviet"
