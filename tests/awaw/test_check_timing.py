@@ -100,3 +100,12 @@ def test_level_at_the_end_of_a_russian_turn_is_kept_for_60_82() -> None:
     data["awaw"]["russia"]["dp_level"] = 5  # total +3: no offer
     result = run(data)
     assert result.resulting_position["awaw"]["last_russian_turn_level"] == 3
+
+
+def test_missing_inputs_do_not_matter_where_no_check_is_made_60_12() -> None:
+    """After a rejection, a Western-only Allied player turn is no check (reading as_written): the plan is
+    `not due`, not `undecided`, even without a DP level."""
+    data = western_turn(rejected_on=20)
+    del data["awaw"]["russia"]["dp_level"]
+    first = entry(run(data), "60.1")
+    assert first.status == NOT_DUE and not first.missing

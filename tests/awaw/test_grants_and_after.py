@@ -131,3 +131,14 @@ def test_partisan_builds_allowed_again_after_russia_reenters_60_35() -> None:
         {"type": "diplomatic_target", "power": "Russia", "target": "Turkey"},
     ]
     assert not run(data).violations
+
+
+def test_russia_declares_war_on_japan_only_60_82() -> None:
+    data = example("after")
+    data["awaw"].update(last_russian_turn_level=1,
+                        actions=[{"type": "declare_war", "by": "Russia", "on": "Japan"}])
+    result = run(data)
+    assert not result.violations
+    position = result.resulting_position["awaw"]
+    assert position["japan_at_war_with_russia"] is True
+    assert position["surrender"]["second_war"] is None  # not a German-Russian war: grants go on (60.83)

@@ -88,6 +88,8 @@ def _declare_war(ctx: EventContext, index: int, action: dict[str, Any], in_surre
         ctx.note("normal BRP cost; affects USAT and USJT normally", rule="60.82")
         if on in EUROPEAN_AXIS:
             _second_war(ctx, "Russia")
+        else:
+            pos.japan_at_war_with_russia = True
         return None
     if by in ("Germany", "Japan") and on == "Russia" and in_surrender:
         ctx.fire(f"{by} declares war on Russia after the Russian surrender: allowed at any time (60.82)")

@@ -42,31 +42,41 @@ def russian_resistance(ctx: EventContext) -> None:
         )
     lines = resistance_lines(board)
     level = total(lines)
-    for line in lines:
-        for fact, text in line.missing:
-            ctx.missing(fact, "Russia", text)
+    russian_turn_end = pos.russian_player_turn and pos.phase == "end_of_player_turn"
+
+    def need_inputs() -> None:
+        """Missing inputs matter only where the level is used (a check, or 60.82's Russian turn end)."""
+        for line in lines:
+            for fact, text in line.missing:
+                ctx.missing(fact, "Russia", text)
+
     if in_surrender:
         note = (
             "Russia is in a state of surrender: the level at the end of a Russian player turn decides "
             "whether Russia may declare war (60.82: greater than zero)"
         )
         ctx.entry.tables.append(table_json(lines, note))
-        if pos.russian_player_turn and pos.phase == "end_of_player_turn" and level is not None:
-            pos.last_russian_turn_level = level
+        if not russian_turn_end:
             return ctx.not_due(
-                f"Russia has surrendered (turn {surrender.turn}): no offer; resistance level {level} "
-                "at the end of this Russian player turn is recorded for 60.82"
+                f"Russia has surrendered (turn {surrender.turn}): no offer while in a state of surrender"
             )
+        need_inputs()
+        if level is None:
+            return ctx.why("the level for 60.82 cannot be summed: a line's input is missing")
+        pos.last_russian_turn_level = level
         return ctx.not_due(
-            f"Russia has surrendered (turn {surrender.turn}): no offer while in a state of surrender"
+            f"Russia has surrendered (turn {surrender.turn}): no offer; resistance level {level} "
+            "at the end of this Russian player turn is recorded for 60.82"
         )
     after_rejection = surrender.state == "rejected"
     due, why = check_point(pos, reading.reading, after_rejection)
     ctx.why(f"reading {reading.rules} {reading.reading!r}: {reading.text}")
     note = "Zero or less: Russia offers to surrender (60.11)."
     ctx.entry.tables.append(table_json(lines, note + (" " + why if not due else "")))
-    if pos.russian_player_turn and pos.phase == "end_of_player_turn" and level is not None:
-        pos.last_russian_turn_level = level  # 60.82 reads the level at the end of the preceding Russian turn
+    if russian_turn_end:
+        need_inputs()
+        if level is not None:
+            pos.last_russian_turn_level = level  # 60.82: the level at the end of a Russian turn
     if not due:
         return ctx.not_due(why)
     ctx.why(why)
@@ -75,6 +85,7 @@ def russian_resistance(ctx: EventContext) -> None:
             f"Germany rejected the offer of turn {surrender.turn}: it cannot change its mind and "
             "must await a new offer at a later check (60.12)"
         )
+    need_inputs()
     if level is None:
         return ctx.why("the resistance level cannot be summed: a line's input is missing")
     if level > 0:
