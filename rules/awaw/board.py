@@ -188,6 +188,14 @@ class AwawBoard:
     def side_of_hex(self, hex_id: str) -> str | None:
         return self.side(self.controller(hex_id))
 
+    def russian_controlled(self, hex_id: str) -> bool:
+        """Russia's, or a minor country's that Russia controls (`awaw.minors`, controller Russia)."""
+        power = self.controller(hex_id)
+        if power == "Russia":
+            return True
+        minor = self.pos.minors.get(power or "")
+        return minor is not None and minor.get("controller", "Russia") == "Russia"
+
     def set_control(self, hex_id: str, power: str) -> None:
         self.pos.control[hex_id] = power
 

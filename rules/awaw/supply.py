@@ -59,7 +59,7 @@ def russian_full_supply(board: AwawBoard, theater: str) -> Trace:
     sources = board.facts.east_edge if theater == "Europe" else board.facts.pacific_supply_sources
 
     def russian(h: str) -> bool:
-        return board.theater(h) == theater and board.controller(h) == "Russia"
+        return board.theater(h) == theater and board.russian_controlled(h)
 
     return trace(board, sorted(sources), russian, "russian", "full")
 

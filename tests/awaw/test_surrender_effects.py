@@ -196,3 +196,14 @@ def test_russian_units_in_a_lost_minor_are_eliminated_60_51_60_32() -> None:
     assert control(position, "F47") == "Germany"
     assert where(position, "ru-inf-f47") == "force_pool:Soviet"
     assert any(s.counter == "ru-inf-f47" for s in steps(result, "60.2", "60.32"))
+
+
+def test_hexes_a_russian_minor_controls_carry_russian_supply_60_41_60_51() -> None:
+    """Finland's hexes given as Finnish-controlled (Finland a Russian diplomatic minor) still carry the
+    Russian supply line to Helsinki, so Russia keeps Finland."""
+    data = example()
+    for hex_id in [h for h, p in data["awaw"]["control"].items() if p == "Russia" and h[0] in "DE"]:
+        data["awaw"]["control"][hex_id] = "Finland"
+    result, position = accepted(data)
+    assert position["awaw"]["minors"]["Finland"]["controller"] == "Russia"
+    assert any("Helsinki (E48)" in w and "retains" in w for w in entry(result, "60.2").why)

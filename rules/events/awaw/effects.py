@@ -139,7 +139,7 @@ def _minor_countries(ctx: EventContext, board: object, supplied: set[str], conqu
         )
         pos.minors[name] = {"relation": "conquest", "controller": conqueror}
         for hex_id in sorted(h for h in board.hexes() if board.pack.hexes[h].country == name):
-            if board.controller(hex_id) == "Russia":
+            if board.controller(hex_id) in ("Russia", name):
                 set_control(
                     ctx,
                     board,
