@@ -341,7 +341,8 @@ def load_pack(name_or_path: str | Path) -> Pack:
 
     complete = _complete_table(raw, where("complete"), countries, areas)
     extra = {k: v for k, v in raw.items() if k not in KNOWN_TABLES}
-    incomplete = [*meta.get("incomplete", []), *(n for n in base_notes if n not in meta.get("incomplete", []))]
+    own_notes = list(meta.get("incomplete", []))
+    incomplete = [*own_notes, *(n for n in base_notes if n not in own_notes)]
     return Pack(
         name=str(meta.get("name", pack_dir.name)),
         edition=str(meta.get("edition", pack_dir.name)),
