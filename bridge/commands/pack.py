@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 from collections import Counter as Tally
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bridge.mapping import VassalMapping, slot_pieces
-from rules.packs import load_pack
+from rules.packs import PACKS_DIR, Pack, load_pack
 from vassal_parser import grids
 from vassal_parser.errors import InputError
 from vassal_parser.layout import OFFBOARD
@@ -38,14 +40,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     scaffold.add_argument("--extension", action="append", default=[], metavar="VMDX")
     scaffold.add_argument("--force", action="store_true",
                           help="overwrite the scaffold files in an existing DIR")
+    scaffold.add_argument("--base", metavar="PACK",
+                          help="inherit this pack's rules data by reference (tk, ds, or a pack directory)")
     scaffold.set_defaults(handler=run_scaffold)
-    check = actions.add_parser("check", help="report what a pack does not map in a module (and a save)")
+    check = actions.add_parser("check", help="report what a pack lacks: map facts its events need, and "
+                                             "(with --module) what it does not map in a module and save")
     check.add_argument("pack", metavar="PACK", help="pack name or directory")
-    check.add_argument("--module", required=True)
+    check.add_argument("--module", help="also check the pack's [vassal] mapping and hex ids against it")
     check.add_argument("--extension", action="append", default=[], metavar="VMDX")
     check.add_argument("--save", help="also map this save or log and report its unmapped pieces and places")
     check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--json", dest="format", action="store_const", const="json",
+                       help="same as --format json")
     check.set_defaults(handler=run_check)
+    from bridge.commands import pack_edit
+
+    pack_edit.register(actions)
     parser.set_defaults(handler=lambda args: _usage(parser))
 
 
@@ -97,11 +107,15 @@ def _grid_summary(grid: grids.Grid | None) -> tuple[str, list[str], list[str]]:
     return kind, formats, zones
 
 
-def scaffold_text(module: Module) -> dict[str, str]:
-    """The starting pack's files: every map/zone/piece of the module, ready to be mapped."""
+def scaffold_text(module: Module, base: BaseRef | None = None,
+                  naming: list[HexNaming] | None = None) -> dict[str, str]:
+    """The starting pack's files: every map/zone/piece of the module, ready to be mapped.
+
+    With `base`, pack.toml inherits the base pack's rules data by reference (`base = "tk"`) and the
+    hex rules use the naming `detect_hex_naming` found, so the base pack's hex ids are the places."""
     name = module.name or "module"
     pack_name = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "pack"
-    pack_toml = "\n".join([
+    pack_toml = _based_pack_toml(module, pack_name, base, naming or []) if base else "\n".join([
         f"# Starting pack for the VASSAL module {name} {module.version},",
         "# written by `adjutant pack scaffold`.",
         "# Add [countries], [hexes], [areas], [cards], [order] and [events] (docs/pack-format.md),",
@@ -138,7 +152,16 @@ def scaffold_text(module: Module) -> dict[str, str]:
                               "has no grid: all its pieces")
         boards_text = _comment("; ".join(board_notes)) or "none"
         lines.append(f"# map {_comment(map_def.identifier)} -- boards: {boards_text}")
-        if formats:
+        found = next((n for n in naming or [] if n.map_id == map_def.identifier), None)
+        if found is not None and found.rules:
+            lines += [f"# {_comment(line)}" for line in found.lines()]
+            for rule in found.rules:
+                lines += ["[[vassal.places.hexes]]", f"map = {_toml_string(map_def.identifier)}",
+                          f"pattern = {_toml_string(rule.pattern)}"]
+                if rule.template != "{location}":
+                    lines.append(f"hex = {_toml_string(rule.template)}")
+                lines.append("")
+        elif formats:
             lines += ["[[vassal.places.hexes]]", f"map = {_toml_string(map_def.identifier)}",
                       f"pattern = {_toml_string(_location_pattern(formats))}", ""]
     lines += ["", "[vassal.places.boxes]",
@@ -172,7 +195,10 @@ def _write_new(path: Path, text: str) -> None:
 
 def run_scaffold(args: argparse.Namespace) -> int:
     module = load_module(args.module, args.extension)
-    files = scaffold_text(module)
+    base = naming = None
+    if args.base:
+        base = BaseRef.of(args.base)
+        naming = detect_hex_naming(module, base.pack)
     default = re.sub(r"[^A-Za-z0-9]+", "-", module.name or "module").strip("-").lower() + "-pack"
     target = Path(args.output or default)
     if target.exists() and not target.is_dir():
@@ -180,24 +206,221 @@ def run_scaffold(args: argparse.Namespace) -> int:
     clash = [name for name in SCAFFOLD_FILES if (target / name).exists()]
     if clash and not args.force:
         raise InputError(target, f"already holds {', '.join(clash)}; use --force to overwrite them")
+    if base is not None:
+        base = base.relative_to(target)
+    files = scaffold_text(module, base, naming)
     target.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
         _write_new(target / name, text)
     print(f"wrote a starting pack for {module.name} {module.version} to {target} "
           f"({len(module.maps)} maps, {len(module.piece_slots)} piece slots); "
           f"next: adjutant pack check {target} --module {args.module}")
+    if base is not None:
+        print(f"inherits {base.pack.name} by reference: its events, order, cards, countries, hexes, areas, "
+              f"border defense and [complete] (base = {base.value!r} in pack.toml)")
+        for found in naming or []:
+            for line in found.lines():
+                print(f"  {line}")
     return 0
 
 
+# ---- scaffold --base: inherit a pack, detect how the module names its hexes ------------------------
+INHERITED_TABLES = ("events", "order", "cards", "countries", "hexes", "areas", "border_defense", "complete")
+
+
+@dataclass
+class BaseRef:
+    """The pack a scaffold inherits: as written in pack.toml (`value`) and loaded (`pack`)."""
+
+    value: str
+    pack: Pack
+
+    @classmethod
+    def of(cls, text: str) -> BaseRef:
+        pack = load_pack(text)
+        shipped = pack.path.resolve().parent == PACKS_DIR.resolve()
+        return cls(pack.path.name if shipped else str(pack.path.resolve()), pack)
+
+    def relative_to(self, target: Path) -> BaseRef:
+        """A directory base is written relative to the new pack, so the two can move together."""
+        if not Path(self.value).is_absolute():
+            return self
+        return BaseRef(Path(os.path.relpath(self.value, target.resolve())).as_posix(), self.pack)
+
+
+@dataclass
+class HexRule:
+    """One `[[vassal.places.hexes]]` rule the scaffold writes: a location pattern and its id template."""
+
+    pattern: str
+    template: str  # "{location}" or e.g. "w{location}"
+    boards: list[str]
+
+
+@dataclass
+class HexNaming:
+    """How one map names its hexes, and the rules that turn those names into the base pack's ids."""
+
+    map_id: str
+    boards: list[tuple[str, str, list[str]]]  # (board, location format, sample names)
+    rules: list[HexRule]
+    base_name: str
+    base_hits: int  # base pack hex ids that name a location of this map through the rules
+    base_total: int
+    notes: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        out = []
+        for rule in self.rules:
+            how = ("hex ids are the location names themselves" if rule.template == "{location}" else
+                   f"hex id = {rule.template.replace('{location}', '')!r} + location name")
+            out.append(f"map {self.map_id}, board {', '.join(rule.boards)}: {how}")
+        for board, fmt, sample in self.boards:
+            shown = ", ".join(sample[:3]) + (" ..." if len(sample) > 3 else "")
+            out.append(f"board {board}: location format {fmt!r}, names like {shown or '(none)'}")
+        out += self.notes
+        out.append(f"{self.base_hits} of the {self.base_total} {self.base_name} hex ids name a location "
+                   f"of this map")
+        return out
+
+
+def _numbering_regex(numbering: Any) -> str:
+    """The names a board's numbering gives: its location format with `$gridLocation$`, `$row$` and
+    `$column$` as the numbering's parts (digits or capitals), any other property as `.+`."""
+    def part(kind: str) -> str:
+        return "-?[A-Z]+" if kind == "A" else "-?[0-9]+"
+
+    grid_location = (part(numbering.h_type) + re.escape(numbering.sep) + part(numbering.v_type)
+                     if numbering.first == "H" else
+                     part(numbering.v_type) + re.escape(numbering.sep) + part(numbering.h_type))
+    pieces = re.split(r"(\$[^$]*\$)", numbering.location_format)
+    known = {"$gridLocation$": grid_location, "$row$": part(numbering.v_type),
+             "$column$": part(numbering.h_type)}
+    return "".join(known.get(p, ".+") if p.startswith("$") and p.endswith("$") and len(p) > 1
+                   else re.escape(p) for p in pieces)
+
+
+def _board_format(grid: grids.Grid | None) -> str:
+    numbering = getattr(grid, "numbering", None)
+    if numbering is not None:
+        return str(numbering.location_format)
+    if isinstance(grid, grids.ZonedGrid):
+        return "; ".join(sorted({z.location_format for z in grid.zones})) or "zones"
+    return "none"
+
+
+def _id_prefix(hex_id: str) -> str:
+    """The letters before a hex id's number: 'w' of w3516 (AE's West and East maps)."""
+    match = re.match(r"[^0-9]*", hex_id)
+    return match.group(0) if match else ""
+
+
+def _best_template(names: set[str], base_ids: list[str]) -> tuple[str, int]:
+    """The id template turning most of these names into base ids: as they are, or with a prefix."""
+    hits = {"{location}": sum(1 for h in base_ids if h in names)}
+    for prefix in sorted({_id_prefix(h) for h in base_ids} - {""}):
+        hits[prefix + "{location}"] = sum(1 for h in base_ids if h.startswith(prefix)
+                                          and h[len(prefix):] in names)
+    template = max(hits, key=lambda t: (hits[t], t == "{location}"))
+    return (template, hits[template]) if hits[template] else ("{location}", 0)
+
+
+def detect_hex_naming(module: Module, base: Pack) -> list[HexNaming]:
+    """Per numbered map and board: the module's own location names (from its grids) against the base
+    pack's ids.
+
+    A board whose names already are the base's ids (`w3516`, format `w$gridLocation$`) maps as
+    `{location}`; a board of bare names (`3516`) takes the base ids' prefix that turns most of its
+    names into base ids (`w{location}`), so AE's West and East boards may differ. Boards are told
+    apart by their own location format (pattern). When nothing matches, names are the ids."""
+    from bridge.cells import map_cells
+
+    base_ids = sorted(base.hexes)
+    found: list[HexNaming] = []
+    for map_def in module.maps:
+        if not any(_grid_summary(b.grid)[1] for b in map_def.boards):
+            continue
+        cells = map_cells(map_def)
+        boards, rules, notes = [], [], []
+        by_key: dict[tuple[str, str], HexRule] = {}
+        for board in map_def.boards:
+            sample = sorted({c.name for c in cells.cells
+                             if c.board == board.name and c.kind in ("hex", "square")})
+            boards.append((board.name, _board_format(board.grid), sample))
+            _kind, formats, _zones = _grid_summary(board.grid)
+            numbering = getattr(board.grid, "numbering", None)
+            if not formats:
+                continue
+            pattern = _numbering_regex(numbering) if numbering is not None else _location_pattern(formats)
+            template, _hits = _best_template(set(sample), base_ids)
+            key = (pattern, template)
+            if key in by_key:
+                by_key[key].boards.append(board.name)
+                continue
+            clash = [r for r in rules if r.pattern == pattern]
+            if clash:
+                notes.append(f"boards {', '.join(clash[0].boards)} and {board.name} name their hexes "
+                             f"alike (as VASSAL shows them too): the rule for {board.name} is never reached")
+            by_key[key] = HexRule(pattern, template, [board.name])
+            rules.append(by_key[key])
+        rules.sort(key=lambda r: r.template == "{location}")  # prefixed (more specific) rules first
+        names = cells.names()
+        hits = 0
+        for hex_id in base_ids:
+            for rule in rules:
+                prefix = rule.template[:-len("{location}")]
+                location = hex_id[len(prefix):] if hex_id.startswith(prefix) else None
+                if location and location in names and re.fullmatch(rule.pattern, location):
+                    hits += 1
+                    break
+        if rules and hits == 0:
+            notes.append("the module's names match none of the base pack's hex ids: "
+                         "ids are the names themselves")
+        found.append(HexNaming(map_def.identifier, boards, rules, base.name, hits, len(base_ids), notes))
+    return found
+
+
+def _based_pack_toml(module: Module, pack_name: str, base: BaseRef, naming: list[HexNaming]) -> str:
+    name = module.name or "module"
+    lines = [
+        f"# Pack for the VASSAL module {name} {module.version}, written by "
+        f"`adjutant pack scaffold --base {base.pack.name}`.",
+        f"# The rules data (events, cards, countries, named hexes) is {base.pack.name}'s, by reference:",
+        f"# a fix to {base.pack.name} reaches this pack. Add hexes here to extend or override the base's,",
+        "# entry by entry and field by field (docs/pack-format.md, \"Inheritance\"); `adjutant pack edit`",
+        "# does it on the module's own map. How the module names hexes (detected from its grid numbering):",
+    ]
+    for found in naming:
+        lines += [f"#   {_comment(line)}" for line in found.lines()]
+    lines += [
+        "[pack]",
+        f"name = {_toml_string(pack_name)}",
+        f"edition = {_toml_string(base.pack.edition)}",
+        f"title = {_toml_string(f'{base.pack.title} on {name}')}",
+        f"base = {_toml_string(base.value)}",
+        "base_tables = [" + ", ".join(_toml_string(t) for t in INHERITED_TABLES) + "]",
+        "incomplete = [" + _toml_string("vassal.toml: the module's counters and boxes are not mapped yet "
+                                        "(adjutant pack check PACK --module M)") + "]",
+        "",
+    ]
+    return "\n".join(lines)
+
+
 # ---- check ---------------------------------------------------------------------------------------
-def check_report(pack_arg: str, module_path: str, extensions: list[str],
+def check_report(pack_arg: str, module_path: str | None, extensions: list[str],
                  save: str | None) -> dict[str, Any]:
+    """What the pack lacks: map facts its events need (always), and with a module what it does not map
+    there (pieces, zones, hex ids that name no location) and, with a save, what it leaves out of it."""
     pack = load_pack(pack_arg)
+    report: dict[str, Any] = {"pack": pack.name, **coverage_report(pack)}
+    if module_path is None:
+        if save:
+            raise InputError(save, "--save needs --module (the module the save was made with)")
+        return report
     mapping = VassalMapping.from_pack(pack)
     module = load_module(module_path, extensions)
     warnings = mapping.module_warnings(module.name, module.version, module.extensions)
-    report: dict[str, Any] = {"pack": pack.name, "module": {"name": module.name, "version": module.version},
-                              "warnings": warnings}
+    report.update({"module": {"name": module.name, "version": module.version}, "warnings": warnings})
     unmapped_slots: Tally[str] = Tally()
     for piece in slot_pieces(module):
         if not mapping.recognises(piece):
@@ -210,6 +433,7 @@ def check_report(pack_arg: str, module_path: str, extensions: list[str],
     report["maps_without_hex_rule"] = sorted(
         m.identifier for m in module.maps
         if m.identifier not in hex_maps and any(_grid_summary(b.grid)[1] for b in m.boards))
+    report["hex_ids"] = hex_id_report(pack, mapping, module)
     if save:
         from bridge.pipeline import CheckPipeline
 
@@ -220,19 +444,117 @@ def check_report(pack_arg: str, module_path: str, extensions: list[str],
     return report
 
 
+def coverage_report(pack: Pack) -> dict[str, Any]:
+    """Per event and per declared need, the subjects the pack has / lacks the fact for (rules.facts)."""
+    from rules.facts import coverage
+
+    lines = coverage(pack)
+    return {"coverage": [line.to_json() for line in lines],
+            "facts_missing": sum(len(line.lack) for line in lines),
+            "incomplete": list(pack.incomplete)}
+
+
+def pack_hex_ids(pack: Pack) -> dict[str, str]:
+    """Every hex id the pack uses -> where it uses it first (hexes, capitals, border defense, areas)."""
+    used: dict[str, str] = {h: "[hexes]" for h in pack.hexes}
+    for name, country in pack.countries.items():
+        if country.capital:
+            used.setdefault(country.capital, f"capital of {name}")
+    for area_id, area in pack.areas.items():
+        if area.strategic_hex:
+            used.setdefault(area.strategic_hex, f"strategic hex of {area_id}")
+    for area_id, spec in pack.border_defense.items():
+        for hex_id in spec.get("hexes", ()) or ():
+            used.setdefault(str(hex_id), f"border hex of {area_id}")
+    return used
+
+
+def hex_id_report(pack: Pack, mapping: VassalMapping, module: Module) -> dict[str, Any]:
+    """Does every hex id the pack uses name a real location of this module (through its hex rules)?
+
+    Why: a pack whose ids are another module's numbering maps no counter to its Cities, and every
+    event reading them would decide on nothing. Ids on a map whose cells cannot be enumerated (a
+    board without an image or size) are `unverified`, not wrong."""
+    from bridge.cells import module_cells
+
+    used = pack_hex_ids(pack)
+    cells = module_cells(module)
+    names = {map_id: found.names() for map_id, found in cells.items()}
+    not_found: dict[str, str] = {}
+    unverified: dict[str, str] = {}
+    verified = 0
+    for hex_id, why in sorted(used.items()):
+        candidates = _locations_for(hex_id, mapping)
+        if not candidates:
+            not_found[hex_id] = f"{why}: no [[vassal.places.hexes]] rule can give this id"
+        elif any(location in names.get(map_id, ()) for map_id, location in candidates):
+            verified += 1
+        elif all(not cells[m].cells and cells[m].problems for m, _loc in candidates if m in cells):
+            unverified[hex_id] = f"{why}: the cells of map {candidates[0][0]} cannot be enumerated"
+        else:
+            maps = ", ".join(sorted({m for m, _loc in candidates}))
+            not_found[hex_id] = f"{why}: no location {candidates[0][1]!r} on map {maps}"
+    return {"checked": len(used), "verified": verified, "not_in_module": not_found, "unverified": unverified}
+
+
+def _locations_for(hex_id: str, mapping: VassalMapping) -> list[tuple[str, str]]:
+    """(map, location) pairs whose hex rule would turn that location into `hex_id`."""
+    out = []
+    for map_id, pattern, template in mapping.hex_maps:
+        if template.count("{location}") != 1:
+            continue
+        prefix, suffix = template.split("{location}")
+        if hex_id.startswith(prefix) and hex_id.endswith(suffix):
+            location = hex_id[len(prefix):len(hex_id) - len(suffix)]
+            if location and pattern.fullmatch(location):
+                out.append((map_id, location))
+    return out
+
+
 def _total(report: dict[str, Any]) -> int:
+    if "module" not in report:
+        return 0
     total = sum(report["unmapped_piece_slots"].values()) + len(report["unmapped_zones"])
-    total += len(report["maps_without_hex_rule"])
+    total += len(report["maps_without_hex_rule"]) + len(report["hex_ids"]["not_in_module"])
     if "save" in report:
         save = report["save"]
         total += sum(save["unmapped_pieces"].values()) + sum(save["unmapped_places"].values())
     return total
 
 
+PER_WORDS = {"country": ("country", "countries"), "area": ("area", "areas")}
+
+
+def render_coverage(report: dict[str, Any]) -> list[str]:
+    """'16.1.1 City hexes: 14 of 31 countries' per event and need, the subjects lacking it, the notes."""
+    lines = [f"map facts the events need ({report['facts_missing']} missing):"]
+    if not report["coverage"]:
+        lines.append("  (no event declares the facts it needs)")
+    for line in report["coverage"]:
+        have, lack = line["have"], line["missing"]
+        total = len(have) + len(lack)
+        one, many = PER_WORDS.get(line["per"], (line["per"], line["per"] + "s"))
+        word = one if total == 1 else many
+        lines.append(f"  {line['rule']} {line['label']}: {len(have)} of {total} {word}")
+        if lack:
+            lines.append(f"    missing: {', '.join(lack)}")
+    if report["incomplete"]:
+        lines.append("the pack says it is incomplete:")
+        lines += [f"  - {note}" for note in report["incomplete"]]
+    return lines
+
+
 def render_check(report: dict[str, Any]) -> str:
+    lines = [f"pack {report['pack']}", *render_coverage(report)]
+    if "module" not in report:
+        return "\n".join(lines)
     module = report["module"]
-    lines = [f"pack {report['pack']} against module {module['name']} {module['version']}"]
+    lines.append(f"pack {report['pack']} against module {module['name']} {module['version']}")
     lines += [f"warning: {w}" for w in report["warnings"]]
+    hex_ids = report["hex_ids"]
+    lines.append(f"hex ids naming a location of the module: {hex_ids['verified']} of {hex_ids['checked']}")
+    lines += [f"  not in the module: {h} ({why})" for h, why in hex_ids["not_in_module"].items()]
+    lines += [f"  not verified: {h} ({why})" for h, why in hex_ids["unverified"].items()]
     slots = report["unmapped_piece_slots"]
     lines.append(f"piece slots no rule recognises: {sum(slots.values())}")
     lines += [f"  {name} x{count}" for name, count in slots.items()]
@@ -251,10 +573,15 @@ def render_check(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def check_status(report: dict[str, Any]) -> int:
+    """0 only when no event lacks a fact it needs and (with --module) nothing is unmapped; else 1."""
+    return 0 if _total(report) == 0 and report["facts_missing"] == 0 else 1
+
+
 def run_check(args: argparse.Namespace) -> int:
     report = check_report(args.pack, args.module, args.extension, args.save)
     if args.format == "json":
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         print(render_check(report))
-    return 0 if _total(report) == 0 else 1
+    return check_status(report)
