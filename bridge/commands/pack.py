@@ -342,17 +342,29 @@ def detect_hex_naming(module: Module, base: Pack) -> list[HexNaming]:
             continue
         cells = map_cells(map_def)
         boards, rules, notes = [], [], []
-        by_key: dict[tuple[str, str], HexRule] = {}
+        numbered = []
         for board in map_def.boards:
             sample = sorted({c.name for c in cells.cells
                              if c.board == board.name and c.kind in ("hex", "square")})
             boards.append((board.name, _board_format(board.grid), sample))
             _kind, formats, _zones = _grid_summary(board.grid)
+            if formats:
+                numbered.append((board, formats, sample))
+        # Boards whose names already are base ids claim those ids first; a board of bare names then
+        # takes the prefix that turns its names into the ids still unclaimed (West after East).
+        def direct_hits(item: tuple[Any, list[str], list[str]]) -> int:
+            template, hits = _best_template(set(item[2]), base_ids)
+            return hits if template == "{location}" else 0
+
+        numbered.sort(key=direct_hits, reverse=True)
+        unclaimed = list(base_ids)
+        by_key: dict[tuple[str, str], HexRule] = {}
+        for board, formats, sample in numbered:
             numbering = getattr(board.grid, "numbering", None)
-            if not formats:
-                continue
             pattern = _numbering_regex(numbering) if numbering is not None else _location_pattern(formats)
-            template, _hits = _best_template(set(sample), base_ids)
+            template, _hits = _best_template(set(sample), unclaimed)
+            prefix = template[:-len("{location}")]
+            unclaimed = [h for h in unclaimed if not (h.startswith(prefix) and h[len(prefix):] in sample)]
             key = (pattern, template)
             if key in by_key:
                 by_key[key].boards.append(board.name)
