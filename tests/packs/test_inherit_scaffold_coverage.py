@@ -183,10 +183,10 @@ def test_pack_check_counts_what_a_pack_lacks(tmp_path, capsys) -> None:
     for path in DEMO_PACK.glob("*.toml"):
         text = path.read_text()
         if path.name == "geography.toml":
-            text = text.replace('e3403 = { country = "Hungary", name = "Budapest", city = true, capital = true }',
-                                'e3403 = { country = "Hungary", name = "Budapest" }')
+            budapest = 'e3403 = { country = "Hungary", name = "Budapest"'
+            text = text.replace(f"{budapest}, city = true, capital = true }}", f"{budapest} }}")
             text = text.replace('"Hungary" = { kind = "minor", capital = "e3403" }', '"Hungary" = { kind = "minor" }')
-        write(pack / path.name, text.replace('base = "tk"', f'base = "{Path("rules/packs/tk").resolve()}"'))
+        write(pack / path.name, text)
     assert main(["pack", "check", str(pack)]) == 1
     out = capsys.readouterr().out
     assert "16.1.1 City hexes: 5 of 6 countries" in out
