@@ -185,7 +185,8 @@ def test_pack_check_counts_what_a_pack_lacks(tmp_path, capsys) -> None:
         if path.name == "geography.toml":
             budapest = 'e3403 = { country = "Hungary", name = "Budapest"'
             text = text.replace(f"{budapest}, city = true, capital = true }}", f"{budapest} }}")
-            text = text.replace('"Hungary" = { kind = "minor", capital = "e3403" }', '"Hungary" = { kind = "minor" }')
+            text = text.replace('"Hungary" = { kind = "minor", capital = "e3403" }',
+                                '"Hungary" = { kind = "minor" }')
         write(pack / path.name, text)
     assert main(["pack", "check", str(pack)]) == 1
     out = capsys.readouterr().out
