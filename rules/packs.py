@@ -21,6 +21,7 @@ PACKS_DIR = Path(__file__).resolve().parent / "packs"
 KNOWN_TABLES = frozenset(
     {"pack", "countries", "hexes", "areas", "border_defense", "cards", "order", "events", "complete"}
 )
+FACTIONS = ("Axis", "Western", "Soviet")
 COUNTRY_KINDS = ("major", "minor", "dependent")  # "dependent": a Dependent, not a Minor Country
 
 
@@ -33,6 +34,8 @@ class HexInfo:
     capital: bool = False
     port: bool = False
     strategic: bool = False
+    strategic_faction: str | None = None  # whose Strategic Hex it is, as the map prints it
+    partisan_base: bool = False  # a Partisan Base hex (16.1.1: where Partisan Bases may be placed)
     white_star: bool = False
     road: bool = False
     rail: bool = False
@@ -233,6 +236,20 @@ def _inherit(raw: dict[str, Any], origin: dict[str, Path], pack_dir: Path,
     return (*base_notes, *(str(n) for n in own))
 
 
+def inherited_tables(pack_dir: Path) -> dict[str, Any]:
+    """The raw tables a pack takes from its base (after the base's own inheritance), limited to its
+    `base_tables`; {} without a base. Why: an editor writing a derived pack writes only what differs
+    from these, so a later fix to the base still reaches every field the derived pack does not set."""
+    raw, _origin = _read_tables(pack_dir)
+    base_dir = base_dir_of(raw.get("pack", {}), pack_dir)
+    if base_dir is None:
+        return {}
+    base_raw, base_origin = _read_tables(base_dir)
+    _inherit(base_raw, base_origin, base_dir, (pack_dir.resolve(),))
+    tables = raw.get("pack", {}).get("base_tables", list(DEFAULT_BASE_TABLES))
+    return {t: base_raw[t] for t in tables if t in base_raw}
+
+
 def _table(raw: dict[str, Any], name: str, where: Path) -> dict[str, Any]:
     value = raw.get(name, {})
     if not isinstance(value, dict):
@@ -299,6 +316,9 @@ def load_pack(name_or_path: str | Path) -> Pack:
             raise InputError(where("hexes"), f"hex {hex_id} names unknown country {info.country!r}")
         if info.area is not None and info.area not in areas:
             raise InputError(where("hexes"), f"hex {hex_id} names unknown area {info.area!r}")
+        if info.strategic_faction is not None and info.strategic_faction not in FACTIONS:
+            raise InputError(where("hexes"), f"hex {hex_id}: strategic_faction must be one of "
+                                             f"{', '.join(FACTIONS)}")
         for other in info.adjacent:
             if other not in hexes:
                 raise InputError(where("hexes"), f"hex {hex_id} is adjacent to unknown hex {other!r}")
@@ -309,7 +329,7 @@ def load_pack(name_or_path: str | Path) -> Pack:
             raise InputError(
                 where("countries"), f"country {name}: dependent_of unknown {info.dependent_of!r}"
             )
-        if info.faction is not None and info.faction not in ("Axis", "Western", "Soviet"):
+        if info.faction is not None and info.faction not in FACTIONS:
             raise InputError(where("countries"), f"country {name}: faction must be Axis, Western or Soviet")
         if info.kind not in COUNTRY_KINDS:
             raise InputError(
