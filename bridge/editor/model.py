@@ -406,10 +406,19 @@ def _write_hexes(table: Any, records: dict[str, dict[str, Any]], base: dict[str,
             if hex_id in table:
                 del table[hex_id]
             continue
-        ordered = {k: fields[k] for k in (*HEX_FIELDS,) if k in fields}
         existing = table.get(hex_id)
-        if isinstance(existing, Table) or (existing is None and uses_tables):
-            entry = tomlkit.table()
+        if isinstance(existing, Table):  # `[hexes.x]`: changed in place, its comments stay
+            for key in [k for k in existing if k not in fields]:
+                del existing[key]
+            for key, value in fields.items():
+                if existing.get(key) != value:
+                    existing[key] = value
+            continue
+        # Keys in the order the entry had them, new ones after in the order of docs/pack-format.md.
+        order = [k for k in (existing or {}) if k in fields] + [k for k in HEX_FIELDS if k in fields]
+        ordered = {k: fields[k] for k in dict.fromkeys(order)}
+        if existing is None and uses_tables:
+            entry: Any = tomlkit.table()
             for key, value in ordered.items():
                 entry[key] = value
         else:
