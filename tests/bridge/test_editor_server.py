@@ -53,7 +53,8 @@ def test_choices_come_from_the_pack_never_free_text(tmp_path) -> None:
         session.apply({"type": "restore", "records": {"w4925": {"country": "France", "colour": "red"}}})
     assert not session.dirty
     labels = {c["value"]: c["label"] for c in session.box_choices()}
-    assert labels["force_pool:Axis"] == "Axis Force Pool" and labels["posture:France"] == "France's Posture Box"
+    assert labels["force_pool:Axis"] == "Axis Force Pool"
+    assert labels["posture:France"] == "France's Posture Box"
 
 
 def test_save_keeps_comments_and_writes_only_the_pack(tmp_path) -> None:
@@ -86,8 +87,9 @@ def test_a_derived_pack_writes_only_what_differs_from_its_base(tmp_path) -> None
     pack's own new map.toml; tk's files are never touched; undoing it removes the entry again."""
     pack = tmp_path / "derived"
     pack.mkdir()
-    (pack / "pack.toml").write_text('# mine\n[pack]\nname = "derived"\nbase = "tk"\n'
-                                    'base_tables = ["events", "order", "cards", "countries", "hexes", "areas"]\n')
+    (pack / "pack.toml").write_text(
+        '# mine\n[pack]\nname = "derived"\nbase = "tk"\n'
+        'base_tables = ["events", "order", "cards", "countries", "hexes", "areas"]\n')
     tk_before = {p: p.read_bytes() for p in (PACKS_DIR / "tk").glob("*.toml")}
     session = EditorSession(pack, DEMO_MODULE)
     paris = dict(session.hexes["w3516"])
