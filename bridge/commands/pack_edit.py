@@ -14,6 +14,7 @@ import contextlib
 
 from bridge.editor.model import EditorSession
 from bridge.editor.server import EditorServer
+from vassal_parser.errors import InputError
 
 DEFAULT_PORT = 8766
 
@@ -36,7 +37,11 @@ async def serve_editor(session: EditorSession, port: int, started: asyncio.Event
                        stop: asyncio.Event | None = None) -> EditorServer:
     """Run the editor until `stop` is set (or forever); `started` is set once the port is bound."""
     server = EditorServer(session, port=port)
-    await server.start()
+    try:
+        await server.start()
+    except OSError as exc:
+        raise InputError(f"127.0.0.1:{port}", f"cannot listen there ({exc.strerror or exc}); "
+                                              "pass another --port") from None
     print(f"editing pack {session.pack.name} ({session.pack_dir}) on module {session.module.name}: "
           f"open {server.url}  (Ctrl+C stops; unsaved edits are lost)", flush=True)
     if started is not None:

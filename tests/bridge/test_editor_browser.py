@@ -165,3 +165,29 @@ def test_drag_select_country_and_zone_boxes(browser, tmp_path) -> None:
         settled(page)
         assert editor.session.boxes["Delay Box"] == "delay"
         assert page.errors == []
+
+
+def test_a_whole_map_selection_is_sent_in_parts_under_the_message_limit(browser, tmp_path) -> None:
+    """1,066 hexes at once: the page splits the edit into messages the server accepts (16 KB each),
+    and Escape clears the selection."""
+    pack = tmp_path / "pack"
+    shutil.copytree(DEMO_PACK, pack)
+    with EditorThread(pack, DEMO_MODULE) as editor:
+        page = open_editor(browser, editor)
+        frames: list[int] = []
+        page.on("websocket", lambda ws: ws.on("framesent", lambda payload: frames.append(len(payload))))
+        page.reload()
+        page.wait_for_selector("body[data-ready=yes]", state="attached")
+        total = page.evaluate("""() => {
+            for (const cell of currentMap().cells) if (cell.hex) state.selected.add(cell.hex);
+            refreshCells();
+            return state.selected.size;
+        }""")
+        assert total == 1066
+        page.select_option("#field-country", "Russia")
+        settled(page)
+        assert sum(1 for r in editor.session.hexes.values() if r.get("country") == "Russia") == 1066
+        assert len(frames) > 1 and max(frames) < 16 * 1024
+        page.keyboard.press("Escape")
+        assert page.locator("polygon.sel").count() == 0
+        assert page.errors == []

@@ -10,7 +10,7 @@ const FLAG_MARKS = {city: "C", capital: "K", port: "P", partisan_base: "B", whit
   road: "r", rail: "R"};
 const KEYS = {c: "city", k: "capital", p: "port", b: "partisan_base", w: "white_star", s: "strategic",
   r: "road", l: "rail"};
-const CHUNK = 120; // hex records per message (the server takes messages of at most 16 KB)
+const MAX_MESSAGE = 12000; // characters per message: the server takes messages of at most 16 KB
 
 const state = {
   model: null, mapIndex: 0, zoom: 1, selected: new Set(), selectedZone: null, focus: new Set(),
@@ -321,13 +321,35 @@ function snapshot(ids) {
   return out;
 }
 
+// Split a list of items into parts whose JSON stays under MAX_MESSAGE characters.
+function chunks(items, sizeOf) {
+  const parts = [];
+  let part = [];
+  let size = 0;
+  for (const item of items) {
+    const itemSize = sizeOf(item) + 1;
+    if (part.length && size + itemSize > MAX_MESSAGE) { parts.push(part); part = []; size = 0; }
+    part.push(item);
+    size += itemSize;
+  }
+  if (part.length) parts.push(part);
+  return parts;
+}
+
 async function sendRecords(records) {
-  const ids = Object.keys(records);
   let last = null;
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    const part = {};
-    for (const id of ids.slice(i, i + CHUNK)) part[id] = records[id];
-    last = await send({type: "restore", records: part});
+  const entries = Object.entries(records);
+  for (const part of chunks(entries, (entry) => JSON.stringify(entry).length)) {
+    last = await send({type: "restore", records: Object.fromEntries(part)});
+    if (last.type === "error") return last;
+  }
+  return last;
+}
+
+async function sendBorder(area, ids, member) {
+  let last = null;
+  for (const part of chunks(ids, (id) => JSON.stringify(id).length)) {
+    last = await send({type: "border", area, hexes: part, member});
     if (last.type === "error") return last;
   }
   return last;
@@ -362,7 +384,7 @@ async function perform(entry, reverse) {
       if (member && at < 0) list.push(id);
       if (!member && at >= 0) list.splice(at, 1);
     }
-    reply = await send({type: "border", area: entry.area, hexes: entry.ids, member});
+    reply = await sendBorder(entry.area, entry.ids, member);
   } else {
     const box = reverse ? entry.before : entry.after;
     if (box) state.model.boxes[entry.zone] = box; else delete state.model.boxes[entry.zone];
