@@ -548,6 +548,8 @@ def render_coverage(report: dict[str, Any]) -> list[str]:
         one, many = PER_WORDS.get(line["per"], (line["per"], line["per"] + "s"))
         word = one if total == 1 else many
         lines.append(f"  {line['rule']} {line['label']}: {len(have)} of {total} {word}")
+        if have:
+            lines.append(f"    present: {', '.join(have)}")
         if lack:
             lines.append(f"    missing: {', '.join(lack)}")
     if report["incomplete"]:

@@ -155,6 +155,8 @@ def test_drag_select_country_and_zone_boxes(browser, tmp_path) -> None:
         assert editor.session.hexes["w4827"]["country"] == "France"
         # The Boxes map: a zone named as the game's box.
         page.select_option("#map-choice", label="Boxes (28 places)")
+        assert "Delay Box = Delay Box" in page.inner_text("#zones")
+        assert "Axis Current Card (not a box)" in page.inner_text("#zones")
         page.click('polygon[data-zone="Delay Box"]')
         assert page.locator("#zone-name").inner_text() == "Delay Box"
         assert page.locator("#field-box").input_value() == "delay"

@@ -168,7 +168,28 @@ function refreshCells() {
     zone.classList.toggle("mapped", Boolean(state.model.boxes[zone.dataset.zone]));
     zone.classList.toggle("sel", state.selectedZone === zone.dataset.zone);
   }
+  renderZones();
   refreshPanel();
+}
+
+// Every zone of the current map, with the box it is named as; a window without a grid (a Force Pool
+// window: every piece "offboard") has no place to click on the map, so it is only listed here.
+function renderZones() {
+  const zones = currentMap().zones;
+  const list = $("zones");
+  list.replaceChildren();
+  $("zones-panel").hidden = !zones.length;
+  const labels = new Map(state.model.choices.boxes.map((c) => [c.value, c.label]));
+  for (const zone of zones) {
+    const item = document.createElement("li");
+    const button = document.createElement("button");
+    button.textContent = zone;
+    button.dataset.zone = zone;
+    button.addEventListener("click", () => { state.selectedZone = zone; state.selected.clear(); refreshCells(); });
+    const box = state.model.boxes[zone];
+    item.append(button, box ? ` = ${labels.get(box) || box}` : " (not a box)");
+    list.appendChild(item);
+  }
 }
 
 // ---- side panel ---------------------------------------------------------------------------------
