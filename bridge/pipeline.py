@@ -166,6 +166,10 @@ class CheckPipeline:
         mostly = mostly_unmapped(mapped)
         if mostly is not None:
             plan.missing.append(mostly)
+        if not self.pack.events:
+            # A scaffold without rules data: no event was checked, which is not "nothing is due".
+            plan.missing.append(MissingFact("events", None, f"pack {self.pack.name} lists no events, so it "
+                                                            "decides nothing (start it with --base tk or ds)"))
         data = plan.to_json()
         data["vassal"] = {
             "file": info["file"],

@@ -69,3 +69,14 @@ def test_a_mostly_unmapped_save_is_undecided_never_nothing_due(tmp_path, capsys)
     assert [m["fact"] for m in plan["missing"]] == ["vassal_mapping"]
     unmapped = sum(plan["vassal"]["unmapped_pieces"].values())
     assert f"({unmapped} unmapped)" in plan["missing"][0]["text"]
+
+
+def test_a_pack_without_events_decides_nothing(tmp_path, capsys) -> None:
+    """A scaffold without `--base` maps the save but has no rules data: undecided, not "Nothing is due"."""
+    pack = copy_demo_pack(tmp_path)
+    text = (pack / "pack.toml").read_text()
+    (pack / "pack.toml").write_text(text.replace('base = "tk"\n', ""))
+    status, out, err = check(capsys, save_path(STORY[0]), pack)
+    assert status == 3, out + err
+    assert "pack demo lists no events, so it decides nothing" in out
+    assert "Nothing is due." not in out
