@@ -168,7 +168,8 @@ class CheckPipeline:
             plan.missing.append(mostly)
         if not self.pack.events:
             # A scaffold without rules data: no event was checked, which is not "nothing is due".
-            text = f"pack {self.pack.name} lists no events, so it decides nothing (start it with --base tk or ds)"
+            text = (f"pack {self.pack.name} lists no events, so it decides nothing "
+                    "(start it with --base tk or ds)")
             plan.missing.append(MissingFact("events", None, text))
         data = plan.to_json()
         data["vassal"] = {
