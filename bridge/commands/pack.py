@@ -337,6 +337,7 @@ def detect_hex_naming(module: Module, base: Pack) -> list[HexNaming]:
 
     base_ids = sorted(base.hexes)
     found: list[HexNaming] = []
+    named: set[str] = set()
     for map_def in module.maps:
         if not any(_grid_summary(b.grid)[1] for b in map_def.boards):
             continue
@@ -384,11 +385,17 @@ def detect_hex_naming(module: Module, base: Pack) -> list[HexNaming]:
                 location = hex_id[len(prefix):] if hex_id.startswith(prefix) else None
                 if location and location in names and re.fullmatch(rule.pattern, location):
                     hits += 1
+                    named.add(hex_id)
                     break
         if rules and hits == 0:
             notes.append("the module's names match none of the base pack's hex ids: "
                          "ids are the names themselves")
         found.append(HexNaming(map_def.identifier, boards, rules, base.name, hits, len(base_ids), notes))
+    unnamed = len(base_ids) - len(named)
+    if found and named and unnamed:
+        # A real edition's module names every hex its rules text names; a partial match may be chance.
+        found[-1].notes.append(f"{unnamed} {base.name} hex ids name no location of this module: check on the "
+                               "printed map that this numbering is the game's before trusting it")
     return found
 
 

@@ -198,3 +198,12 @@ def test_pack_check_save_needs_module(capsys) -> None:
     assert main(["pack", "check", str(DEMO_PACK), "--save", "x.vsav"]) == 2
     assert "--save needs --module" in capsys.readouterr().err
 
+
+
+def test_a_chance_match_of_numbering_is_flagged(corpus_dir, tmp_path, capsys) -> None:
+    """The Longest Day numbers its hexes 0100..9625: some DS ids match by chance once prefixed, so the
+    scaffold says how many do not and asks for a check against the printed map."""
+    module = corpus_dir / "uckelman__tld-mod" / "buildFile"
+    assert main(["pack", "scaffold", str(module), "--base", "ds", "-o", str(tmp_path / "pack")]) == 0
+    out = capsys.readouterr().out
+    assert "hex ids name no location of this module: check on the printed map" in out
