@@ -14,6 +14,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
+from bridge.cli import main
 from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
 from bridge.editor.model import EditError, EditorSession
 from rules.packs import PACKS_DIR, load_pack
@@ -177,3 +178,21 @@ def test_websocket_refuses_other_origins_and_bad_edits(tmp_path) -> None:
 
         asyncio.run(asyncio.wait_for(scenario(), 20))
         assert editor.session.hexes["w4925"] == {"country": "France"}
+
+
+def test_a_corpus_module_serves_its_jpeg_board_and_sizes_a_board_without_image(corpus_dir, tmp_path) -> None:
+    module = corpus_dir.joinpath("jzedwards__vassal-hex-n-counters-template",
+                                 "jzhex-n-counters-template-v12-379.vmod")
+
+    assert main(["pack", "scaffold", str(module), "--base", "tk", "-o", str(tmp_path / "pack")]) == 0
+    with EditorThread(tmp_path / "pack", module) as editor:
+        model = json.loads(get(editor, "/model.json")[2])
+        maps = {m["id"]: m for m in model["maps"]}
+        board = maps["Main Map"]["boards"][0]
+        assert board["image"] and (board["width"], board["height"]) == (750, 750)
+        status, headers, body = get(editor, board["image"])
+        assert status == 200 and headers["content-type"] == "image/jpeg" and body[:2] == b"\xff\xd8"
+        dead = maps["DeadPile"]["boards"][0]
+        assert dead["image"] is None and (dead["width"], dead["height"]) == (500, 500)
+        assert {c["name"] for c in maps["Main Map"]["cells"]} >= {"0001", "0908"}
+        assert all(c["hex"] == c["name"] for c in maps["Main Map"]["cells"])
