@@ -1,9 +1,12 @@
-"""`adjutant pack scaffold MODULE -o DIR` and `adjutant pack check PACK --module MODULE [--save FILE]`.
+"""`adjutant pack scaffold MODULE [--base tk|ds] -o DIR`, `adjutant pack check PACK [--module MODULE]
+[--save FILE]` (and `pack edit`, bridge/commands/pack_edit.py).
 
-Why these two: completing a pack for a real module is the user's job, so Adjutant writes the
-starting point (every map, board, grid, zone and piece of the module, as TOML comments and rules to
-fill in) and then says, with counts, what the pack still does not map.  `check` exits 1 while
-anything is unmapped, 0 when the pack covers the module (and the save, if given).
+Why: completing a pack for a real module is the user's job, so Adjutant writes the starting point
+(every map, board, grid, zone and piece of the module, as TOML comments and rules to fill in; with
+`--base`, the edition's rules data inherited by reference and the hex rules the module's numbering
+calls for, bridge/hexnaming.py) and then says, with counts, what the pack still lacks: map facts its
+events need (bridge/pack_report.py) and, against a module, what it does not map. `check` exits 0 only
+when nothing is missing or unmapped, else 1.
 """
 
 from __future__ import annotations
@@ -13,14 +16,16 @@ import json
 import os
 import re
 from collections import Counter as Tally
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bridge.hexnaming import HexNaming, detect_hex_naming
+from bridge.hexnaming import grid_summary as _grid_summary
+from bridge.hexnaming import location_pattern as _location_pattern
 from bridge.mapping import VassalMapping, slot_pieces
+from bridge.pack_report import coverage_report, hex_id_report, render_coverage
 from rules.packs import PACKS_DIR, Pack, load_pack
-from vassal_parser import grids
 from vassal_parser.errors import InputError
 from vassal_parser.layout import OFFBOARD
 from vassal_parser.module import Module, load_module
@@ -71,40 +76,6 @@ def _toml_string(text: str) -> str:
 
 def _comment(text: str) -> str:
     return " ".join(str(text).split())
-
-
-def _location_pattern(formats: Iterable[str]) -> str:
-    """A regex for the names a map's grids produce: the numbering's format with `$...$` as wildcards."""
-    alternatives = []
-    for fmt in sorted(set(formats)):
-        parts = re.split(r"\$[^$]*\$", fmt)
-        alternatives.append(".+".join(re.escape(p) for p in parts))
-    return alternatives[0] if len(alternatives) == 1 else "(" + "|".join(alternatives) + ")"
-
-
-def _grid_summary(grid: grids.Grid | None) -> tuple[str, list[str], list[str]]:
-    """(description, numbering formats, zone names) of a board's grid."""
-    if grid is None:
-        return "no grid", [], []
-    kind = type(grid).__name__
-    numbering = getattr(grid, "numbering", None)
-    formats = [numbering.location_format] if numbering is not None else []
-    zones: list[str] = []
-    if isinstance(grid, grids.ZonedGrid):
-        for zone in grid.zones:
-            zones.append(zone.name)
-            inner = zone.grid or (grid.background if zone.use_parent_grid else None)
-            inner_numbering = getattr(inner, "numbering", None)
-            if inner_numbering is not None and "$gridLocation$" in zone.location_format:
-                formats.append(zone.location_format.replace("$name$", zone.name).replace(
-                    "$gridLocation$", inner_numbering.location_format))
-        background = getattr(grid.background, "numbering", None)
-        if background is not None:
-            formats.append(background.location_format)
-        kind += f" ({len(grid.zones)} zones)"
-    if isinstance(grid, grids.RegionGrid):
-        kind += f" ({len(getattr(grid, 'regions', []) or [])} regions)"
-    return kind, formats, zones
 
 
 def scaffold_text(module: Module, base: BaseRef | None = None,
@@ -248,157 +219,6 @@ class BaseRef:
         return BaseRef(Path(os.path.relpath(self.value, target.resolve())).as_posix(), self.pack)
 
 
-@dataclass
-class HexRule:
-    """One `[[vassal.places.hexes]]` rule the scaffold writes: a location pattern and its id template."""
-
-    pattern: str
-    template: str  # "{location}" or e.g. "w{location}"
-    boards: list[str]
-
-
-@dataclass
-class HexNaming:
-    """How one map names its hexes, and the rules that turn those names into the base pack's ids."""
-
-    map_id: str
-    boards: list[tuple[str, str, list[str]]]  # (board, location format, sample names)
-    rules: list[HexRule]
-    base_name: str
-    base_hits: int  # base pack hex ids that name a location of this map through the rules
-    base_total: int
-    notes: list[str] = field(default_factory=list)
-
-    def lines(self) -> list[str]:
-        out = []
-        for rule in self.rules:
-            how = ("hex ids are the location names themselves" if rule.template == "{location}" else
-                   f"hex id = {rule.template.replace('{location}', '')!r} + location name")
-            out.append(f"map {self.map_id}, board {', '.join(rule.boards)}: {how}")
-        for board, fmt, sample in self.boards:
-            shown = ", ".join(sample[:3]) + (" ..." if len(sample) > 3 else "")
-            out.append(f"board {board}: location format {fmt!r}, names like {shown or '(none)'}")
-        out += self.notes
-        out.append(f"{self.base_hits} of the {self.base_total} {self.base_name} hex ids name a location "
-                   f"of this map")
-        return out
-
-
-def _numbering_regex(numbering: Any) -> str:
-    """The names a board's numbering gives: its location format with `$gridLocation$`, `$row$` and
-    `$column$` as the numbering's parts (digits or capitals), any other property as `.+`."""
-    def part(kind: str) -> str:
-        return "-?[A-Z]+" if kind == "A" else "-?[0-9]+"
-
-    grid_location = (part(numbering.h_type) + re.escape(numbering.sep) + part(numbering.v_type)
-                     if numbering.first == "H" else
-                     part(numbering.v_type) + re.escape(numbering.sep) + part(numbering.h_type))
-    pieces = re.split(r"(\$[^$]*\$)", numbering.location_format)
-    known = {"$gridLocation$": grid_location, "$row$": part(numbering.v_type),
-             "$column$": part(numbering.h_type)}
-    return "".join(known.get(p, ".+") if p.startswith("$") and p.endswith("$") and len(p) > 1
-                   else re.escape(p) for p in pieces)
-
-
-def _board_format(grid: grids.Grid | None) -> str:
-    numbering = getattr(grid, "numbering", None)
-    if numbering is not None:
-        return str(numbering.location_format)
-    if isinstance(grid, grids.ZonedGrid):
-        return "; ".join(sorted({z.location_format for z in grid.zones})) or "zones"
-    return "none"
-
-
-def _id_prefix(hex_id: str) -> str:
-    """The letters before a hex id's number: 'w' of w3516 (AE's West and East maps)."""
-    match = re.match(r"[^0-9]*", hex_id)
-    return match.group(0) if match else ""
-
-
-def _best_template(names: set[str], base_ids: list[str]) -> tuple[str, int]:
-    """The id template turning most of these names into base ids: as they are, or with a prefix."""
-    hits = {"{location}": sum(1 for h in base_ids if h in names)}
-    for prefix in sorted({_id_prefix(h) for h in base_ids} - {""}):
-        hits[prefix + "{location}"] = sum(1 for h in base_ids if h.startswith(prefix)
-                                          and h[len(prefix):] in names)
-    template = max(hits, key=lambda t: (hits[t], t == "{location}"))
-    return (template, hits[template]) if hits[template] else ("{location}", 0)
-
-
-def detect_hex_naming(module: Module, base: Pack) -> list[HexNaming]:
-    """Per numbered map and board: the module's own location names (from its grids) against the base
-    pack's ids.
-
-    A board whose names already are the base's ids (`w3516`, format `w$gridLocation$`) maps as
-    `{location}`; a board of bare names (`3516`) takes the base ids' prefix that turns most of its
-    names into base ids (`w{location}`), so AE's West and East boards may differ. Boards are told
-    apart by their own location format (pattern). When nothing matches, names are the ids."""
-    from bridge.cells import map_cells
-
-    base_ids = sorted(base.hexes)
-    found: list[HexNaming] = []
-    named: set[str] = set()
-    for map_def in module.maps:
-        if not any(_grid_summary(b.grid)[1] for b in map_def.boards):
-            continue
-        cells = map_cells(map_def)
-        boards, rules, notes = [], [], []
-        numbered = []
-        for board in map_def.boards:
-            sample = sorted({c.name for c in cells.cells
-                             if c.board == board.name and c.kind in ("hex", "square")})
-            boards.append((board.name, _board_format(board.grid), sample))
-            _kind, formats, _zones = _grid_summary(board.grid)
-            if formats:
-                numbered.append((board, formats, sample))
-        # Boards whose names already are base ids claim those ids first; a board of bare names then
-        # takes the prefix that turns its names into the ids still unclaimed (West after East).
-        def direct_hits(item: tuple[Any, list[str], list[str]]) -> int:
-            template, hits = _best_template(set(item[2]), base_ids)
-            return hits if template == "{location}" else 0
-
-        numbered.sort(key=direct_hits, reverse=True)
-        unclaimed = list(base_ids)
-        by_key: dict[tuple[str, str], HexRule] = {}
-        for board, formats, sample in numbered:
-            numbering = getattr(board.grid, "numbering", None)
-            pattern = _numbering_regex(numbering) if numbering is not None else _location_pattern(formats)
-            template, _hits = _best_template(set(sample), unclaimed)
-            prefix = template[:-len("{location}")]
-            unclaimed = [h for h in unclaimed if not (h.startswith(prefix) and h[len(prefix):] in sample)]
-            key = (pattern, template)
-            if key in by_key:
-                by_key[key].boards.append(board.name)
-                continue
-            clash = [r for r in rules if r.pattern == pattern]
-            if clash:
-                notes.append(f"boards {', '.join(clash[0].boards)} and {board.name} name their hexes "
-                             f"alike (as VASSAL shows them too): the rule for {board.name} is never reached")
-            by_key[key] = HexRule(pattern, template, [board.name])
-            rules.append(by_key[key])
-        rules.sort(key=lambda r: r.template == "{location}")  # prefixed (more specific) rules first
-        names = cells.names()
-        hits = 0
-        for hex_id in base_ids:
-            for rule in rules:
-                prefix = rule.template[:-len("{location}")]
-                location = hex_id[len(prefix):] if hex_id.startswith(prefix) else None
-                if location and location in names and re.fullmatch(rule.pattern, location):
-                    hits += 1
-                    named.add(hex_id)
-                    break
-        if rules and hits == 0:
-            notes.append("the module's names match none of the base pack's hex ids: "
-                         "ids are the names themselves")
-        found.append(HexNaming(map_def.identifier, boards, rules, base.name, hits, len(base_ids), notes))
-    unnamed = len(base_ids) - len(named)
-    if found and named and unnamed:
-        # A real edition's module names every hex its rules text names; a partial match may be chance.
-        found[-1].notes.append(f"{unnamed} {base.name} hex ids name no location of this module: check on the "
-                               "printed map that this numbering is the game's before trusting it")
-    return found
-
-
 def _based_pack_toml(module: Module, pack_name: str, base: BaseRef, naming: list[HexNaming]) -> str:
     name = module.name or "module"
     lines = [
@@ -463,73 +283,6 @@ def check_report(pack_arg: str, module_path: str | None, extensions: list[str],
     return report
 
 
-def coverage_report(pack: Pack) -> dict[str, Any]:
-    """Per event and per declared need, the subjects the pack has / lacks the fact for (rules.facts)."""
-    from rules.facts import coverage
-
-    lines = coverage(pack)
-    return {"coverage": [line.to_json() for line in lines],
-            "facts_missing": sum(len(line.lack) for line in lines),
-            "incomplete": list(pack.incomplete)}
-
-
-def pack_hex_ids(pack: Pack) -> dict[str, str]:
-    """Every hex id the pack uses -> where it uses it first (hexes, capitals, border defense, areas)."""
-    used: dict[str, str] = {h: "[hexes]" for h in pack.hexes}
-    for name, country in pack.countries.items():
-        if country.capital:
-            used.setdefault(country.capital, f"capital of {name}")
-    for area_id, area in pack.areas.items():
-        if area.strategic_hex:
-            used.setdefault(area.strategic_hex, f"strategic hex of {area_id}")
-    for area_id, spec in pack.border_defense.items():
-        for hex_id in spec.get("hexes", ()) or ():
-            used.setdefault(str(hex_id), f"border hex of {area_id}")
-    return used
-
-
-def hex_id_report(pack: Pack, mapping: VassalMapping, module: Module) -> dict[str, Any]:
-    """Does every hex id the pack uses name a real location of this module (through its hex rules)?
-
-    Why: a pack whose ids are another module's numbering maps no counter to its Cities, and every
-    event reading them would decide on nothing. Ids on a map whose cells cannot be enumerated (a
-    board without an image or size) are `unverified`, not wrong."""
-    from bridge.cells import module_cells
-
-    used = pack_hex_ids(pack)
-    cells = module_cells(module)
-    names = {map_id: found.names() for map_id, found in cells.items()}
-    not_found: dict[str, str] = {}
-    unverified: dict[str, str] = {}
-    verified = 0
-    for hex_id, why in sorted(used.items()):
-        candidates = _locations_for(hex_id, mapping)
-        if not candidates:
-            not_found[hex_id] = f"{why}: no [[vassal.places.hexes]] rule can give this id"
-        elif any(location in names.get(map_id, ()) for map_id, location in candidates):
-            verified += 1
-        elif all(not cells[m].cells and cells[m].problems for m, _loc in candidates if m in cells):
-            unverified[hex_id] = f"{why}: the cells of map {candidates[0][0]} cannot be enumerated"
-        else:
-            maps = ", ".join(sorted({m for m, _loc in candidates}))
-            not_found[hex_id] = f"{why}: no location {candidates[0][1]!r} on map {maps}"
-    return {"checked": len(used), "verified": verified, "not_in_module": not_found, "unverified": unverified}
-
-
-def _locations_for(hex_id: str, mapping: VassalMapping) -> list[tuple[str, str]]:
-    """(map, location) pairs whose hex rule would turn that location into `hex_id`."""
-    out = []
-    for map_id, pattern, template in mapping.hex_maps:
-        if template.count("{location}") != 1:
-            continue
-        prefix, suffix = template.split("{location}")
-        if hex_id.startswith(prefix) and hex_id.endswith(suffix):
-            location = hex_id[len(prefix):len(hex_id) - len(suffix)]
-            if location and pattern.fullmatch(location):
-                out.append((map_id, location))
-    return out
-
-
 def _total(report: dict[str, Any]) -> int:
     if "module" not in report:
         return 0
@@ -539,30 +292,6 @@ def _total(report: dict[str, Any]) -> int:
         save = report["save"]
         total += sum(save["unmapped_pieces"].values()) + sum(save["unmapped_places"].values())
     return total
-
-
-PER_WORDS = {"country": ("country", "countries"), "area": ("area", "areas")}
-
-
-def render_coverage(report: dict[str, Any]) -> list[str]:
-    """'16.1.1 City hexes: 14 of 31 countries' per event and need, the subjects lacking it, the notes."""
-    lines = [f"map facts the events need ({report['facts_missing']} missing):"]
-    if not report["coverage"]:
-        lines.append("  (no event declares the facts it needs)")
-    for line in report["coverage"]:
-        have, lack = line["have"], line["missing"]
-        total = len(have) + len(lack)
-        one, many = PER_WORDS.get(line["per"], (line["per"], line["per"] + "s"))
-        word = one if total == 1 else many
-        lines.append(f"  {line['rule']} {line['label']}: {len(have)} of {total} {word}")
-        if have:
-            lines.append(f"    present: {', '.join(have)}")
-        if lack:
-            lines.append(f"    missing: {', '.join(lack)}")
-    if report["incomplete"]:
-        lines.append("the pack says it is incomplete:")
-        lines += [f"  - {note}" for note in report["incomplete"]]
-    return lines
 
 
 def render_check(report: dict[str, Any]) -> str:
