@@ -20,7 +20,9 @@ def coverage_report(pack: Pack) -> dict[str, Any]:
     lines = coverage(pack)
     return {"coverage": [line.to_json() for line in lines],
             "facts_missing": sum(len(line.lack) for line in lines),
-            "incomplete": list(pack.incomplete)}
+            "incomplete": list(pack.incomplete),
+            # Areas are named in text as the rules text names them ("Eastern Poland"), ids stay in JSON.
+            "area_names": {a: info.name for a, info in sorted(pack.areas.items())}}
 
 
 def pack_hex_ids(pack: Pack) -> dict[str, str]:
@@ -88,8 +90,10 @@ def render_coverage(report: dict[str, Any]) -> list[str]:
     lines = [f"map facts the events need ({report['facts_missing']} missing):"]
     if not report["coverage"]:
         lines.append("  (no event declares the facts it needs)")
+    names = report.get("area_names", {})
     for line in report["coverage"]:
-        have, lack = line["have"], line["missing"]
+        shown = (lambda s: names.get(s, s)) if line["per"] == "area" else (lambda s: s)
+        have, lack = [shown(s) for s in line["have"]], [shown(s) for s in line["missing"]]
         total = len(have) + len(lack)
         one, many = PER_WORDS.get(line["per"], (line["per"], line["per"] + "s"))
         word = one if total == 1 else many

@@ -165,11 +165,13 @@ def test_pack_check_prints_coverage_and_exits_0_only_when_nothing_is_missing(pac
     assert report["incomplete"] == list(load_pack(pack).incomplete)
     main(["pack", "check", pack])
     text = capsys.readouterr().out
+    areas = load_pack(pack).areas
     for line in lines:
         total = len(line.have) + len(line.lack)
         assert f"{line.rule} {line.label}: {len(line.have)} of {total} " in text
+        named = [areas[s].name if line.per == "area" else s for s in line.lack]
         if line.lack:
-            assert f"missing: {', '.join(line.lack)}" in text
+            assert f"missing: {', '.join(named)}" in text
 
 
 def test_pack_check_counts_what_a_pack_lacks(tmp_path, capsys) -> None:
@@ -207,3 +209,16 @@ def test_a_chance_match_of_numbering_is_flagged(corpus_dir, tmp_path, capsys) ->
     assert main(["pack", "scaffold", str(module), "--base", "ds", "-o", str(tmp_path / "pack")]) == 0
     out = capsys.readouterr().out
     assert "hex ids name no location of this module: check on the printed map" in out
+
+
+def test_pack_check_names_areas_as_the_rules_text_does(tmp_path, capsys) -> None:
+    """A border-defense need per area prints "Eastern Poland", not the id `eastern_poland`."""
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    for path in DEMO_PACK.glob("*.toml"):
+        write(pack / path.name, path.read_text())
+    write(pack / "needs.toml", '[events."16.9.9"]\nimpl = "minor_conquest"\n'
+                               'needs = [{fact = "road_rail_hexes", of = ["eastern_poland"]}]\n')
+    assert main(["pack", "check", str(pack)]) == 1
+    out = capsys.readouterr().out
+    assert "16.9.9 road/rail hexes: 0 of 1 area" in out and "missing: Eastern Poland" in out

@@ -300,9 +300,10 @@ function renderCoverage(lines) {
       const lack = document.createElement("div");
       lack.className = "lack";
       lack.append("missing: ");
+      const areaNames = new Map(state.model.choices.area.map((a) => [a.value, a.label]));
       for (const subject of line.missing) {
         const button = document.createElement("button");
-        button.textContent = subject;
+        button.textContent = line.per === "area" ? (areaNames.get(subject) || subject) : subject;
         button.dataset.subject = subject;
         button.title = `show where ${subject} is`;
         button.addEventListener("click", () => focusSubject(line, subject));
@@ -314,8 +315,10 @@ function renderCoverage(lines) {
   }
 }
 
-function focusSubject(line, subject) {
-  const where = (line.where && line.where[subject]) || [];
+function focusSubject(line, id) {
+  const where = (line.where && line.where[id]) || [];
+  const area = state.model.choices.area.find((a) => a.value === id);
+  const subject = line.per === "area" && area ? area.label : id;
   state.focus = new Set(where);
   const located = cellsByHex();
   const first = where.map((id) => located.get(id)).find(Boolean);
