@@ -80,3 +80,19 @@ def test_a_pack_without_events_decides_nothing(tmp_path, capsys) -> None:
     assert status == 3, out + err
     assert "pack demo lists no events, so it decides nothing" in out
     assert "Nothing is due." not in out
+
+
+def test_apply_writes_nothing_from_a_mostly_unmapped_save(tmp_path, capsys) -> None:
+    """`adjutant apply` reads the same plan: with most pieces unmapped no move is written, even with
+    --partial (exit 3, as `check`)."""
+    pack = copy_demo_pack(tmp_path)
+    vassal = pack / "vassal.toml"
+    vassal.write_text(vassal.read_text().replace('match = { Kind = "re:ground|air|naval|ceded_land|marker" }',
+                                                 'match = { Kind = "marker" }'))
+    out = tmp_path / "moves.vlog"
+    for extra in ([], ["--partial"]):
+        status = main(["apply", str(save_path(STORY[1])), "--module", str(DEMO_MODULE), "--pack", str(pack),
+                       *extra, "--out", str(out)])
+        err = capsys.readouterr().err
+        assert status == 3 and not out.exists()
+        assert "nothing was written: the pack maps only" in err
