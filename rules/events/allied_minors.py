@@ -34,9 +34,11 @@ from rules.state import (
 # Reactivation (16.3.1 / 16.5.1)
 
 
-def _policy_markers(ctx: EventContext, country: str) -> list[str]:
-    # "a Policy marker in its corresponding Posture Box": a shared one too (DS Soviet Minors, 16.5.1).
-    markers = ctx.board.posture_markers(country)
+def _policy_markers(ctx: EventContext, country: str, faction: str) -> list[str]:
+    # "cannot be reactivated as a Western [Soviet] Minor if there is a Policy marker in its corresponding
+    # Posture Box": the box it would be in as that faction's Minor -- a shared one too (DS "US and Western
+    # Minors", "Soviet Minors"), else its own.
+    markers = ctx.board.posture_markers(country, as_faction=faction)
     markers += [c.name for c in ctx.state.counters_at(posture_box(country))]
     return markers
 
@@ -77,7 +79,7 @@ def reactivation(ctx: EventContext) -> None:
                 places.append(base)
         if not places:
             continue
-        policy = _policy_markers(ctx, country)
+        policy = _policy_markers(ctx, country, faction)
         if policy:
             ctx.why(
                 f"{country}: cannot be reactivated as a {faction} Minor — Policy marker "
