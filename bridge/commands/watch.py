@@ -74,6 +74,7 @@ def pipeline_planner(
         missing = "bridge/pipeline.py is missing from this checkout; watch cannot plan"
         raise InputError(None, missing) from None
     pipeline = CheckPipeline(module, pack, extensions=extensions)
+    pipeline.warm_up()  # at start-up, not on the first save (issue 15)
 
     def plan_file(path: Path, answers: Mapping[str, Any]) -> dict:
         return pipeline.plan_file(path, answers=dict(answers) or None).plan
