@@ -159,6 +159,9 @@ class Plan:
     violations: list[Violation] = field(default_factory=list)
     resulting_position: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)  # about the position as a whole (e.g. `*` counters)
+    # Facts missing for the position as a whole (e.g. most pieces of a save unmapped): no event can be
+    # ruled out, so the plan is undecided even where every event says "not due".
+    missing: list[MissingFact] = field(default_factory=list)
 
     @property
     def pending_choices(self) -> list[Choice]:
@@ -172,7 +175,7 @@ class Plan:
     @property
     def undecided(self) -> bool:
         """True when some event could not be decided for lack of a fact (or a decided one lacked one)."""
-        return any(e.status == UNDECIDED or e.missing for e in self.events)
+        return bool(self.missing) or any(e.status == UNDECIDED or e.missing for e in self.events)
 
     @property
     def exit_status(self) -> int:
@@ -197,6 +200,7 @@ class Plan:
             "notes": list(self.notes),
             "tables": [t for e in self.events for t in e.tables],
             "readings": unique_readings(self.events),
+            "missing": [m.to_json() for m in self.missing],
         }
 
     def render_text(self) -> str:
@@ -206,6 +210,7 @@ class Plan:
         ]
         lines.extend(f"note: {note}" for note in self.notes)
         lines.extend(reading_lines(unique_readings(self.events)))
+        lines.extend(f"missing: {m.text}" for m in self.missing)
         if self.violations:
             war_peace = any(v.rule.startswith("6.") for v in self.violations)
             lines.append("War & Peace Segment (6.1) violations:" if war_peace
@@ -232,7 +237,10 @@ class Plan:
             if entry.waiting_for and entry.status == WAITING:
                 lines.append(f"    waiting for: {', '.join(entry.waiting_for)}")
         undecided = [e.rule for e in self.events if e.status == UNDECIDED or e.missing]
-        if not self.due and undecided:
+        if not self.due and self.missing:
+            also = f" (and undecided for lack of a fact: {', '.join(undecided)})" if undecided else ""
+            lines.append("Nothing is decided: " + "; ".join(m.text for m in self.missing) + also + ".")
+        elif not self.due and undecided:
             lines.append("Nothing is due that the pack can decide; undecided for lack of a fact: "
                          + ", ".join(undecided) + ".")
         elif not self.due:
