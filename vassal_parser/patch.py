@@ -48,7 +48,7 @@ from vassal_parser.commands import (
     remove_piece_command,
 )
 from vassal_parser.pieces import Deck, Piece, Stack, make_piece
-from vassal_parser.traits import BasicPiece, Layer, encode_chain
+from vassal_parser.traits import BasicPiece, Layer, encode_chain, never_stacks
 
 # Decorator.putOldProperties, in the order it sets them (mat properties only with mat support).
 OLD_PROPERTIES = ("OldX", "OldY", "OldMap", "OldBoard", "OldZone", "OldLocationName", "OldDeckName")
@@ -245,7 +245,7 @@ class Table:
 
     def _stacks(self, piece_id: str, map_id: str | None) -> bool:
         piece = self.pieces[piece_id]
-        return self.stacking(map_id) and not any(_never_stacks(trait) for trait in piece.traits)
+        return self.stacking(map_id) and not any(never_stacks(trait) for trait in piece.traits)
 
     def _detach(self, piece_id: str) -> _Stack | None:
         container = self.parent.pop(piece_id, None)
@@ -337,16 +337,6 @@ class Table:
             return piece
         state = basic_state_with(piece, self.position_of(piece_id), self.old_places.get(piece_id, {}))
         return with_basic_state(piece, state)
-
-
-def _never_stacks(trait) -> bool:
-    """`Immobilized` ("Does not stack", `immob;select;move;stacking;description`): Properties.NO_STACK
-    unless the stacking option starts with `L` (stack normally); a missing option means never stack."""
-    if trait.prefix != "immob;":
-        return False
-    tokens = sequence.decode(trait.type, ";")
-    stacking = tokens[3] if len(tokens) > 3 else "R"
-    return not stacking.startswith("L")
 
 
 def chat_command(text: str) -> Command:
