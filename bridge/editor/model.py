@@ -25,7 +25,7 @@ from tomlkit.items import Table
 from bridge.cells import module_cells
 from bridge.mapping import VassalMapping
 from rules.facts import coverage
-from rules.packs import FACTIONS, HexInfo, Pack, inherited_tables, load_pack
+from rules.packs import FACTIONS, PACKS_DIR, HexInfo, Pack, inherited_tables, load_pack
 from rules.state import BOX_KINDS, BOX_LABELS
 from vassal_parser.errors import InputError
 from vassal_parser.layout import OFFBOARD
@@ -61,6 +61,12 @@ class EditorSession:
                  extensions: Iterable[str] = ()) -> None:
         self.pack = load_pack(pack_dir)
         self.pack_dir = self.pack.path
+        if self.pack_dir.resolve().is_relative_to(PACKS_DIR.resolve()):
+            # Shipped packs are the edition's rules data for every user; a module's map belongs in a
+            # pack of one's own that inherits them (and an upgrade would lose edits made in place).
+            raise InputError(self.pack_dir, f"pack {self.pack.name} ships with Adjutant: edit a pack of your "
+                                            f"own that inherits it (adjutant pack scaffold {module_path} "
+                                            f"--base {self.pack.name} -o my-pack)")
         self.module_path = Path(module_path)
         self.module: Module = load_module(self.module_path, list(extensions))
         self.hexes: dict[str, dict[str, Any]] = {h: _record(i) for h, i in self.pack.hexes.items()}

@@ -222,3 +222,9 @@ def test_a_pack_without_complete_table_offers_no_completion(tmp_path) -> None:
     assert not any(c["can_complete"] for c in session.coverage())
     with pytest.raises(EditError, match="no \\[complete\\] table"):
         session.apply({"type": "complete", "fact": "city_hexes", "subject": "Poland", "value": True})
+
+
+def test_a_shipped_pack_is_never_edited_in_place(capsys) -> None:
+    assert main(["pack", "edit", "tk", "--module", str(DEMO_MODULE)]) == 2
+    err = capsys.readouterr().err
+    assert "pack tk ships with Adjutant" in err and "--base tk -o my-pack" in err
