@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from rules.plan_tables import reading_lines, table_lines, unique_readings
+
 PLAN_FORMAT_VERSION = 1
 
 # Event statuses.
@@ -118,6 +120,8 @@ class EventEntry:
     waiting_for: list[str] = field(default_factory=list)  # choice ids
     missing: list[MissingFact] = field(default_factory=list)  # facts it could not read (undecided)
     errata: list[ErratumNote] = field(default_factory=list)  # readings of errata its Steps applied
+    tables: list[dict[str, Any]] = field(default_factory=list)  # e.g. AWAW 60.11 (rules/plan_tables.py)
+    readings: list[dict[str, Any]] = field(default_factory=list)  # readings of the rules it used
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -194,6 +198,8 @@ class Plan:
             "pending_choices": [c.id for c in self.pending_choices],
             "resulting_position": self.resulting_position,
             "notes": list(self.notes),
+            "tables": [t for e in self.events for t in e.tables],
+            "readings": unique_readings(self.events),
             "missing": [m.to_json() for m in self.missing],
         }
 
@@ -203,15 +209,19 @@ class Plan:
             f"[pack {self.pack}]"
         ]
         lines.extend(f"note: {note}" for note in self.notes)
+        lines.extend(reading_lines(unique_readings(self.events)))
         lines.extend(f"missing: {m.text}" for m in self.missing)
         if self.violations:
-            lines.append("War & Peace Segment (6.1) violations:")
+            war_peace = any(v.rule.startswith("6.") for v in self.violations)
+            lines.append("War & Peace Segment (6.1) violations:" if war_peace
+                         else "Rules broken by recorded actions:")
             lines.extend(f"  ! {v.rule}: action #{v.action_index + 1}: {v.text}" for v in self.violations)
         for entry in self.events:
             mark = {FIRED: "DUE", NOT_DUE: "not due", IGNORED: "ignored", WAITING: "WAITING",
                     UNDECIDED: "UNDECIDED"}[entry.status]
             lines.append(f"{entry.rule} {entry.title} [{entry.source}]: {mark}")
             lines.extend(f"    why: {reason}" for reason in entry.why)
+            lines.extend(line for table in entry.tables for line in table_lines(table))
             lines.extend(f"    missing: {entry.rule} {m.subject + ': ' if m.subject else ''}{m.text}"
                          for m in entry.missing)
             lines.extend(f"    {note.text}" for note in entry.errata)
