@@ -113,6 +113,7 @@ class AwawBoard:
         self.pack = pack
         self.pos: AwawPosition = state.awaw
         self.facts = awaw_facts(pack)
+        self._ics: list[str] | None = None
         self._coords = {h: parse_hex_id(h) for h in pack.hexes}
         bad = sorted(h for h, c in self._coords.items() if c is None)
         if bad:
@@ -205,7 +206,9 @@ class AwawBoard:
     # ---- named facts ------------------------------------------------------------------------------
     def ic_hexes(self) -> list[str]:
         """Pack IC hexes and any IC the position gives a production value for (ICs are built and lost)."""
-        return sorted(self.facts.ic_hexes | set(self.pos.ic_values))
+        if self._ics is None:  # events never add ICs: read once per board
+            self._ics = sorted(self.facts.ic_hexes | set(self.pos.ic_values))
+        return self._ics
 
     def in_britain(self, hex_id: str) -> bool:
         """60.11: a hex in Britain — Scapa Flow is included, Ulster is not."""
