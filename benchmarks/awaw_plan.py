@@ -59,7 +59,7 @@ def make_pack(folder: Path, rows: int, columns: int, front: int) -> None:
         f'[awaw]\nsample_map = true\nwestern_allies = ["Britain", "France", "USA"]\n'
         f"ic_hexes = {ics!r}\nobjectives = []\neast_edge = {east!r}\n"
         f"axis_supply_sources = {[hex_id(r, 10) for r in range(1, rows + 1)]!r}\nstacking_limit = 2\n"
-        '[awaw.readings]\ncheck_timing = "as_written"\n'
+
     ).replace("'", '"')
     (folder / "awaw.toml").write_text(config, encoding="utf-8")
     for name in ("countries.toml",):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from rules.awaw.position import AwawPosition
 from rules.packs import Pack
@@ -58,7 +57,6 @@ class AwawFacts:
     pacific_supply_sources: frozenset[str]
     axis_supply_sources: frozenset[str]
     stacking_limit: int | None
-    readings: dict[str, Any]
     sample_map: bool
 
 
@@ -84,9 +82,6 @@ def awaw_facts(pack: Pack) -> AwawFacts:
     stacking = raw.get("stacking_limit")
     if stacking is not None and (not isinstance(stacking, int) or stacking < 1):
         raise InputError(where, f"pack {pack.name}: [awaw] stacking_limit must be a whole number >= 1")
-    readings = raw.get("readings", {})
-    if not isinstance(readings, dict):
-        raise InputError(where, f"pack {pack.name}: [awaw.readings] must be a table")
     return AwawFacts(
         tuple(western),
         lists["ic_hexes"],
@@ -96,7 +91,6 @@ def awaw_facts(pack: Pack) -> AwawFacts:
         lists["pacific_supply_sources"],
         lists["axis_supply_sources"],
         stacking,
-        dict(readings),
         bool(raw.get("sample_map", False)),
     )
 
