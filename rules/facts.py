@@ -43,7 +43,9 @@ class FactKind:
     def label_singular(self) -> str:
         words = self.label.split(" ")
         last = words[-1]
-        if last.endswith("es") and last[:-2].endswith(("x", "s", "sh", "ch")):
+        if last.endswith("ies"):
+            last = last[:-3] + "y"  # "neighbouring countries" -> "neighbouring country"
+        elif last.endswith("es") and last[:-2].endswith(("x", "s", "sh", "ch")):
             last = last[:-2]
         elif last.endswith("s"):
             last = last[:-1]

@@ -106,9 +106,11 @@ def white_star_hexes(ctx: EventContext) -> None:
         return
     if in_box:
         free = [h for h in hexes if h not in held]
+        # What is due here is the removal: say so (issue 12 item 18), as the text words it.
         ctx.fire(
             f"Axis ground units occupy only {count}, fewer than {needed} (not {describe_hexes(ctx, free)}): "
-            "the marker is removed and set aside"
+            "remove the Reduced US Impact marker from the Strategic Warfare Box and set it aside for "
+            "possible future use"
         )
         for marker in in_box:
             ctx.set_aside(marker, None)

@@ -127,7 +127,7 @@ def minor_conquest(ctx: EventContext) -> None:
         cstate = ctx.state.country(country)
         if cstate.status == "active" and cstate.faction in ALLIED_FACTIONS:
             ctx.why(f"{country}: exempt from this event, it cannot be conquered (16.1.1 exception)")
-    if not ctx.entry.why:
+    if not ctx.entry.why and not ctx.entry.missing:
         ctx.not_due("no active Allied Minor Country")
 
 

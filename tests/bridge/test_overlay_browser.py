@@ -341,3 +341,23 @@ def test_a_mistyped_view_never_falls_back_to_the_player_view(browser: Any, pages
         page.wait_for_timeout(1000)
         assert "Unknown view" in page.inner_text("#connection")
         assert frames == [] and HIDDEN_PIECE not in page.content()
+
+
+def test_errata_a_step_applied_are_shown_in_the_player_view(
+    browser: Any, pages: list, tmp_path: Path
+) -> None:
+    """Issue 12 item 7: a reading of an erratum an event applied (plan `errata`) is shown with the event:
+    which reading, the others, and the pack option that switches it."""
+    plan = sample_plan()
+    note = {"key": "irkutsk", "kind": "errata", "rule": "16.2.1", "step": "Step 1", "reading": "w5817",
+            "reading_text": "Irkutsk is w5817", "alternatives": [{"reading": "w5821", "text": "w5821"}],
+            "option": '[options] irkutsk = "<reading>"', "conflict": "Irkutsk is printed two ways.",
+            "text": 'erratum irkutsk (16.2.1 Step 1): Irkutsk is printed two ways. Used: w5817. '
+                    'Other readings: w5821. Switch: [options] irkutsk = "<reading>" in the pack.'}
+    plan["events"][0]["errata"] = [note]
+    with DaemonThread(tmp_path, **FAST) as daemon:
+        player = open_view(browser, pages, daemon, "view=player&faction=Axis")
+        write_in_place(tmp_path / "turn1.vsav", save_bytes(plan))
+        player.wait_for_selector(".event[data-rule='16.2.1'] .erratum[data-key='irkutsk']")
+        shown = player.inner_text(".event[data-rule='16.2.1'] .errata")
+        assert "Used: w5817" in shown and '[options] irkutsk = "<reading>"' in shown
