@@ -280,6 +280,8 @@ def _json_mutation(data: bytes, rng: random.Random) -> bytes:
         if not containers:
             break
         node = rng.choice(containers)
+        if not node:  # emptied by an earlier edit of this case
+            continue
         key = rng.choice(list(node)) if isinstance(node, dict) else rng.randrange(len(node))
         action = rng.randrange(4)
         if action == 0 and isinstance(node, dict):
