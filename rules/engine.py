@@ -17,7 +17,8 @@ from typing import Any
 from rules.board import Board
 from rules.facts import FACT_KINDS
 from rules.facts import check as check_fact
-from rules.packs import EventSpec, Pack, hex_label
+from rules.facts import subject_name
+from rules.packs import EventSpec, Pack, hex_label, pack_source
 from rules.plan import (
     FIRED,
     IGNORED,
@@ -99,6 +100,7 @@ class EventContext:
         self.phasing = state.turn.phasing
         self._status: str | None = None
         self._deferred: list[Choice] = []
+        self._not_due_lines: list[str] = []
 
     # ---- views -------------------------------------------------------------------------------
     @property
@@ -134,13 +136,14 @@ class EventContext:
             raise ValueError(f"{self.rule}: reads fact {fact!r} without declaring it in the pack's needs")
         value, lacking = check_fact(self.pack, fact, subject)
         if lacking is not None:
-            self.missing(fact, subject, lacking)
+            shown = subject_name(self.pack, FACT_KINDS[fact], subject)
+            self.missing(fact, subject, lacking, name=shown if shown != subject else None)
             return None
         return value
 
-    def missing(self, fact: str, subject: str | None, text: str) -> None:
+    def missing(self, fact: str, subject: str | None, text: str, name: str | None = None) -> None:
         """Record a fact the event cannot read (from the pack, or a field the position leaves out)."""
-        record = MissingFact(fact, subject, text)
+        record = MissingFact(fact, subject, text, name)
         if record not in self.entry.missing:
             self.entry.missing.append(record)
 
@@ -162,16 +165,27 @@ class EventContext:
         self.entry.why.append(why)
 
     def not_due(self, why: str) -> None:
+        """A reason the event (or one of its subjects) is not due; once the event fires, such lines are
+        detail (shown with --verbose / `why_detail`): the fired subject is what decides."""
         if self._status is None:
             self._status = NOT_DUE
         self.entry.why.append(why)
+        self._not_due_lines.append(why)
 
     def ignore(self, why: str) -> None:
         self._status = IGNORED
         self.entry.why.append(why)
 
-    def why(self, text: str) -> None:
+    def why(self, text: str, detail: bool = False) -> None:
+        """A reason line; `detail` marks one that does not decide (a candidate that does not qualify)."""
         self.entry.why.append(text)
+        if detail:
+            self.entry.detail.append(text)
+
+    def finish_why(self) -> None:
+        """After the event ran: when it fired, the not-due lines of the other subjects are detail."""
+        if self._status == FIRED:
+            self.entry.detail.extend(w for w in self._not_due_lines if w not in self.entry.detail)
 
     @property
     def fired(self) -> bool:
@@ -193,6 +207,10 @@ class EventContext:
 
         Why public: events whose step is neither a move nor a flip (dice, markers) record it here;
         the helpers below record through it too, so every step gets the same fields."""
+        if counter is not None:
+            owner = self.board.faction_of(counter)
+        else:
+            owner = self.board.country_state(subject).faction if subject in self.pack.countries else None
         record = Step(
             rule=rule or self.rule,
             step=step,
@@ -203,6 +221,7 @@ class EventContext:
             from_=counter.location if counter else None,
             subject=subject,
             details=details,
+            faction=owner if owner in FACTIONS else None,
         )
         self.entry.steps.append(record)
         return record
@@ -412,6 +431,13 @@ def _events_in_order(state: GameState, pack: Pack) -> list[tuple[str, str]]:
     return ordered
 
 
+def _factions_of(entry: EventEntry) -> list[str]:
+    """Factions a player view must show this event to (19): whose counters or countries its steps change,
+    and who decides one of its choices."""
+    found = {s.faction for s in entry.steps if s.faction} | {c.decider for c in entry.choices}
+    return sorted(f for f in found if f in FACTIONS)
+
+
 def plan(
     state: GameState, pack: Pack, answers: dict[str, Any] | None = None, answers_source: str = "<answers>"
 ) -> Plan:
@@ -427,7 +453,8 @@ def plan(
         if info.faction and name not in work.countries:
             work.ensure_country(name).faction = info.faction
             work.countries[name].status = "active"
-    result = Plan(pack=pack.name, phasing=work.turn.phasing, turn=work.turn.date)
+    result = Plan(pack=pack.name, phasing=work.turn.phasing, turn=work.turn.date,
+                  pack_source=pack_source(pack))
     result.violations = validate_actions(work, pack)
     if work.turn.combined_game:
         starred = sorted(cid for cid, c in work.counters.items() if c.star)
@@ -455,8 +482,12 @@ def plan(
             raise InputError(pack.path, f"event {rule}: no implementation named {spec.impl!r}")
         ctx = EventContext(work, pack, spec, entry, answers, answers_source)
         try:
-            impl(ctx)
-            ctx.settle()
+            try:
+                impl(ctx)
+                ctx.settle()
+            finally:
+                ctx.finish_why()
+                entry.factions = _factions_of(entry)
         except WaitingForAnswer as waiting:
             unanswered = list({c.id: c for c in [*ctx._deferred, waiting.choice] if not c.answered}.values())
             ids = [c.id for c in unanswered]

@@ -123,6 +123,26 @@ def _road_rail_hexes(pack: Pack, area: str) -> list[str]:
     return sorted(h.id for h in pack.hexes.values() if h.area == area and (h.road or h.rail))
 
 
+@fact_kind("region_strategic_hex", "area", "Strategic Hex", "regions")
+def _region_strategic_hex(pack: Pack, area: str) -> list[str]:
+    """16.2.2 Step 3: the Soviet Strategic Hex listed for each Ostland Region (the text lists them)."""
+    info = pack.areas.get(area)
+    return [info.strategic_hex] if info is not None and info.strategic_hex else []
+
+
+@fact_kind("area_neighbors", "area", "neighbouring countries", "regions")
+def _area_neighbors(pack: Pack, area: str) -> list[str]:
+    """16.2.2 Step 10: the countries sharing a border with a Region (pack `neighbors`, or hex `borders`)."""
+    info = pack.areas.get(area)
+    found = set(info.neighbors) if info is not None else set()
+    for hex_info in pack.hexes.values():
+        if hex_info.area == area:
+            found.update(hex_info.borders)
+            found.update(pack.hexes[o].country for o in hex_info.adjacent
+                         if o in pack.hexes and pack.hexes[o].area != area)
+    return sorted(found)
+
+
 @dataclass(frozen=True)
 class Need:
     """One `needs` entry of an event: a fact kind and the subjects coverage counts it for."""
@@ -213,12 +233,24 @@ def check(pack: Pack, fact: str, subject: str) -> tuple[Any, str | None]:
     """The fact's value and, when the pack lacks it (or has only part of it), the player-facing reason."""
     kind = FACT_KINDS[fact]
     value = kind.lookup(pack, subject)
+    shown = subject_name(pack, kind, subject)
     if not value:
-        return value, kind.missing_text(subject)
+        if pack.complete is not None and is_complete(pack, fact, subject):
+            return value, None  # listed under [complete]: the pack says there is none (a landlocked country)
+        return value, kind.missing_text(shown)
     if not is_complete(pack, fact, subject):
-        return value, (f"the pack locates only some {kind.label} of {subject} "
-                       f"(it does not list {subject} under [complete] {fact})")
+        return value, (f"the pack locates only some {kind.label} of {shown} "
+                       f"(it does not list {subject!r} under [complete] {fact})")
     return value, None
+
+
+def subject_name(pack: Pack, kind: FactKind, subject: str) -> str:
+    """A subject as players name it: an area by its name ("Eastern Poland"), never its pack id."""
+    if kind.per == "area":
+        area = pack.areas.get(subject)
+        if area is not None:
+            return area.name
+    return subject
 
 
 def present(pack: Pack, fact: str, subject: str) -> bool:

@@ -123,13 +123,19 @@ class Pack:
 
 
 def resolve_pack_dir(name_or_path: str | Path) -> Path:
-    """A pack is a directory: given as a path, or a name under rules/packs/."""
+    """A pack is a directory: a bare name of a built-in pack under rules/packs/, else a path.
+
+    Why the built-in name first: a folder that happens to be called `tk` in the current directory must not
+    silently replace the built-in pack (issue 12.6); give it as a path (`./tk`) to use it. (A folder beside
+    the position file is preferred by `adjutant plan` itself, before this is called.)"""
+    text = str(name_or_path)
+    named = PACKS_DIR / text
+    bare = isinstance(name_or_path, str) and "/" not in text and "\\" not in text and text not in (".", "..")
+    if bare and named.is_dir():
+        return named
     candidate = Path(name_or_path)
     if candidate.is_dir():
         return candidate
-    named = PACKS_DIR / str(name_or_path)
-    if isinstance(name_or_path, str) and "/" not in name_or_path and named.is_dir():
-        return named
     known = sorted(p.name for p in PACKS_DIR.iterdir() if p.is_dir()) if PACKS_DIR.is_dir() else []
     raise InputError(str(name_or_path), f"no such pack (give a directory or one of: {', '.join(known)})")
 
@@ -340,6 +346,16 @@ def _complete_table(raw: dict[str, Any], where: Path, countries: dict[str, Any],
             raise InputError(where, f"[complete] {fact} names unknown {', '.join(unknown)}")
         out[fact] = frozenset(value)
     return out
+
+
+def pack_source(pack: Pack) -> str:
+    """Where a pack was read from, for the plan header: "built-in" or its folder."""
+    try:
+        if pack.path.resolve().parent == PACKS_DIR:
+            return "built-in"
+    except OSError:
+        pass
+    return str(pack.path)
 
 
 def hex_label(pack: Pack, hex_id: str) -> str:

@@ -38,6 +38,7 @@ class Step:
     from_: str | None = None
     subject: str | None = None  # the country (or region) this step is about
     details: dict[str, Any] = field(default_factory=dict)
+    faction: str | None = None  # whose counter it moves (or whose country it changes): its player view shows it
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -70,6 +71,7 @@ class MissingFact:
     fact: str  # a rules.facts kind, or a position field
     subject: str | None  # the country or area it is about
     text: str  # player-facing, as the rules text names things
+    name: str | None = None  # the subject as players name it (an area's name), when not the id itself
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -86,6 +88,15 @@ class EventEntry:
     choices: list[Choice] = field(default_factory=list)
     waiting_for: list[str] = field(default_factory=list)  # choice ids
     missing: list[MissingFact] = field(default_factory=list)  # facts it could not read (undecided)
+    # Why lines that do not decide the outcome (e.g. each country that did NOT trigger an event that fired):
+    # kept for `--verbose` and the JSON `why_detail`, left out of the default text and overlay (issue 12.15).
+    detail: list[str] = field(default_factory=list)
+    factions: list[str] = field(default_factory=list)  # whose counters it moves / who must choose (views)
+
+    @property
+    def deciding_why(self) -> list[str]:
+        hidden = set(self.detail)
+        return [w for w in self.why if w not in hidden]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -93,7 +104,9 @@ class EventEntry:
             "title": self.title,
             "source": self.source,
             "status": self.status,
-            "why": list(self.why),
+            "why": self.deciding_why,
+            "why_detail": [w for w in self.why if w in set(self.detail)],
+            "factions": list(self.factions),
             "steps": [s.to_json() for s in self.steps],
             "choices": [c.to_json() for c in self.choices],
             "waiting_for": list(self.waiting_for),
@@ -122,6 +135,7 @@ class Plan:
     violations: list[Violation] = field(default_factory=list)
     resulting_position: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)  # about the position as a whole (e.g. `*` counters)
+    pack_source: str = ""  # which pack folder was used, as players read it ("built-in", "./tk beside ...")
 
     @property
     def pending_choices(self) -> list[Choice]:
@@ -149,6 +163,7 @@ class Plan:
             "format": "adjutant-plan",
             "version": PLAN_FORMAT_VERSION,
             "pack": self.pack,
+            "pack_source": self.pack_source,
             "phasing": self.phasing,
             "turn": self.turn,
             "due": self.due,
@@ -160,10 +175,12 @@ class Plan:
             "notes": list(self.notes),
         }
 
-    def render_text(self) -> str:
+    def render_text(self, verbose: bool = False, closing: bool = True) -> str:
+        """The plan as players read it; `verbose` adds the why lines that do not decide (`why_detail`)."""
+        source = f": {self.pack_source}" if self.pack_source else ""
         lines = [
             f"Conditional Events Segment (6.2) — {self.phasing} faction, {self.turn or 'turn ?'} "
-            f"[pack {self.pack}]"
+            f"[pack {self.pack}{source}]"
         ]
         lines.extend(f"note: {note}" for note in self.notes)
         if self.violations:
@@ -173,8 +190,9 @@ class Plan:
             mark = {FIRED: "DUE", NOT_DUE: "not due", IGNORED: "ignored", WAITING: "WAITING",
                     UNDECIDED: "UNDECIDED"}[entry.status]
             lines.append(f"{entry.rule} {entry.title} [{entry.source}]: {mark}")
-            lines.extend(f"    why: {reason}" for reason in entry.why)
-            lines.extend(f"    missing: {entry.rule} {m.subject + ': ' if m.subject else ''}{m.text}"
+            hidden = set(entry.detail)
+            lines.extend(f"    why: {reason}" for reason in entry.why if verbose or reason not in hidden)
+            lines.extend(f"    missing: {entry.rule} {(m.name or m.subject) + ': ' if m.subject else ''}{m.text}"
                          for m in entry.missing)
             for step in entry.steps:
                 label = f"{step.rule} {step.step}" if step.step else step.rule
@@ -188,7 +206,9 @@ class Plan:
             if entry.waiting_for and entry.status == WAITING:
                 lines.append(f"    waiting for: {', '.join(entry.waiting_for)}")
         undecided = [e.rule for e in self.events if e.status == UNDECIDED or e.missing]
-        if not self.due and undecided:
+        if not closing:
+            pass  # a combined game closes once for both maps (rules/combined.py)
+        elif not self.due and undecided:
             lines.append("Nothing is due that the pack can decide; undecided for lack of a fact: "
                          + ", ".join(undecided) + ".")
         elif not self.due:

@@ -48,6 +48,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--answers", metavar="ANSWERS.json", help="answers keyed by choice id")
     parser.add_argument("--json", action="store_true", help="print the machine form (docs/plan-format.md)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="also show the why lines that do not decide (e.g. countries that did not "
+                             "trigger an event that fired); the JSON always has them in why_detail")
     parser.set_defaults(handler=run)
 
 
@@ -131,5 +134,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     else:
-        print(result.render_text())
+        print(result.render_text(verbose=args.verbose))
     return result.exit_status

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from rules.engine import EventContext, event_impl
 from rules.events.common import (
     ceded_markers_to_box,
+    cities_known,
+    known,
     colonial_to_delay,
     describe_hexes,
     in_play,
@@ -57,6 +59,8 @@ def reactivation(ctx: EventContext) -> None:
             continue
         places: list[str] = []
         capital = ctx.board.capital(country)
+        if cstate.faction == faction and not known(ctx, "capital", country):
+            capital = None  # undecided for the Capital (named in `missing`); a Partisan Base may still do
         if cstate.faction == faction and capital:
             enemy = ctx.board.enemy_presence(capital, faction)
             if enemy:
@@ -98,8 +102,11 @@ def reactivation(ctx: EventContext) -> None:
             ctx.why(f"{country}: {faction} declined to reactivate it")
             continue
         _reactivate(ctx, country, faction, str(answer), res_tag)
-    if not found and not ctx.fired:
+    if not found and not ctx.fired and not ctx.entry.missing:
         ctx.not_due(f"no Conquered Country the {faction} faction can reactivate")
+    elif not found and not ctx.fired:
+        ctx.not_due(f"no Conquered Country the {faction} faction can reactivate among those the pack "
+                    "locates")
     ctx.settle()
 
 
@@ -198,13 +205,15 @@ def liberation(ctx: EventContext) -> None:
             and country == france
             and (is_vichy(ctx, country) or ctx.param("france_always_special", False))
         )
-        targets = (
-            ctx.board.cities(country)
-            if special
-            else sorted(set(ctx.board.cities(country)) | set(partisan_base_hexes(ctx, country)))
-        )
+        cities = cities_known(ctx, country)
+        if cities is None:
+            continue  # undecided: "all City hexes" cannot be checked (the fact is named in `missing`)
+        targets = cities if special else sorted(set(cities) | set(partisan_base_hexes(ctx, country)))
         held, occupied, free = occupies_all(ctx, targets, faction)
         label = f"{country} (Vichy)" if special and is_vichy(ctx, country) else country
+        if not targets:
+            ctx.not_due(f"{label}: it holds no City or Partisan Base hex now (all ceded away)")
+            continue
         if not held:
             ctx.not_due(f"{label}: {faction} ground units do not occupy {describe_hexes(ctx, free)}")
             continue
@@ -302,12 +311,14 @@ def operation_avalanche(ctx: EventContext) -> None:
             for h in ctx.board.cities(country)
             if any(u.nationality == us and u.supplied for u in ctx.board.ground_units(h))
         ]
-        if held:
+        if held:  # "a City": one located City held decides it, whatever else the pack lacks
             eligible[country] = f"supplied {us} ground unit in {describe_hexes(ctx, held)}"
-        else:
-            ctx.why(f"{country}: no supplied {us} ground unit in any of its Cities")
+        elif cities_known(ctx, country) is not None:
+            ctx.why(f"{country}: no supplied {us} ground unit in any of its Cities", detail=True)
     if not eligible:
-        ctx.not_due(f"no Axis or Soviet Minor Country has a City occupied by a supplied {us} ground unit")
+        among = " among those the pack locates" if ctx.entry.missing else ""
+        ctx.not_due(f"no Axis or Soviet Minor Country{among} has a City occupied by a supplied {us} "
+                    "ground unit")
         return
     ctx.fire("Western may select: " + "; ".join(f"{c} ({w})" for c, w in eligible.items()))
     country = ctx.choose(
@@ -322,7 +333,7 @@ def operation_avalanche(ctx: EventContext) -> None:
     ctx.note(f"{country} remains aligned to the {owner} faction", "Step 2", subject=country)
     colonial_to_delay(ctx, country, "Step 3")
     if owner == "Axis":
-        capital = ctx.board.capital(country)
+        capital = ctx.board.capital(country) if known(ctx, "capital", country) else None
         spare = [
             c
             for c in ctx.state.tagged(no_occupation_tag)

@@ -142,6 +142,67 @@ def partisan_base_hexes(ctx: EventContext, country: str) -> list[str]:
     )
 
 
+def declares(ctx: EventContext, fact: str) -> bool:
+    """Does this event's pack table declare the fact in its `needs`?"""
+    return any(n.fact == fact for n in ctx.spec.needs)
+
+
+def known(ctx: EventContext, fact: str, subject: str) -> bool:
+    """A fact a SHARED helper reads: True when the pack has it, False after recording it as missing.
+
+    Why "declared only": the shared helpers serve both editions; an edition pack that does not yet declare
+    the fact (a DS event table written before `needs`) keeps the earlier behaviour (located facts trusted)
+    instead of failing. The TK pack declares every fact its events read (rules/packs/tk/events.toml)."""
+    if not declares(ctx, fact):
+        return True
+    return ctx.need(fact, subject) is not None
+
+
+def active_areas(ctx: EventContext) -> list:
+    """Areas whose Ceded Land / Region marker is in the Ceded Lands Box: they belong to another country."""
+    return [a for a in sorted(ctx.pack.areas.values(), key=lambda a: a.id) if ctx.board.ceded_area_active(a)]
+
+
+def territory_known(ctx: EventContext, country: str) -> bool:
+    """Does the pack know which hexes are `country`'s now (reading 2: its current territory)?
+
+    Why a fact: a Ceded Land marker in the Ceded Lands Box moves its area to another country, so a
+    country's Cities are known only when every such area moved into or out of it is located in full
+    (fact ``area_hexes``); otherwise the event must not decide that country (undecided, never not due)."""
+    found = True
+    for area in active_areas(ctx):
+        touches = {area.country, area.ceded_to, area.name}
+        if country in touches or ctx.board.home_of(area.country) == country:
+            found = known(ctx, "area_hexes", area.id) and found
+    return found
+
+
+def hex_territory_known(ctx: EventContext, hex_id: str) -> bool:
+    """Is the country this hex counts as part of known (16.7, 16.3.3)? A hex the pack puts in an area is;
+    a hex of a country with a ceded area whose hexes the pack locates only in part is not."""
+    info = ctx.pack.hex(hex_id)
+    if info.area is not None:
+        return True
+    found = True
+    for area in active_areas(ctx):
+        if area.country == info.country:
+            found = known(ctx, "area_hexes", area.id) and found
+    return found
+
+
+def cities_known(ctx: EventContext, country: str, dependents: bool = False) -> list[str] | None:
+    """The country's City hexes now, or None (recorded as missing) when the pack does not locate them all:
+    its own Cities (fact ``city_hexes``; with `dependents`, its Dependents' too) and its territory."""
+    found = territory_known(ctx, country)
+    names = [country]
+    if dependents:
+        names += sorted(n for n in ctx.pack.countries if n != country and ctx.board.home_of(n) == country)
+    for name in names:
+        found = known(ctx, "city_hexes", name) and found
+    # Cities of areas now ceded to it come from other countries: those areas are known (territory_known).
+    return ctx.board.cities(country, dependents) if found else None
+
+
 place_name = hex_label  # the shared events' name for it
 
 

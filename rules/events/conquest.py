@@ -17,8 +17,10 @@ from rules.engine import EventContext, event_impl
 from rules.events.common import (
     ceded_markers_to_box,
     colonial_to_delay,
+    cities_known,
     describe_hexes,
     in_play,
+    known,
     occupies_all,
     partisan_base_hexes,
     remaining_to_conquered_box,
@@ -105,9 +107,10 @@ def minor_conquest(ctx: EventContext) -> None:
                 continue
             _france_case(ctx, country, conqueror, facts)
             continue
-        if ctx.need("city_hexes", country) is None:
+        cities = cities_known(ctx, country)
+        if cities is None:
             continue  # undecided: the pack does not locate the Cities this event checks
-        targets = sorted(set(ctx.board.cities(country)) | set(partisan_base_hexes(ctx, country)))
+        targets = sorted(set(cities) | set(partisan_base_hexes(ctx, country)))
         held, occupied, free = occupies_all(ctx, targets, conqueror)
         if not targets:
             ctx.not_due(f"{country}: it holds no City or Partisan Base hex now (all ceded away)")
@@ -120,13 +123,15 @@ def minor_conquest(ctx: EventContext) -> None:
             f"({describe_hexes(ctx, occupied)}); it is conquered"
         )
         conquer_minor(ctx, country, conqueror)
-    if not ctx.entry.why:
+    if not ctx.entry.why and not ctx.entry.missing:
         ctx.not_due("no active Allied Minor Country")
 
 
 def _france_case(ctx: EventContext, france: str, conqueror: str, facts: FranceCaseFacts) -> None:
     """16.1.1 France: all Cities in France occupied -> France fights on as Vichy."""
-    cities = ctx.board.cities(france)
+    cities = cities_known(ctx, france)
+    if cities is None:
+        return  # undecided: "all Cities in France" cannot be checked
     held, occupied, free = occupies_all(ctx, cities, conqueror)
     if not held:
         ctx.not_due(
@@ -194,6 +199,10 @@ def _colonial_hexes(ctx: EventContext, france: str, owner: str) -> list[str]:
     """16.1.1 France Step 2: City/Port hexes in a French Dependent with no enemy unit, Detachment or
     Logistics marker, where the three French 0-1-2 colonial infantry units may be placed."""
     out = []
+    dependents = sorted(n for n in ctx.pack.countries if n != france and ctx.board.home_of(n) == france)
+    for name in dependents:  # every City and Port of every French Dependent must be located
+        known(ctx, "city_hexes", name)
+        known(ctx, "port_hexes", name)
     for hex_id, info in sorted(ctx.pack.hexes.items()):
         here = ctx.board.political_country(hex_id)
         if here == france or ctx.board.home_of(here) != france:
