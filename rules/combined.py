@@ -87,7 +87,8 @@ class CombinedPlan:
         undecided = [name for name in self.order if self.plans[name].undecided]
         if self.due:
             where = " and ".join(f"the {n} map" for n in due) or "the DS map (carried over)"
-            lines.append(f"Due on {where}." + (f" Undecided on {' and '.join(undecided)}." if undecided else ""))
+            also = " and ".join(f"the {n} map" for n in undecided)
+            lines.append(f"Due on {where}." + (f" Some events are undecided on {also}." if undecided else ""))
         elif undecided:
             lines.append("Nothing is due that the packs can decide; undecided on "
                          + " and ".join(f"the {n} map" for n in undecided) + ".")

@@ -18,7 +18,7 @@ from rules.board import Board
 from rules.facts import FACT_KINDS
 from rules.facts import check as check_fact
 from rules.facts import subject_name
-from rules.packs import EventSpec, Pack, hex_label, pack_source
+from rules.packs import EventSpec, Pack, adjective, hex_label, pack_source
 from rules.plan import (
     FIRED,
     IGNORED,
@@ -151,6 +151,10 @@ class EventContext:
         counter = self.state.counters.get(counter_id)
         return f"{counter.name} ({counter_id})" if counter and counter.name != counter_id else counter_id
 
+    def adjective(self, country: str) -> str:
+        """'German' for Germany (pack data): "German ground units", never "Germany ground units"."""
+        return adjective(self.pack, country)
+
     def place(self, location: str) -> str:
         """A location as players say it: 'Paris (w3516)', 'Western Force Pool', 'Holding Box of Med HQ'."""
         if location.startswith("holding:"):
@@ -183,9 +187,12 @@ class EventContext:
             self.entry.detail.append(text)
 
     def finish_why(self) -> None:
-        """After the event ran: when it fired, the not-due lines of the other subjects are detail."""
+        """After the event ran: when it fired, the not-due lines of the other subjects are detail; when it
+        did not, why each candidate fails is what decides, so nothing is detail."""
         if self._status == FIRED:
             self.entry.detail.extend(w for w in self._not_due_lines if w not in self.entry.detail)
+        else:
+            self.entry.detail.clear()
 
     @property
     def fired(self) -> bool:

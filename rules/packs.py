@@ -51,6 +51,7 @@ class CountryInfo:
     region: str | None = None  # "Europe" / "Pacific" when both maps are combined
     neighbors: tuple[str, ...] = ()  # countries it shares a border with (Influence options, 15.19)
     faction: str | None = None  # default alignment when a position does not list the country (Major Powers)
+    adjective: str | None = None  # "German", "Russian": how the rules text names its units (plan text)
 
 
 @dataclass(frozen=True)
@@ -346,6 +347,13 @@ def _complete_table(raw: dict[str, Any], where: Path, countries: dict[str, Any],
             raise InputError(where, f"[complete] {fact} names unknown {', '.join(unknown)}")
         out[fact] = frozenset(value)
     return out
+
+
+def adjective(pack: Pack, country: str) -> str:
+    """'German' for Germany (pack `adjective`), so plans say "German ground units" as the rules text does;
+    a country the pack gives no adjective keeps its name."""
+    info = pack.countries.get(country)
+    return info.adjective if info is not None and info.adjective else country
 
 
 def pack_source(pack: Pack) -> str:

@@ -6,7 +6,13 @@
 from __future__ import annotations
 
 from rules.engine import EventContext, event_impl
-from rules.events.common import describe_hexes, influence_choice, unguarded_cities
+from rules.events.common import (
+    describe_hexes,
+    hex_territory_known,
+    influence_choice,
+    known,
+    unguarded_cities,
+)
 from rules.events.conquest import VICHY
 from rules.state import (
     CEDED_LANDS,
@@ -31,6 +37,8 @@ def _axis_unit_in(ctx: EventContext, countries: list[str], dependents_of: list[s
             or not counter.is_unit  # "an Axis unit": Detachment/Logistics markers are not units
         ):
             continue
+        if not hex_territory_known(ctx, hex_id):
+            continue  # undecided for this unit: which country its hex is part of is not located
         here = ctx.board.political_country(hex_id)
         home = ctx.board.home_of(here)
         if here in countries or (home in dependents_of and here != home):
@@ -153,8 +161,10 @@ def france_rises(ctx: EventContext) -> None:
             )
     elif free:
         ctx.not_due(f"a City of {area_name} is free of {major} units, but Vichy is not a Neutral Vichy")
-    else:
-        ctx.not_due(f"{area_name} is not a Dependent of {major}, or every City in it holds a {major} unit")
+    elif not ctx.board.ceded_area_active(ctx.pack.areas[area]):
+        ctx.not_due(f"{area_name} is not a Dependent of {major}")
+    elif known(ctx, "area_hexes", area):  # "every City holds a unit" needs all of its Cities located
+        ctx.not_due(f"every City in {area_name} holds a {major} unit, Detachment or Logistics marker")
     vichy = ctx.state.country(france)
     if VICHY in vichy.flags and vichy.status == "active":
         markers = [
@@ -205,12 +215,16 @@ def russia_rises(ctx: EventContext) -> None:
                 posture="War",
                 markers=[m for m in rstate.markers if m != marker_name],
             )
+    elif free:
+        ctx.not_due(f"no {marker_name} marker in {russia}'s Posture Box")
     else:
-        ctx.not_due(
-            f"no unguarded City in an Ostland Region that is a Dependent of {major}"
-            if not free
-            else f"no {marker_name} marker in {russia}'s Posture Box"
-        )
+        active = [a for a in regions if ctx.board.ceded_area_active(ctx.pack.areas[a])]
+        located = all([known(ctx, "area_hexes", a) for a in active])  # every City of each must be located
+        if not active:
+            ctx.not_due(f"no Ostland Region is a Dependent of {major}")
+        elif located:
+            ctx.not_due(f"every City in the Ostland Regions that are Dependents of {major} holds a {major} "
+                        "unit, Detachment or Logistics marker")
     if ctx.state.country(russia).posture == "War":
         markers = [
             c

@@ -14,11 +14,14 @@ from dataclasses import dataclass
 
 from rules.engine import EventContext, event_impl
 from rules.events.common import (
+    cities_known,
     describe_hexes,
     in_play,
     influence_choice,
+    known,
     neighbors_of_hexes,
     require_facts,
+    territory_known,
 )
 from rules.events.conquest import VICHY, conquer_minor, conquest_candidates, is_vichy, place_area_marker
 from rules.events.internment import intern
@@ -29,18 +32,24 @@ def _german_supplied(ctx: EventContext, hex_id: str, major: str) -> bool:
     return any(c.nationality == major and c.supplied for c in ctx.board.ground_units(hex_id))
 
 
-def _qualifies(ctx: EventContext, country: str, major: str) -> tuple[bool, str]:
-    """16.2.1: supplied German ground units occupy the Capital or any three City hexes."""
+def _qualifies(ctx: EventContext, country: str, major: str) -> tuple[bool | None, str]:
+    """16.2.1: supplied German ground units occupy the Capital or any three City hexes.
+
+    True/False, or None when it cannot be decided: a held Capital or three held located Cities decide it
+    whatever the pack lacks; "it does not hold them" needs the Capital and every City located."""
     capital = ctx.board.capital(country)
     cities = ctx.board.cities(country)
     held = [h for h in cities if _german_supplied(ctx, h, major)]
-    if capital is not None and capital in held:
+    if capital is not None and _german_supplied(ctx, capital, major):
         return True, f"supplied {major} ground units occupy its Capital {describe_hexes(ctx, [capital])}"
     if len(held) >= 3:
         return (
             True,
             f"supplied {major} ground units occupy three or more Cities ({describe_hexes(ctx, held)})",
         )
+    located = [known(ctx, "capital", country), cities_known(ctx, country) is not None]
+    if not all(located):
+        return None, ""
     return False, f"supplied {major} ground units hold {len(held)} City hex(es) and not the Capital"
 
 
@@ -70,17 +79,20 @@ def case_yellow(ctx: EventContext) -> None:
         france_defeated_tag=ctx.require_param("france_defeated_tag"),
     )
     qualifying: dict[str, str] = {}
-    for country in conquest_candidates(ctx, "Axis"):
+    conquered_too = bool(ctx.param("select_conquered", False))  # reading 24: "selects one Allied Minor Country"
+    for country in conquest_candidates(ctx, "Axis", include_conquered=conquered_too):
         if country == france and (is_vichy(ctx, country) or "liberated" in ctx.state.country(country).flags):
-            ctx.why(f"{france} has already been conquered or liberated: Case Yellow cannot apply to it")
+            ctx.why(f"{france} has already been conquered or liberated: Case Yellow cannot apply to it",
+                    detail=True)
             continue
         ok, why = _qualifies(ctx, country, major)
         if ok:
             qualifying[country] = why
-        else:
-            ctx.why(f"{country}: {why}")
+        elif ok is False:
+            ctx.why(f"{country}: {why}", detail=True)
     if not qualifying:
-        ctx.not_due("no Allied Minor Country the Axis could select meets the condition")
+        among = " among those the pack locates" if ctx.entry.missing else ""
+        ctx.not_due(f"no Allied Minor Country{among} the Axis could select meets the condition")
         return
     ctx.fire("Axis may select: " + "; ".join(f"{c} ({w})" for c, w in qualifying.items()))
     country = ctx.choose(
@@ -93,6 +105,7 @@ def case_yellow(ctx: EventContext) -> None:
     conquer_minor(ctx, country, "Axis")
     capital = ctx.board.capital(country)
     if capital and any(c.nationality == major for c in ctx.board.ground_units(capital)):
+        known(ctx, "neighbors", country)  # Step 5 offers every country sharing a border with it
         neighbors = set(ctx.pack.country(country).neighbors) | neighbors_of_hexes(
             ctx, ctx.board.country_hexes(country)
         )
@@ -120,6 +133,8 @@ def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: Franc
     zone_areas = facts.zone_areas
     for area_id in zone_areas:
         place_area_marker(ctx, area_id, "Step 3")
+    for area_id in zone_areas:
+        known(ctx, "area_hexes", area_id)  # Step 3 interns every Allied counter in these areas
     zone = [h for a in zone_areas for h in ctx.board.area_hexes(a)]
     allied = [
         c
@@ -154,6 +169,7 @@ def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: Franc
         status="neutral",
         flags=[*ctx.state.country(france).flags, VICHY],
     )
+    territory_known(ctx, france)  # Step 5: "all counters in Vichy territory"
     vichy_hexes = ctx.board.country_hexes(france, dependents=True)
     intern(
         ctx,
@@ -164,6 +180,9 @@ def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: Franc
     )
     paris = ctx.board.capital(france)
     if paris and any(c.nationality == major for c in ctx.board.ground_units(paris)):
+        known(ctx, "neighbors", france)  # Step 6: bordering Occupied France or Vichy
+        for area_id in zone_areas:
+            known(ctx, "area_neighbors", area_id)
         around = neighbors_of_hexes(ctx, zone + vichy_hexes) | set(ctx.pack.country(france).neighbors)
         options = around | {france}
         influence_choice(

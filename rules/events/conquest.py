@@ -78,14 +78,19 @@ def conquer_minor(
         ceded_markers_to_box(ctx, country, conqueror, steps[2])
 
 
-def conquest_candidates(ctx: EventContext, conqueror: str) -> list[str]:
+def conquest_candidates(ctx: EventContext, conqueror: str, include_conquered: bool = False) -> list[str]:
+    """Allied Minor Countries that may be conquered: active ones (16.1.1 "an active Allied Minor Country");
+    with `include_conquered`, Conquered ones too (16.2.1 reading 24: "selects one Allied Minor Country",
+    and "a Country can be conquered any number of times"). An annexed country is part of another."""
     exempt = set(ctx.param("exempt", []))
+    statuses = ("active", "conquered") if include_conquered else ("active",)
     out = []
     for name in sorted(ctx.pack.countries):
         cstate = ctx.state.country(name)
         if (
             ctx.board.is_minor_country(name)  # a listed Allied Dependent is never conquered (16.1.1)
-            and cstate.status == "active"
+            and not cstate.annexed_to
+            and cstate.status in statuses
             and cstate.faction in ALLIED_FACTIONS
             and name not in exempt
         ):

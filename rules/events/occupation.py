@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rules.engine import EventContext, event_impl
-from rules.events.common import breakdown, in_play
+from rules.events.common import breakdown, in_play, territory_known
 from rules.events.internment import intern
 from rules.state import Counter
 from vassal_parser.errors import InputError
@@ -103,6 +103,8 @@ def minor_occupation(ctx: EventContext) -> None:
                 f"{country}: a No Occupation marker is in {', '.join(marker)}; not subject to Occupation"
             )
             continue
+        if not territory_known(ctx, country):
+            continue  # undecided: which hexes are this country's now is not located (named in `missing`)
         causers = occupation_causers(ctx, country, major)
         for exception in exceptions:
             causers = exception.remaining(ctx, country, causers)
