@@ -209,8 +209,8 @@ def plan_combined(data: dict[str, Any], tk_pack: Pack, ds_pack: Pack, answers: d
             entry.status = WAITING
             entry.waiting_for = [f"TK/{c}" for c in tk_blocked]
             entry.steps, entry.choices = [], []
-            entry.why = ["the TK map's Conditional Events are performed first (AE 6.2, combined game) and wait for "
-                         + ", ".join(tk_blocked)]
+            entry.why = ["the TK map's Conditional Events are performed first (AE 6.2, combined game) and "
+                         "wait for " + ", ".join(tk_blocked)]
         ds_plan.resulting_position = None
     phasing = states["TK"].turn.phasing
     return CombinedPlan(phasing=phasing, plans={"TK": tk_plan, "DS": ds_plan}, bridge=bridge)

@@ -15,9 +15,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from rules.board import Board
-from rules.facts import FACT_KINDS
+from rules.facts import FACT_KINDS, subject_name
 from rules.facts import check as check_fact
-from rules.facts import subject_name
 from rules.packs import EventSpec, Pack, adjective, hex_label, pack_source
 from rules.plan import (
     FIRED,

@@ -38,7 +38,7 @@ class Step:
     from_: str | None = None
     subject: str | None = None  # the country (or region) this step is about
     details: dict[str, Any] = field(default_factory=dict)
-    faction: str | None = None  # whose counter it moves (or whose country it changes): its player view shows it
+    faction: str | None = None  # whose counter it moves / country it changes: that player's view shows it
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -75,6 +75,10 @@ class MissingFact:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _subject(missing: MissingFact) -> str:
+    return f"{missing.name or missing.subject}: " if missing.subject else ""
 
 
 @dataclass
@@ -192,8 +196,7 @@ class Plan:
             lines.append(f"{entry.rule} {entry.title} [{entry.source}]: {mark}")
             hidden = set(entry.detail)
             lines.extend(f"    why: {reason}" for reason in entry.why if verbose or reason not in hidden)
-            lines.extend(f"    missing: {entry.rule} {(m.name or m.subject) + ': ' if m.subject else ''}{m.text}"
-                         for m in entry.missing)
+            lines.extend(f"    missing: {entry.rule} {_subject(m)}{m.text}" for m in entry.missing)
             for step in entry.steps:
                 label = f"{step.rule} {step.step}" if step.step else step.rule
                 lines.append(f"    - ({label}) {step.text}")

@@ -12,10 +12,10 @@ from rules.engine import EventContext, event_impl
 from rules.events.common import (
     ceded_markers_to_box,
     cities_known,
-    known,
     colonial_to_delay,
     describe_hexes,
     in_play,
+    known,
     occupies_all,
     partisan_base_hexes,
     remaining_to_pools,

@@ -79,7 +79,8 @@ def case_yellow(ctx: EventContext) -> None:
         france_defeated_tag=ctx.require_param("france_defeated_tag"),
     )
     qualifying: dict[str, str] = {}
-    conquered_too = bool(ctx.param("select_conquered", False))  # reading 24: "selects one Allied Minor Country"
+    # Reading 24: "selects one Allied Minor Country" -- Conquered ones too when the pack says so.
+    conquered_too = bool(ctx.param("select_conquered", False))
     for country in conquest_candidates(ctx, "Axis", include_conquered=conquered_too):
         if country == france and (is_vichy(ctx, country) or "liberated" in ctx.state.country(country).flags):
             ctx.why(f"{france} has already been conquered or liberated: Case Yellow cannot apply to it",

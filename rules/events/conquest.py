@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from rules.engine import EventContext, event_impl
 from rules.events.common import (
     ceded_markers_to_box,
-    colonial_to_delay,
     cities_known,
+    colonial_to_delay,
     describe_hexes,
     in_play,
     known,

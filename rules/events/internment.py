@@ -58,8 +58,8 @@ def intern(
             )
             ctx.eliminate(counter, step, rule=rule)
         elif counter.kind == "port_a_fort":
-            ctx.flip(counter, step, ctx.param("port_a_fort_flip", "Port-a-Fort flipped to its infantry or mech side"),
-                     rule=rule)
+            flipped = ctx.param("port_a_fort_flip", "Port-a-Fort flipped to its infantry or mech side")
+            ctx.flip(counter, step, flipped, rule=rule)
             ctx.move(counter, pending_card(faction), step, why=f"interned in {where}{why}", rule=rule)
         elif counter.steps <= 1:
             ctx.move(counter, pending_card(faction), step, why=f"interned in {where}{why}", rule=rule)
@@ -140,12 +140,13 @@ def internment_due(ctx: EventContext) -> list[InternmentCase]:
                 cases.append(
                     InternmentCase(
                         counter,
-                        f"{ctx.place(hex_id)} is in {area.name}, a {ctx.adjective(area.ceded_to or '')} Dependent "
-                        "created by a Conditional Event",
+                        f"{ctx.place(hex_id)} is in {area.name}, a {ctx.adjective(area.ceded_to or '')} "
+                        "Dependent created by a Conditional Event",
                     )
                 )
             elif counter.kind == "partisan_base" and cstate.faction == "Axis":
-                cases.append(InternmentCase(counter, f"Partisan Base in enemy {country} ({ctx.place(hex_id)})"))
+                cases.append(InternmentCase(counter,
+                                            f"Partisan Base in enemy {country} ({ctx.place(hex_id)})"))
     return cases
 
 

@@ -226,8 +226,8 @@ def _step7_placement(ctx: EventContext, russia: str) -> None:
     answer = ctx.choose(
         "place",
         "Soviet",
-        f"Select up to {STEP7_UNITS} {adjective} one-step infantry units from the Soviet Force Pool and place "
-        f"them anywhere in {russia} (a list of 'unit>hex'; an empty list places none)."
+        f"Select up to {STEP7_UNITS} {adjective} one-step infantry units from the Soviet Force Pool and "
+        f"place them anywhere in {russia} (a list of 'unit>hex'; an empty list places none)."
         + ("" if located else f" The pack does not locate every hex of {russia}: only those it does are "
            "offered."),
         options,
