@@ -420,11 +420,47 @@ def validate_position(state: GameState, pack: Pack) -> None:
     for name in state.countries:
         if name not in pack.countries:
             raise InputError(src, f"unknown country {name!r} (not in pack {pack.name})")
+    validate_country_model(state, pack)
     for faction, card in state.turn.current_cards.items():
         if faction not in FACTIONS:
             raise InputError(src, f"turn.current_cards: unknown faction {faction!r}")
         if card not in pack.cards:
             raise InputError(src, f"turn.current_cards: {faction} card {card!r} is not in pack {pack.name}")
+
+
+def validate_country_model(state: GameState, pack: Pack) -> None:
+    """Refuse positions that contradict the position model (docs/position-format.md "countries"):
+
+    * posture and Policy markers: a Policy marker (pack `[pack] policy_markers`, TK: Ostland Accord) stands in
+      a Posture Box instead of a Posture of War -- 16.5.5 "remove the Ostland Accord marker ... and change
+      Russia's Posture to War" -- so `posture: "War"` beside one is a contradiction. Truce markers (6.1.2)
+      are not Policy markers and do not contradict War.
+    * annexed countries: `annexed_to` names another pack country (no loop); an annexed country is part of
+      that country (16.7 Reich Annex example), so it cannot also be an `active` Minor Country."""
+    src = state.source
+    policy = set(pack.meta.get("policy_markers", ()))
+    for name, country in state.countries.items():
+        standing = sorted(policy & set(country.markers))
+        if standing and country.posture == "War":
+            raise InputError(src, f"country {name!r}: posture War contradicts the {', '.join(standing)} Policy "
+                                  "marker in its Posture Box (a Policy marker stands instead of War; 16.5.5)")
+        target = country.annexed_to
+        if target is None:
+            continue
+        if target not in pack.countries or target == name:
+            raise InputError(src, f"country {name!r}: annexed_to {target!r} must name another country of "
+                                  f"pack {pack.name}")
+        seen = {name}
+        while target is not None:
+            if target in seen:
+                raise InputError(src, f"country {name!r}: annexed_to loops back to {target!r}")
+            seen.add(target)
+            listed = state.countries.get(target)
+            target = listed.annexed_to if listed is not None else None
+        if country.status == "active":
+            raise InputError(src, f"country {name!r} is annexed to {country.annexed_to}: it counts as part of "
+                                  f"{country.annexed_to} (16.7), not as an active Minor Country -- give its "
+                                  "status as conquered or neutral, or leave annexed_to out")
 
 
 def _events_in_order(state: GameState, pack: Pack) -> list[tuple[str, str]]:
@@ -500,7 +536,7 @@ def plan(
             entry.status = WAITING
             entry.waiting_for = [*entry.waiting_for, *(i for i in ids if i not in entry.waiting_for)]
             for choice in unanswered:
-                entry.why.append(f"waiting for {choice.decider}'s answer to {choice.id}")
+                entry.why.append(f"waiting for the {choice.decider} faction's decision: {choice.prompt}")
             blocked_by.extend(c.id for c in unanswered if c.affects_position and c.id not in blocked_by)
             continue
         entry.status = ctx._status or NOT_DUE

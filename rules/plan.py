@@ -60,8 +60,23 @@ class Choice:
     affects_position: bool = True  # when unanswered, later events are reported as waiting
     multiple: bool = False  # the answer is a list of option values (e.g. 16.5.4 redeployments)
 
+    def label_of(self, value: Any) -> str:
+        """An option value as players read it: its label ("Remove all of the Minor Country's units ...")."""
+        for option in self.options:
+            if option.get("value") == value:
+                return str(option.get("label", value))
+        return str(value)
+
+    def answer_words(self) -> str:
+        """The answer by its option label(s) (issue 12.17: "Answered: remove" showed the value)."""
+        if isinstance(self.answer, list):
+            return ", ".join(self.label_of(v) for v in self.answer) or "none"
+        return self.label_of(self.answer)
+
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["answer_label"] = self.answer_words() if self.answered else None
+        return data
 
 
 @dataclass(frozen=True)
@@ -202,7 +217,7 @@ class Plan:
                 lines.append(f"    - ({label}) {step.text}")
             for choice in entry.choices:
                 options = ", ".join(str(o.get("label", o["value"])) for o in choice.options) or "none"
-                state = f"answered: {choice.answer!r}" if choice.answered else "UNANSWERED"
+                state = f"answered: {choice.answer_words()}" if choice.answered else "UNANSWERED"
                 lines.append(
                     f"    ? [{choice.id}] {choice.decider}: {choice.prompt} Options: {options}. ({state})"
                 )

@@ -138,6 +138,8 @@
     if (!faction) return true;
     const owner = event.faction || event.who || plan.phasing;
     if (owner === faction) return true;
+    // The plan names every faction whose counters an event moves or who must choose (docs/plan-format.md).
+    if (Array.isArray(event.factions) && event.factions.includes(faction)) return true;
     return choicesOf(event).some((choice) => deciderOf(choice) === faction);
   }
 
@@ -165,6 +167,17 @@
     if (value === null || value === undefined) return "none";
     if (Array.isArray(value)) return value.length ? value.map(answerWords).join(", ") : "none";
     return typeof value === "string" ? value : JSON.stringify(value);
+  }
+
+  // An answer by its options' labels, as the plan names them (never the bare value, e.g. "remove").
+  function answerLabels(choice, value) {
+    const options = Array.isArray(choice.options) ? choice.options : [];
+    const labelOf = (v) => {
+      const found = options.find((option) => answerText(optionValue(option)) === answerText(v));
+      return found === undefined ? answerWords(v) : String(optionLabel(found));
+    };
+    if (Array.isArray(value)) return value.length ? value.map(labelOf).join(", ") : "none";
+    return value === null || value === undefined ? "none" : labelOf(value);
   }
 
   // --- rendering ---------------------------------------------------------------------------------
@@ -276,7 +289,7 @@
     const answered = fromOverlay || Boolean(choice.answered);
     const current = fromOverlay ? state.answers[choice.id] : choice.answer;
     const status = answered
-      ? `Answered: ${answerWords(current)}`
+      ? `Answered: ${answerLabels(choice, current)}`
       : view === "player" && who && who === faction
         ? "Your decision: pick below"
         : `Awaiting ${who ? who + "'s" : "a"} decision`;

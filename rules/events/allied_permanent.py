@@ -75,7 +75,7 @@ def crisis_reinforcements(ctx: EventContext) -> None:
     for unit in sorted(units, key=lambda c: c.id):
         ctx.move(unit, DELAY, "Step 1", why=f"{ctx.spec.title} units")
     if not units:
-        ctx.note(f"no {tag} counter is in the {faction} Conditional Events Box", "Step 1")
+        ctx.note(f"no {ctx.spec.title} counter is in the {faction} Conditional Events Box", "Step 1")
     country = ctx.param("influence_if_war")  # optional: 16.3.4 / 16.5.3 Step 2 only
     if country:
         posture = ctx.state.country(country).posture

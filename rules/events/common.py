@@ -253,7 +253,7 @@ def influence_choice(ctx: EventContext, key: str, step: str, candidates: Iterabl
         affects_position=False,
     )
     if answer is None:
-        ctx.note("Influence (15.19): waiting for the Axis choice " + f"{ctx.rule}:{key}", step)
+        ctx.note("Influence (15.19): waiting for the Axis faction's choice below", step)
     elif answer != "none":
         ctx.roll("Influence", step, f"apply Influence (15.19) to {answer}", subject=str(answer))
 

@@ -233,7 +233,9 @@ def place_area_marker(ctx: EventContext, area_id: str, step: str) -> None:
         return
     for marker in markers:
         if marker.location != CEDED_LANDS:
-            ctx.move(marker, CEDED_LANDS, step, why=f"{area.name} becomes part of {area.ceded_to}")
+            ceded_to = area.ceded_to or area.country
+            becomes = (f"a {ctx.adjective(ceded_to)} Dependent" if area.dependent else f"part of {ceded_to}")
+            ctx.move(marker, CEDED_LANDS, step, why=f"{area.name} becomes {becomes}")
 
 
 __all__ = ["FranceCaseFacts", "conquer_minor", "conquest_candidates", "france_case_facts", "is_vichy"]

@@ -106,7 +106,8 @@ def ostland_accord(ctx: EventContext) -> None:
         ]
         if markers:
             for marker in markers:
-                ctx.move(marker, CEDED_LANDS, "Step 3", why=f"{area.name} becomes a Dependent of {major}")
+                ctx.move(marker, CEDED_LANDS, "Step 3",
+                         why=f"{area.name} becomes a {ctx.adjective(major)} Dependent")
         else:
             ctx.note(f"place the {ctx.adjective(major)} {area.name} Region marker in the Ceded Lands Box",
                      "Step 3")
