@@ -312,9 +312,9 @@ def operation_avalanche(ctx: EventContext) -> None:
             if any(u.nationality == us and u.supplied for u in ctx.board.ground_units(h))
         ]
         if held:  # "a City": one located City held decides it, whatever else the pack lacks
-            eligible[country] = f"supplied {us} ground unit in {describe_hexes(ctx, held)}"
+            eligible[country] = f"supplied {ctx.adjective(us)} ground unit in {describe_hexes(ctx, held)}"
         elif cities_known(ctx, country) is not None:
-            ctx.why(f"{country}: no supplied {us} ground unit in any of its Cities", detail=True)
+            ctx.why(f"{country}: no supplied {ctx.adjective(us)} ground unit in any of its Cities", detail=True)
     if not eligible:
         among = " among those the pack locates" if ctx.entry.missing else ""
         ctx.not_due(f"no Axis or Soviet Minor Country{among} has a City occupied by a supplied {us} "

@@ -37,7 +37,7 @@ def _axis_unit_in(ctx: EventContext, countries: list[str], dependents_of: list[s
             or not counter.is_unit  # "an Axis unit": Detachment/Logistics markers are not units
         ):
             continue
-        if not hex_territory_known(ctx, hex_id):
+        if not hex_territory_known(ctx, hex_id, lambda c: c in countries or c in dependents_of):
             continue  # undecided for this unit: which country its hex is part of is not located
         here = ctx.board.political_country(hex_id)
         home = ctx.board.home_of(here)
@@ -149,7 +149,7 @@ def france_rises(ctx: EventContext) -> None:
     vichy = ctx.state.country(france)
     if free and VICHY in vichy.flags and vichy.status == "neutral":
         ctx.fire(
-            f"{area_name} is a Dependent of {major}; {describe_hexes(ctx, free)} holds no {major} unit, "
+            f"{area_name} is a {ctx.adjective(major)} Dependent; {describe_hexes(ctx, free)} holds no {ctx.adjective(major)} unit, "
             "Detachment or Logistics marker"
         )
         answer = ctx.choose(
@@ -160,11 +160,11 @@ def france_rises(ctx: EventContext) -> None:
                 france, None, "Vichy activated as a Western Minor Country", faction="Western", status="active"
             )
     elif free:
-        ctx.not_due(f"a City of {area_name} is free of {major} units, but Vichy is not a Neutral Vichy")
+        ctx.not_due(f"a City of {area_name} is free of {ctx.adjective(major)} units, but Vichy is not a Neutral Vichy")
     elif not ctx.board.ceded_area_active(ctx.pack.areas[area]):
-        ctx.not_due(f"{area_name} is not a Dependent of {major}")
+        ctx.not_due(f"{area_name} is not a {ctx.adjective(major)} Dependent")
     elif known(ctx, "area_hexes", area):  # "every City holds a unit" needs all of its Cities located
-        ctx.not_due(f"every City in {area_name} holds a {major} unit, Detachment or Logistics marker")
+        ctx.not_due(f"every City in {area_name} holds a {ctx.adjective(major)} unit, Detachment or Logistics marker")
     vichy = ctx.state.country(france)
     if VICHY in vichy.flags and vichy.status == "active":
         markers = [
@@ -196,8 +196,8 @@ def russia_rises(ctx: EventContext) -> None:
     rstate = ctx.state.country(russia)
     if free and marker_name in rstate.markers:
         ctx.fire(
-            f"{describe_hexes(ctx, free)}, a City in an Ostland Region (a Dependent of {major}), has no "
-            f"{major} unit, Detachment or Logistics marker"
+            f"{describe_hexes(ctx, free)}, a City in an Ostland Region (a {ctx.adjective(major)} Dependent), has no "
+            f"{ctx.adjective(major)} unit, Detachment or Logistics marker"
         )
         answer = ctx.choose(
             "end_accord",
@@ -221,9 +221,9 @@ def russia_rises(ctx: EventContext) -> None:
         active = [a for a in regions if ctx.board.ceded_area_active(ctx.pack.areas[a])]
         located = all([known(ctx, "area_hexes", a) for a in active])  # every City of each must be located
         if not active:
-            ctx.not_due(f"no Ostland Region is a Dependent of {major}")
+            ctx.not_due(f"no Ostland Region is a {ctx.adjective(major)} Dependent")
         elif located:
-            ctx.not_due(f"every City in the Ostland Regions that are Dependents of {major} holds a {major} "
+            ctx.not_due(f"every City in the Ostland Regions that are {ctx.adjective(major)} Dependents holds a {major} "
                         "unit, Detachment or Logistics marker")
     if ctx.state.country(russia).posture == "War":
         markers = [

@@ -41,16 +41,16 @@ def _qualifies(ctx: EventContext, country: str, major: str) -> tuple[bool | None
     cities = ctx.board.cities(country)
     held = [h for h in cities if _german_supplied(ctx, h, major)]
     if capital is not None and _german_supplied(ctx, capital, major):
-        return True, f"supplied {major} ground units occupy its Capital {describe_hexes(ctx, [capital])}"
+        return True, f"supplied {ctx.adjective(major)} ground units occupy its Capital {describe_hexes(ctx, [capital])}"
     if len(held) >= 3:
         return (
             True,
-            f"supplied {major} ground units occupy three or more Cities ({describe_hexes(ctx, held)})",
+            f"supplied {ctx.adjective(major)} ground units occupy three or more Cities ({describe_hexes(ctx, held)})",
         )
     located = [known(ctx, "capital", country), cities_known(ctx, country) is not None]
     if not all(located):
         return None, ""
-    return False, f"supplied {major} ground units hold {len(held)} City hex(es) and not the Capital"
+    return False, f"supplied {ctx.adjective(major)} ground units hold {len(held)} City hex(es) and not the Capital"
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ def case_yellow(ctx: EventContext) -> None:
             ctx, "influence", "Step 5", neighbors - {country}, f"sharing a border with {country}"
         )
     else:
-        ctx.note(f"no {major} ground unit in the Capital: no Influence", "Step 5")
+        ctx.note(f"no {ctx.adjective(major)} ground unit in the Capital: no Influence", "Step 5")
 
 
 def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: FranceFacts) -> None:
@@ -194,7 +194,7 @@ def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: Franc
             "sharing a border with Occupied France or Vichy (Vichy itself may be selected)",
         )
     else:
-        ctx.note(f"no {major} ground unit in Paris: no Influence", "Step 6")
+        ctx.note(f"no {ctx.adjective(major)} ground unit in Paris: no Influence", "Step 6")
     if ctx.state.turn.combined_game:
         markers = ctx.state.tagged(facts.france_defeated_tag)
         for marker in markers:

@@ -8,7 +8,7 @@ the kinds and the ``colonial_step`` switch are read with ``ctx.require_param`` (
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rules.board import PRESENCE_KINDS
 from rules.engine import EventContext
@@ -177,15 +177,22 @@ def territory_known(ctx: EventContext, country: str) -> bool:
     return found
 
 
-def hex_territory_known(ctx: EventContext, hex_id: str) -> bool:
+def hex_territory_known(
+    ctx: EventContext, hex_id: str, matters: Callable[[str], bool] | None = None
+) -> bool:
     """Is the country this hex counts as part of known (16.7, 16.3.3)? A hex the pack puts in an area is;
-    a hex of a country with a ceded area whose hexes the pack locates only in part is not."""
+    a hex of a country with a ceded area whose hexes the pack locates only in part is not -- unless neither
+    country it could be part of `matters` to the event (16.3.3 asks only about Britain, France, ...)."""
     info = ctx.pack.hex(hex_id)
     if info.area is not None:
         return True
     found = True
     for area in active_areas(ctx):
-        if area.country == info.country:
+        if area.country != info.country:
+            continue
+        receiver = area.name if area.dependent else (area.ceded_to or area.country)
+        could_be = {ctx.board.annexer(info.country), ctx.board.annexer(receiver)}
+        if matters is None or any(matters(c) or matters(ctx.board.home_of(c)) for c in could_be):
             found = known(ctx, "area_hexes", area.id) and found
     return found
 

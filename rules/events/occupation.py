@@ -110,7 +110,7 @@ def minor_occupation(ctx: EventContext) -> None:
             causers = exception.remaining(ctx, country, causers)
         if not causers:
             ctx.not_due(
-                f"{country}: no {major} multi-step ground unit and no other Axis Country's ground unit "
+                f"{country}: no {ctx.adjective(major)} multi-step ground unit and no other Axis Country's ground unit "
                 "in it or its Dependents cause Occupation"
             )
             continue

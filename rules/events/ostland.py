@@ -125,7 +125,7 @@ def ostland_accord(ctx: EventContext) -> None:
         if c.location in ctx.pack.hexes
         and c.location not in created_hexes
         and board.faction_of(c) == "Axis"
-        and hex_territory_known(ctx, c.location)
+        and hex_territory_known(ctx, c.location, lambda name: name == russia)
         and board.in_country(c.location, russia)
     ]
     intern(ctx, axis_in_russia, "Step 4", f"Axis counter in {russia}", rule=ctx.rule)
