@@ -442,8 +442,9 @@ def validate_country_model(state: GameState, pack: Pack) -> None:
     for name, country in state.countries.items():
         standing = sorted(policy & set(country.markers))
         if standing and country.posture == "War":
-            raise InputError(src, f"country {name!r}: posture War contradicts the {', '.join(standing)} Policy "
-                                  "marker in its Posture Box (a Policy marker stands instead of War; 16.5.5)")
+            raise InputError(src, f"country {name!r}: posture War contradicts the {', '.join(standing)} "
+                                  "Policy marker in its Posture Box (a Policy marker stands instead of War; "
+                                  "16.5.5)")
         target = country.annexed_to
         if target is None:
             continue
@@ -458,8 +459,8 @@ def validate_country_model(state: GameState, pack: Pack) -> None:
             listed = state.countries.get(target)
             target = listed.annexed_to if listed is not None else None
         if country.status == "active":
-            raise InputError(src, f"country {name!r} is annexed to {country.annexed_to}: it counts as part of "
-                                  f"{country.annexed_to} (16.7), not as an active Minor Country -- give its "
+            raise InputError(src, f"country {name!r} is annexed to {country.annexed_to}: it counts as part "
+                                  f"of {country.annexed_to} (16.7), not as an active Minor Country -- give its "
                                   "status as conquered or neutral, or leave annexed_to out")
 
 

@@ -295,6 +295,7 @@ def operation_avalanche(ctx: EventContext) -> None:
     """16.4.2 Operation Avalanche: once per game, a selected Axis or Soviet Minor Country with a supplied
     US ground unit in a City; its Steps are cited where each acts."""
     us = ctx.require_param("us")
+    us_adj = ctx.adjective(us)
     require_facts(ctx, "step1_remove", "colonial_step")  # Steps 1 and 3, read up front
     no_occupation_tag = ctx.require_param("no_occupation_tag")  # the No Occupation marker (14.24)
     eligible: dict[str, str] = {}
@@ -312,9 +313,9 @@ def operation_avalanche(ctx: EventContext) -> None:
             if any(u.nationality == us and u.supplied for u in ctx.board.ground_units(h))
         ]
         if held:  # "a City": one located City held decides it, whatever else the pack lacks
-            eligible[country] = f"supplied {ctx.adjective(us)} ground unit in {describe_hexes(ctx, held)}"
+            eligible[country] = f"supplied {us_adj} ground unit in {describe_hexes(ctx, held)}"
         elif cities_known(ctx, country) is not None:
-            ctx.why(f"{country}: no supplied {ctx.adjective(us)} ground unit in any of its Cities", detail=True)
+            ctx.why(f"{country}: no supplied {us_adj} ground unit in any of its Cities", detail=True)
     if not eligible:
         among = " among those the pack locates" if ctx.entry.missing else ""
         ctx.not_due(f"no Axis or Soviet Minor Country{among} has a City occupied by a supplied {us} "

@@ -141,6 +141,7 @@ def france_rises(ctx: EventContext) -> None:
     """16.3.6: two conditions, each checked separately, in order."""
     card = ctx.require_param("ignore_if_axis_card")
     france, major = ctx.require_param("france"), ctx.require_param("major")
+    adj = ctx.adjective(major)
     area = ctx.require_param("area")  # the Occupied France Ceded Land area
     if ignored_on_axis_card(ctx, card):
         return
@@ -149,7 +150,7 @@ def france_rises(ctx: EventContext) -> None:
     vichy = ctx.state.country(france)
     if free and VICHY in vichy.flags and vichy.status == "neutral":
         ctx.fire(
-            f"{area_name} is a {ctx.adjective(major)} Dependent; {describe_hexes(ctx, free)} holds no {ctx.adjective(major)} unit, "
+            f"{area_name} is a {adj} Dependent; {describe_hexes(ctx, free)} holds no {adj} unit, "
             "Detachment or Logistics marker"
         )
         answer = ctx.choose(
@@ -160,11 +161,11 @@ def france_rises(ctx: EventContext) -> None:
                 france, None, "Vichy activated as a Western Minor Country", faction="Western", status="active"
             )
     elif free:
-        ctx.not_due(f"a City of {area_name} is free of {ctx.adjective(major)} units, but Vichy is not a Neutral Vichy")
+        ctx.not_due(f"a City of {area_name} is free of {adj} units, but Vichy is not a Neutral Vichy")
     elif not ctx.board.ceded_area_active(ctx.pack.areas[area]):
-        ctx.not_due(f"{area_name} is not a {ctx.adjective(major)} Dependent")
+        ctx.not_due(f"{area_name} is not a {adj} Dependent")
     elif known(ctx, "area_hexes", area):  # "every City holds a unit" needs all of its Cities located
-        ctx.not_due(f"every City in {area_name} holds a {ctx.adjective(major)} unit, Detachment or Logistics marker")
+        ctx.not_due(f"every City in {area_name} holds a {adj} unit, Detachment or Logistics marker")
     vichy = ctx.state.country(france)
     if VICHY in vichy.flags and vichy.status == "active":
         markers = [
@@ -187,6 +188,7 @@ def russia_rises(ctx: EventContext) -> None:
     """16.5.5: two conditions, each checked separately, in order."""
     card = ctx.require_param("ignore_if_axis_card")
     russia, major = ctx.require_param("russia"), ctx.require_param("major")
+    adj = ctx.adjective(major)
     marker_name = ctx.require_param("policy_marker")  # the Ostland Accord Policy marker (16.2.2 Step 1)
     ostland_tag = ctx.require_param("ostland_tag")  # that marker's counter
     if ignored_on_axis_card(ctx, card):
@@ -196,8 +198,8 @@ def russia_rises(ctx: EventContext) -> None:
     rstate = ctx.state.country(russia)
     if free and marker_name in rstate.markers:
         ctx.fire(
-            f"{describe_hexes(ctx, free)}, a City in an Ostland Region (a {ctx.adjective(major)} Dependent), has no "
-            f"{ctx.adjective(major)} unit, Detachment or Logistics marker"
+            f"{describe_hexes(ctx, free)}, a City in an Ostland Region (a {adj} Dependent), has no "
+            f"{adj} unit, Detachment or Logistics marker"
         )
         answer = ctx.choose(
             "end_accord",
@@ -221,9 +223,9 @@ def russia_rises(ctx: EventContext) -> None:
         active = [a for a in regions if ctx.board.ceded_area_active(ctx.pack.areas[a])]
         located = all([known(ctx, "area_hexes", a) for a in active])  # every City of each must be located
         if not active:
-            ctx.not_due(f"no Ostland Region is a {ctx.adjective(major)} Dependent")
+            ctx.not_due(f"no Ostland Region is a {adj} Dependent")
         elif located:
-            ctx.not_due(f"every City in the Ostland Regions that are {ctx.adjective(major)} Dependents holds a {major} "
+            ctx.not_due(f"every City in the Ostland Regions that are {adj} Dependents holds a {major} "
                         "unit, Detachment or Logistics marker")
     if ctx.state.country(russia).posture == "War":
         markers = [

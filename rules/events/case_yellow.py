@@ -39,18 +39,19 @@ def _qualifies(ctx: EventContext, country: str, major: str) -> tuple[bool | None
     whatever the pack lacks; "it does not hold them" needs the Capital and every City located."""
     capital = ctx.board.capital(country)
     cities = ctx.board.cities(country)
+    adj = ctx.adjective(major)
     held = [h for h in cities if _german_supplied(ctx, h, major)]
     if capital is not None and _german_supplied(ctx, capital, major):
-        return True, f"supplied {ctx.adjective(major)} ground units occupy its Capital {describe_hexes(ctx, [capital])}"
+        return True, f"supplied {adj} ground units occupy its Capital {describe_hexes(ctx, [capital])}"
     if len(held) >= 3:
         return (
             True,
-            f"supplied {ctx.adjective(major)} ground units occupy three or more Cities ({describe_hexes(ctx, held)})",
+            f"supplied {adj} ground units occupy three or more Cities ({describe_hexes(ctx, held)})",
         )
     located = [known(ctx, "capital", country), cities_known(ctx, country) is not None]
     if not all(located):
         return None, ""
-    return False, f"supplied {ctx.adjective(major)} ground units hold {len(held)} City hex(es) and not the Capital"
+    return False, f"supplied {adj} ground units hold {len(held)} City hex(es) and not the Capital"
 
 
 @dataclass(frozen=True)

@@ -86,7 +86,8 @@ def minor_occupation(ctx: EventContext) -> None:
     """16.1.2: an Axis Minor Country (with its Dependents) holding a multi-step unit of the major or any
     other Axis Country's ground unit is under Occupation; a Dependent is checked with its Country."""
     major = ctx.require_param("major")
-    ctx.require_param("no_occupation_tag")  # the No Occupation marker (14.24), read up front
+    ctx.require_param("no_occupation_tag")
+    adj = ctx.adjective(major)  # the No Occupation marker (14.24), read up front
     exceptions = _exceptions_in_effect(ctx)
     checked = False
     for country in sorted(ctx.pack.countries):
@@ -110,7 +111,7 @@ def minor_occupation(ctx: EventContext) -> None:
             causers = exception.remaining(ctx, country, causers)
         if not causers:
             ctx.not_due(
-                f"{country}: no {ctx.adjective(major)} multi-step ground unit and no other Axis Country's ground unit "
+                f"{country}: no {adj} multi-step ground unit and no other Axis Country's ground unit "
                 "in it or its Dependents cause Occupation"
             )
             continue

@@ -169,7 +169,8 @@ def test_16_2_1_france_step_3_says_occupied_france_becomes_a_german_dependent():
 
 def test_16_7_internment_of_a_multi_step_unit_does_not_claim_it_goes_to_the_pending_card():
     """16.7 Internment Restrictions: the broken-down unit itself is eliminated (Delay Box with a Delay
-    Stripe); only its one-step units go to the Pending Card. Before, the intern step said `to: pending:Axis`."""
+    Stripe); only its one-step units go to the Pending Card. Before, the intern step said
+    `to: pending:Axis`."""
     position = (
         Position("Axis")
         .country("Switzerland", "Neutral", "neutral")
