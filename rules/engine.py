@@ -460,8 +460,8 @@ def validate_country_model(state: GameState, pack: Pack) -> None:
             target = listed.annexed_to if listed is not None else None
         if country.status == "active":
             raise InputError(src, f"country {name!r} is annexed to {country.annexed_to}: it counts as part "
-                                  f"of {country.annexed_to} (16.7), not as an active Minor Country -- give its "
-                                  "status as conquered or neutral, or leave annexed_to out")
+                                  f"of {country.annexed_to} (16.7), not as an active Minor Country -- "
+                                  "give its status as conquered or neutral, or leave annexed_to out")
 
 
 def _events_in_order(state: GameState, pack: Pack) -> list[tuple[str, str]]:
