@@ -142,6 +142,8 @@ def border_defense(ctx: EventContext) -> None:
         name = ctx.pack.areas[req.area].name
         if req.deficit == 0:
             ctx.why(f"{name}: sufficient Border Defense ({_describe(ctx, req)})")
+    if not short and not reqs and ctx.entry.missing:
+        return  # undecided: no Region could be checked (its facts are named in `missing`)
     if not short:
         among = " the pack locates" if ctx.entry.missing else ""
         ctx.not_due(f"{russia}'s Posture is {posture}; every Region{among} checked has sufficient Border "
