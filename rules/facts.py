@@ -43,7 +43,9 @@ class FactKind:
     def label_singular(self) -> str:
         words = self.label.split(" ")
         last = words[-1]
-        if last.endswith("es") and last[:-2].endswith(("x", "s", "sh", "ch")):
+        if last.endswith("ies"):
+            last = last[:-3] + "y"
+        elif last.endswith("es") and last[:-2].endswith(("x", "s", "sh", "ch")):
             last = last[:-2]
         elif last.endswith("s"):
             last = last[:-1]
@@ -239,6 +241,9 @@ def check(pack: Pack, fact: str, subject: str) -> tuple[Any, str | None]:
             return value, None  # listed under [complete]: the pack says there is none (a landlocked country)
         return value, kind.missing_text(shown)
     if not is_complete(pack, fact, subject):
+        if isinstance(value, str):  # one hex (a Capital): located, but the pack does not vouch for it
+            return value, (f"the pack does not confirm the {kind.label} of {shown} "
+                           f"(it does not list {subject!r} under [complete] {fact})")
         return value, (f"the pack locates only some {kind.label} of {shown} "
                        f"(it does not list {subject!r} under [complete] {fact})")
     return value, None

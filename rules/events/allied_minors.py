@@ -94,6 +94,8 @@ def reactivation(ctx: EventContext) -> None:
             faction,
             f"Reactivate {country}? Choose where its 0-1-2 Res infantry unit goes, or decline.",
             ["decline", *places],
+            labels={"decline": "do not reactivate it",
+                    **{p: f"its 0-1-2 Res infantry unit to {ctx.place(p)}" for p in places}},
             defer=True,
         )
         if answer is None:

@@ -154,7 +154,8 @@ def france_rises(ctx: EventContext) -> None:
             "Detachment or Logistics marker"
         )
         answer = ctx.choose(
-            "activate_vichy", "Western", "Activate Neutral Vichy as a Western Minor Country?", ["yes", "no"]
+            "activate_vichy", "Western", "Activate Neutral Vichy as a Western Minor Country?", ["yes", "no"],
+            labels={"yes": "activate Vichy as a Western Minor Country", "no": "leave Vichy Neutral"}
         )
         if answer == "yes":
             ctx.set_country(
@@ -206,6 +207,8 @@ def russia_rises(ctx: EventContext) -> None:
             "Soviet",
             f"Remove the {marker_name} marker from {russia}'s Posture Box and change its Posture to War?",
             ["yes", "no"],
+            labels={"yes": f"remove the {marker_name} marker; {russia}'s Posture becomes War",
+                    "no": f"keep the {marker_name}"},
         )
         if answer == "yes":
             for counter in ctx.state.tagged(ostland_tag, posture_box(russia)):
@@ -260,6 +263,8 @@ def lend_lease(ctx: EventContext) -> None:
                 "Western",
                 "Leave the Lend-Lease marker, place it in the Delay Box, or remove it from the game?",
                 ["leave", "delay", "remove"],
+                labels={"leave": "leave it where it is", "delay": "place it in the Delay Box",
+                        "remove": "remove it from the game"},
             )
             if answer == "delay":
                 ctx.move(marker, DELAY, "Step 1")

@@ -107,12 +107,13 @@ def case_yellow(ctx: EventContext) -> None:
     conquer_minor(ctx, country, "Axis")
     capital = ctx.board.capital(country)
     if capital and any(c.nationality == major for c in ctx.board.ground_units(capital)):
-        known(ctx, "neighbors", country)  # Step 5 offers every country sharing a border with it
+        located = known(ctx, "neighbors", country)  # Step 5 offers every country sharing a border with it
         neighbors = set(ctx.pack.country(country).neighbors) | neighbors_of_hexes(
             ctx, ctx.board.country_hexes(country)
         )
         influence_choice(
-            ctx, "influence", "Step 5", neighbors - {country}, f"sharing a border with {country}"
+            ctx, "influence", "Step 5", neighbors - {country}, f"sharing a border with {country}",
+            located=located,
         )
     else:
         ctx.note(f"no {ctx.adjective(major)} ground unit in the Capital: no Influence", "Step 5")
@@ -182,9 +183,9 @@ def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: Franc
     )
     paris = ctx.board.capital(france)
     if paris and any(c.nationality == major for c in ctx.board.ground_units(paris)):
-        known(ctx, "neighbors", france)  # Step 6: bordering Occupied France or Vichy
+        located = known(ctx, "neighbors", france)  # Step 6: bordering Occupied France or Vichy
         for area_id in zone_areas:
-            known(ctx, "area_neighbors", area_id)
+            located = known(ctx, "area_neighbors", area_id) and located
         around = neighbors_of_hexes(ctx, zone + vichy_hexes) | set(ctx.pack.country(france).neighbors)
         options = around | {france}
         influence_choice(
@@ -193,6 +194,7 @@ def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: Franc
             "Step 6",
             options,
             "sharing a border with Occupied France or Vichy (Vichy itself may be selected)",
+            located=located,
         )
     else:
         ctx.note(f"no {ctx.adjective(major)} ground unit in Paris: no Influence", "Step 6")

@@ -237,8 +237,11 @@ def unguarded_cities(ctx: EventContext, area_ids: Iterable[str], major: str) -> 
     return out
 
 
-def influence_choice(ctx: EventContext, key: str, step: str, candidates: Iterable[str], why: str) -> None:
-    """Axis may apply Influence (15.19) to a Neutral or Friendly Minor Country among `candidates`."""
+def influence_choice(
+    ctx: EventContext, key: str, step: str, candidates: Iterable[str], why: str, located: bool = True
+) -> None:
+    """Axis may apply Influence (15.19) to a Neutral or Friendly Minor Country among `candidates`;
+    `located` False: the pack does not locate every bordering country (the event names it as missing)."""
     options = sorted(
         {
             c
@@ -248,15 +251,22 @@ def influence_choice(ctx: EventContext, key: str, step: str, candidates: Iterabl
             and ctx.state.country(c).status != "conquered"
         }
     )
+    if not options and not located:
+        ctx.note(f"Influence (15.19): the pack does not locate the countries {why}; check the map".strip(),
+                 step)
+        return
     if not options:
         none_left = "Influence (15.19) not possible: no Neutral or Friendly Minor Country"
         ctx.note(f"{none_left} {why}".strip(), step)
         return
+    if not located:
+        why = f"{why} (the pack does not locate every such country)".strip()
     answer = ctx.choose(
         key,
         "Axis",
         f"Apply Influence (15.19) to one Neutral or Friendly Minor Country {why}".strip() + "?",
         ["none", *options],
+        labels={"none": "no Influence"},
         affects_position=False,
     )
     if answer is None:

@@ -172,6 +172,7 @@ def _france_case(ctx: EventContext, france: str, conqueror: str, facts: FranceCa
             f"Place {count} French 0-1-2 colonial infantry unit(s), one per City/Port hex in a "
             "French Dependent with no enemy unit, Detachment or Logistics marker.",
             legal,
+            labels={h: ctx.place(h) for h in legal},
             multiple=True,
         )
         if len(answer) != count:

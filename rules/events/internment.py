@@ -173,6 +173,7 @@ def internment_check(ctx: EventContext) -> None:
                 f"Axis counters in Policy Affected {country} ({', '.join(units)}): intern them, "
                 "or end the Policy instead? (ending it in Pre-War starts Limited War, 12.2)",
                 ["intern", "end_policy"],
+                labels={"intern": "intern them (16.7)", "end_policy": f"end the Policy affecting {country}"},
             )
             if answer == "end_policy":
                 ended.add(country)

@@ -52,16 +52,18 @@ def ostland_accord(ctx: EventContext) -> None:
         markers=[*ctx.state.country(russia).markers, marker_name],
         posture=None,
     )
-    # Step 2: re-creation needs each country's hexes and every Russian Ceded Land area located
-    for country in sorted(recreatable):
-        known(ctx, "country_hexes", country)
+    # Step 2: only a country whose Ceded Land area returns can be re-created; telling whether it is needs
+    # that country's hexes and the returning area's hexes located in full
     returning = [
         c for c in in_play(ctx.state.counters.values())
         if c.kind == "ceded_land" and c.location == CEDED_LANDS and c.area
         and ctx.pack.areas[c.area].ceded_to == russia
     ]
     for counter in returning:
-        known(ctx, "area_hexes", counter.area)
+        area = ctx.pack.areas[counter.area or ""]
+        if area.country in recreatable:
+            known(ctx, "country_hexes", area.country)
+            known(ctx, "area_hexes", area.id)
     gone_before = {a.country: not board.country_hexes(a.country) for a in ctx.pack.areas.values()}
     if not returning:
         ctx.note(f"no {ctx.adjective(russia)} Ceded Land marker is in the Ceded Lands Box: nothing returns",
@@ -115,8 +117,6 @@ def ostland_accord(ctx: EventContext) -> None:
     if not created:
         ctx.note(f"no supplied {ctx.adjective(major)} ground unit in a Soviet Strategic Hex listed: no "
                  "Region becomes a Dependent", "Step 3")
-    for area_id in created:
-        known(ctx, "area_hexes", area_id)  # Steps 4 and 8 tell the new Dependents' hexes from Russia's
     created_hexes = {h for a in created for h in ctx.board.area_hexes(a)}
     # Step 4 (text says "created in Step 2": errata, the Dependents are created in Step 3)
     axis_in_russia = [
@@ -149,11 +149,15 @@ def ostland_accord(ctx: EventContext) -> None:
     # Step 7
     _step7_placement(ctx, russia)
     # Step 8 (same errata as Step 4)
+    created_names = {ctx.pack.areas[a].name for a in created}
     allied = [
         c
         for c in ctx.state.counters.values()
-        if c.location in created_hexes and board.faction_of(c) in ("Western", "Soviet")
+        if c.location in ctx.pack.hexes and board.faction_of(c) in ("Western", "Soviet")
+        and (c.location in created_hexes
+             or not hex_territory_known(ctx, c.location, lambda name: name in created_names))
     ]
+    allied = [c for c in allied if c.location in created_hexes]
     intern(ctx, allied, "Step 8", f"Allied counter in a new {ctx.adjective(major)} Dependent", rule=ctx.rule)
     if not allied:
         ctx.note(f"no Allied unit or marker in a new {ctx.adjective(major)} Dependent: nothing to intern",
@@ -176,8 +180,9 @@ def ostland_accord(ctx: EventContext) -> None:
     # Step 10
     if created:
         around = neighbors_of_hexes(ctx, created_hexes)
+        located = True
         for area_id in created:
-            known(ctx, "area_neighbors", area_id)
+            located = known(ctx, "area_neighbors", area_id) and located
             around |= set(ctx.pack.areas[area_id].neighbors)
         influence_choice(
             ctx,
@@ -185,6 +190,7 @@ def ostland_accord(ctx: EventContext) -> None:
             "Step 10",
             around - {russia},
             f"sharing a border with a new {ctx.adjective(major)} Dependent",
+            located=located,
         )
     else:
         ctx.note(f"no {ctx.adjective(major)} Dependent was created in Step 3: no Influence", "Step 10")

@@ -25,7 +25,8 @@ def pos(phasing: str, countries: dict, counters: list, cards: dict | None = None
 
 
 def unit(cid: str, nationality: str, location: str, steps: int = 2, **more) -> dict:
-    return {"id": cid, "nationality": nationality, "kind": "ground", "steps": steps, "location": location, **more}
+    return {"id": cid, "nationality": nationality, "kind": "ground", "steps": steps, "location": location,
+            **more}
 
 
 def ceded(cid: str, area: str, faction: str = "Axis", nationality: str = "Germany") -> dict:
@@ -111,7 +112,7 @@ def test_tk_event_missing_fact_is_undecided_naming_it(rule):
 
 @pytest.mark.parametrize("rule", ["16.1.1", "16.3.2", "16.5.4"])
 def test_adjutant_plan_exits_3_for_an_undecided_tk_event(rule, tmp_path, capsys):
-    data, (fact, subject) = CASES[rule]
+    data, _ = CASES[rule]
     path = tmp_path / "p.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     assert main(["plan", str(path)]) == 3
@@ -136,9 +137,12 @@ def test_16_3_3_and_16_3_4_ask_only_about_the_countries_they_name(rule, countrie
 
 def test_16_2_2_fires_and_names_the_facts_it_could_not_read():
     """16.2.2 always fires on its card; Step 2 ("If the Baltic States, Finland, Poland, or Rumania is
-    re-created") needs those countries' hexes, which the shipped pack does not locate."""
+    re-created") needs the hexes of a country whose Russian Ceded Land marker returns, which the shipped
+    pack does not locate."""
     data = pos("Axis", {"Russia": {"faction": "Soviet", "status": "active", "posture": "War"}},
-               [{"id": "accord", "kind": "marker", "tags": ["ostland_accord"], "location": "conditional_events:Axis"}],
+               [{"id": "accord", "kind": "marker", "tags": ["ostland_accord"],
+                 "location": "conditional_events:Axis"},
+                ceded("mk-bs", "baltic_states", "Soviet", "Russia")],
                {"Axis": "27b"}, date="1940-07")
     result = plan(GameState.from_json(data), TK, {"16.2.2:influence": "none"})
     entry = next(e for e in result.events if e.rule == "16.2.2")
@@ -147,3 +151,4 @@ def test_16_2_2_fires_and_names_the_facts_it_could_not_read():
     assert ("country_hexes", "Baltic States") in named
     assert not any(m.fact == "region_strategic_hex" for m in entry.missing)  # the text lists them all
     assert any(m.text == "the pack locates no hex of Baltic States" for m in entry.missing)
+    assert not any(m.subject == "Finland" for m in entry.missing)  # no Finnish area returns: not asked
