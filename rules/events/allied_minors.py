@@ -64,7 +64,8 @@ def reactivation(ctx: EventContext) -> None:
         if cstate.faction == faction and capital:
             enemy = ctx.board.enemy_presence(capital, faction)
             if enemy:
-                ctx.why(f"{country}: its Capital {capital} holds {', '.join(ctx.name(c.id) for c in enemy)}")
+                enemies = ", ".join(ctx.name(c.id) for c in enemy)
+                ctx.why(f"{country}: its Capital {ctx.place(capital)} holds {enemies}")
             else:
                 places.append(capital)
         for base in partisan_base_hexes(ctx, country):
@@ -352,7 +353,8 @@ def operation_avalanche(ctx: EventContext) -> None:
             )
         else:
             ctx.note(
-                f"place a No Occupation marker in {country}'s Capital {capital} (14.24)",
+                f"place a No Occupation marker in {country}'s Capital"
+                + (f" {ctx.place(capital)}" if capital else "") + " (14.24)",
                 ctx.param("no_occupation_step", "Step 4"),
                 subject=country,
             )

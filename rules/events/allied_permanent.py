@@ -42,7 +42,7 @@ def _axis_unit_in(ctx: EventContext, countries: list[str], dependents_of: list[s
         here = ctx.board.political_country(hex_id)
         home = ctx.board.home_of(here)
         if here in countries or (home in dependents_of and here != home):
-            found.append(f"{ctx.name(counter.id)} in {hex_id} ({here})")
+            found.append(f"{ctx.name(counter.id)} in {ctx.place(hex_id)} ({here})")
     return found
 
 

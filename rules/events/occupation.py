@@ -101,7 +101,8 @@ def minor_occupation(ctx: EventContext) -> None:
         marker = _no_occupation_marker(ctx, country)
         if marker:
             ctx.not_due(
-                f"{country}: a No Occupation marker is in {', '.join(marker)}; not subject to Occupation"
+                f"{country}: a No Occupation marker is in {', '.join(map(ctx.place, marker))}; "
+                "not subject to Occupation"
             )
             continue
         if not territory_known(ctx, country):

@@ -341,3 +341,31 @@ def test_a_mistyped_view_never_falls_back_to_the_player_view(browser: Any, pages
         page.wait_for_timeout(1000)
         assert "Unknown view" in page.inner_text("#connection")
         assert frames == [] and HIDDEN_PIECE not in page.content()
+
+
+def test_non_phasing_player_view_shows_an_event_that_moves_its_counters(
+    browser: Any, pages: list, tmp_path: Path
+) -> None:
+    """Issue 12.19: in the Axis turn 16.1.1 moves the Western faction's Polish units; the Western player view
+    showed "Nothing is due for Western". The plan names the event's `factions`; the view reads them."""
+    plan = sample_plan()
+    event = plan["events"][0]
+    answered = {"id": "16.1.1:colonial_hexes", "rule": "16.1.1", "decider": "Western", "prompt": "Place",
+                "options": [{"value": "w2911", "label": "Algiers (w2911)"}], "answer": "w2911",
+                "answered": True, "affects_position": True, "multiple": False}
+    event.update({"rule": "16.1.1", "title": "Allied Minor Country Conquest", "source": "permanent",
+                  "choices": [answered], "factions": ["Axis", "Western"]})
+    other = {**event, "rule": "16.1.3", "title": "Internment", "factions": ["Axis"], "steps": [], "choices": []}
+    plan["events"] = [event, other]
+    with DaemonThread(tmp_path, **FAST) as daemon:
+        western = open_view(browser, pages, daemon, "view=player&faction=Western")
+        soviet = open_view(browser, pages, daemon, "view=player&faction=Soviet")
+        write_in_place(tmp_path / "turn1.vsav", save_bytes(plan))
+        western.wait_for_selector(".event[data-rule='16.1.1']")
+        assert western.locator(".event[data-rule='16.1.3']").count() == 0  # moves no Western counter
+        assert western.locator("#nothing").is_hidden()
+        # Issue 12.17: an answer reads as its option's label, never the bare value
+        shown = western.inner_text(".choice[data-choice='16.1.1:colonial_hexes']")
+        assert "Answered: Algiers (w2911)" in shown
+        soviet.wait_for_selector("#nothing:not([hidden])")
+        assert "Nothing is due for Soviet" in soviet.inner_text("#nothing")
