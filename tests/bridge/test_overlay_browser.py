@@ -355,7 +355,8 @@ def test_non_phasing_player_view_shows_an_event_that_moves_its_counters(
                 "answered": True, "affects_position": True, "multiple": False}
     event.update({"rule": "16.1.1", "title": "Allied Minor Country Conquest", "source": "permanent",
                   "choices": [answered], "factions": ["Axis", "Western"]})
-    other = {**event, "rule": "16.1.3", "title": "Internment", "factions": ["Axis"], "steps": [], "choices": []}
+    other = {**event, "rule": "16.1.3", "title": "Internment", "factions": ["Axis"], "steps": [],
+             "choices": []}
     plan["events"] = [event, other]
     with DaemonThread(tmp_path, **FAST) as daemon:
         western = open_view(browser, pages, daemon, "view=player&faction=Western")
