@@ -130,9 +130,13 @@ def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: Franc
             ctx.remove_from_game(counter, "Step 1", subject=france)
         else:
             ctx.set_aside(counter, "Step 1", subject=france)
-    for counter in in_play(ctx.state.counters.values()):
-        if counter.colonial_of == france and counter.location != DELAY:
+    colonial = [c for c in in_play(ctx.state.counters.values()) if c.colonial_of == france]
+    for counter in colonial:
+        if counter.location != DELAY:
             ctx.move(counter, DELAY, "Step 2", subject=france, why="British 1-2-2 Fra colonial unit")
+    if not colonial:
+        ctx.note("place the British 1-2-2 Fra colonial unit in the Delay Box (the position has no such "
+                 "counter)", "Step 2")
     zone_areas = facts.zone_areas
     for area_id in zone_areas:
         place_area_marker(ctx, area_id, "Step 3")
@@ -146,6 +150,8 @@ def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: Franc
         if ctx.board.faction_of(c) in ("Western", "Soviet")
     ]
     intern(ctx, allied, "Step 3", "Allied counter in Occupied France / Alsace-Lorraine", rule=ctx.rule)
+    if not allied:
+        ctx.note("no Allied counter in Occupied France or Alsace-Lorraine: nothing to intern", "Step 3")
     syria = facts.syria
     for marker in ctx.state.tagged(facts.syria_marker_tag, location=CEDED_LANDS):
         ctx.remove_from_game(marker, "Step 4", subject=syria)
@@ -157,13 +163,10 @@ def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: Franc
         status="neutral",
         dependent_of=syria,
     )
-    intern(
-        ctx,
-        [c for c in ctx.board.counters_in_country(syria, dependents=True)],
-        "Step 4",
-        "counter in newly Neutral Syria",
-        rule=ctx.rule,
-    )
+    in_syria = list(ctx.board.counters_in_country(syria, dependents=True))
+    intern(ctx, in_syria, "Step 4", "counter in newly Neutral Syria", rule=ctx.rule)
+    if not in_syria:
+        ctx.note(f"no counter in {syria}: nothing to intern", "Step 4")
     ctx.set_country(
         france,
         "Step 5",
@@ -174,13 +177,10 @@ def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: Franc
     )
     territory_known(ctx, france)  # Step 5: "all counters in Vichy territory"
     vichy_hexes = ctx.board.country_hexes(france, dependents=True)
-    intern(
-        ctx,
-        [c for h in vichy_hexes for c in ctx.board.counters_in_hex(h) if c.kind != "ceded_land"],
-        "Step 5",
-        "counter in Vichy territory",
-        rule=ctx.rule,
-    )
+    in_vichy = [c for h in vichy_hexes for c in ctx.board.counters_in_hex(h) if c.kind != "ceded_land"]
+    intern(ctx, in_vichy, "Step 5", "counter in Vichy territory", rule=ctx.rule)
+    if not in_vichy:
+        ctx.note("no counter in Vichy territory: nothing to intern", "Step 5")
     paris = ctx.board.capital(france)
     if paris and any(c.nationality == major for c in ctx.board.ground_units(paris)):
         located = known(ctx, "neighbors", france)  # Step 6: bordering Occupied France or Vichy

@@ -180,6 +180,8 @@ def test_cli_plans_the_combined_example_tk_map_first(capsys, tmp_path):
     assert "16.1.1 Allied Minor Country Conquest [permanent]: UNDECIDED" in out
     assert "missing: 16.1.1 France: the pack locates only some City hexes of France" in out
     assert "Nothing is due." not in out  # issue 12.20: never a map's closing line while the other map speaks
+    header = out.splitlines()[0]
+    assert "©" not in header and "combined game" in header  # issue 12.20: no copyright sign
     folder = tmp_path / "tk_paris_only"
     folder.mkdir()
     for source in TK_PACK_DIR.glob("*.toml"):
