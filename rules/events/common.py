@@ -159,8 +159,19 @@ def known(ctx: EventContext, fact: str, subject: str) -> bool:
 
 
 def active_areas(ctx: EventContext) -> list:
-    """Areas whose Ceded Land / Region marker is in the Ceded Lands Box: they belong to another country."""
-    return [a for a in sorted(ctx.pack.areas.values(), key=lambda a: a.id) if ctx.board.ceded_area_active(a)]
+    """Areas whose Ceded Land / Region marker is in the Ceded Lands Box: they belong to another country.
+
+    Why cached: 16.7 asks it for every counter on the map. Markers move only through recorded steps, so the
+    answer holds while the event's step count is unchanged (one scan of the counters per step, not per ask)."""
+    key = len(ctx.entry.steps)
+    cached = getattr(ctx, "_active_areas", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    ids = {c.area for c in ctx.state.counters.values()
+           if c.kind == "ceded_land" and c.area and c.location == CEDED_LANDS}
+    areas = [ctx.pack.areas[a] for a in sorted(ids) if a in ctx.pack.areas]
+    ctx._active_areas = (key, areas)  # type: ignore[attr-defined]
+    return areas
 
 
 def territory_known(ctx: EventContext, country: str) -> bool:
