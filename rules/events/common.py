@@ -162,7 +162,7 @@ def active_areas(ctx: EventContext) -> list:
     """Areas whose Ceded Land / Region marker is in the Ceded Lands Box: they belong to another country.
 
     Why cached: 16.7 asks it for every counter on the map. Markers move only through recorded steps, so the
-    answer holds while the event's step count is unchanged (one scan of the counters per step, not per ask)."""
+    answer holds while the event's step count is unchanged (one counter scan per step, not per ask)."""
     key = len(ctx.entry.steps)
     cached = getattr(ctx, "_active_areas", None)
     if cached is not None and cached[0] == key:
