@@ -508,6 +508,7 @@ def plan(
                 "`*` counters are not used in the combined game; ignored: " + ", ".join(starred)
             )
     blocked_by: list[str] = []
+    blocking: dict[str, str] = {}  # choice id -> how players name it ("the Axis decision in 16.1.2")
     for rule, source in _events_in_order(work, pack):
         spec = pack.event(rule)
         entry = EventEntry(rule=rule, title=spec.title, source=source, status=NOT_DUE)
@@ -515,7 +516,8 @@ def plan(
         if blocked_by:
             entry.status = WAITING
             entry.waiting_for = list(blocked_by)
-            entry.why.append("checked after the position is settled by " + ", ".join(blocked_by))
+            entry.why.append("checked after the position is settled by "
+                             + ", ".join(blocking.get(c, c) for c in blocked_by))
             continue
         if spec.once and work.fired(rule):
             entry.why.append("once per game, and it has already occurred")
@@ -539,6 +541,7 @@ def plan(
             for choice in unanswered:
                 entry.why.append(f"waiting for the {choice.decider} faction's decision: {choice.prompt}")
             blocked_by.extend(c.id for c in unanswered if c.affects_position and c.id not in blocked_by)
+            blocking.update({c.id: f"the {c.decider} decision in {c.rule} ({c.id})" for c in unanswered})
             continue
         entry.status = ctx._status or NOT_DUE
         if entry.missing and entry.status == NOT_DUE:

@@ -98,7 +98,8 @@ def white_star_hexes(ctx: EventContext) -> None:
     held = [h for h in hexes if ctx.board.faction_ground_units(h, "Axis")]
     markers = ctx.state.tagged(tag)
     in_box = [m for m in markers if m.location == STRATEGIC_WARFARE]
-    count = f"{len(held)} of the {len(hexes)} hexes ({describe_hexes(ctx, held)})"
+    count = (f"{len(held)} of the {len(hexes)} hexes ({describe_hexes(ctx, held)})" if held
+             else f"none of the {len(hexes)} hexes")
     if hexes and len(held) >= needed:
         if in_box:
             ctx.not_due(
@@ -115,8 +116,9 @@ def white_star_hexes(ctx: EventContext) -> None:
     if in_box:
         free = [h for h in hexes if h not in held]
         ctx.fire(
-            f"Axis ground units occupy only {count}, fewer than {needed} (not {describe_hexes(ctx, free)}): "
-            "the marker is removed and set aside"
+            f"Axis ground units occupy {'only ' if held else ''}{count}, fewer than {needed} "
+            f"(not {describe_hexes(ctx, free)}): the marker is removed from the Strategic Warfare Box and "
+            "set aside"
         )
         for marker in in_box:
             ctx.set_aside(marker, None)

@@ -137,6 +137,9 @@ def _france_case(ctx: EventContext, france: str, conqueror: str, facts: FranceCa
     cities = cities_known(ctx, france)
     if cities is None:
         return  # undecided: "all Cities in France" cannot be checked
+    if not cities:
+        ctx.not_due(f"{france}: it holds no City now (all ceded away)")
+        return
     held, occupied, free = occupies_all(ctx, cities, conqueror)
     if not held:
         ctx.not_due(

@@ -294,3 +294,13 @@ def test_ignored_status_still_possible():
     # 16.5.4 with Russia at War: "Ignore this event" stays ignored (no fact is read).
     result = Position("Soviet").country("Russia", "Soviet", posture="War").plan()
     assert event(result, "16.5.4").status == IGNORED
+
+
+def test_no_empty_hex_list_reads_as_a_condition():
+    """Issue 9 ("do not occupy none"): 16.3.5 with no Axis unit in any white-star hex says so in words, and
+    says what happens (issue 12.18: the marker is removed, not merely "due")."""
+    position = Position("Western").marker("rusi", "strategic_warfare", "reduced_us_impact")
+    entry = event(position.plan(), "16.3.5")
+    assert entry.status == FIRED
+    assert "occupy none of the 3 hexes" in entry.why[0] and "(none)" not in entry.why[0]
+    assert "removed from the Strategic Warfare Box and set aside" in entry.why[0]
