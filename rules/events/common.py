@@ -116,7 +116,10 @@ def ceded_markers_to_box(
         area = ctx.pack.areas[counter.area]
         within = area.country == country or (dependents and ctx.board.home_of(area.country) == country)
         if within:
-            ctx.move(counter, CEDED_LANDS, step, subject=country, why=f"{area.name} lies in {area.country}")
+            receiver = area.ceded_to or pool_faction
+            becomes = (f"a {ctx.adjective(receiver)} Dependent" if area.dependent else f"part of {receiver}")
+            ctx.move(counter, CEDED_LANDS, step, subject=country,
+                     why=f"{area.name} lies in {area.country}; it becomes {becomes}")
             moved.append(counter)
     return moved
 

@@ -304,3 +304,10 @@ def test_no_empty_hex_list_reads_as_a_condition():
     assert entry.status == FIRED
     assert "occupy none of the 3 hexes" in entry.why[0] and "(none)" not in entry.why[0]
     assert "removed from the Strategic Warfare Box and set aside" in entry.why[0]
+
+
+def test_16_1_1_step_4_says_what_the_ceded_land_becomes():
+    """16.1.1 example: "The Polish Corridor is now part of Germany"."""
+    entry = event(_poland_conquest().ceded("mk-corridor", "polish_corridor", "force_pool:Axis").plan(), "16.1.1")
+    step4 = next(s.text for s in entry.steps if s.step == "Step 4")
+    assert "Polish Corridor lies in Poland; it becomes part of Germany" in step4
