@@ -308,6 +308,7 @@ def test_no_empty_hex_list_reads_as_a_condition():
 
 def test_16_1_1_step_4_says_what_the_ceded_land_becomes():
     """16.1.1 example: "The Polish Corridor is now part of Germany"."""
-    entry = event(_poland_conquest().ceded("mk-corridor", "polish_corridor", "force_pool:Axis").plan(), "16.1.1")
+    position = _poland_conquest().ceded("mk-corridor", "polish_corridor", "force_pool:Axis")
+    entry = event(position.plan(), "16.1.1")
     step4 = next(s.text for s in entry.steps if s.step == "Step 4")
     assert "Polish Corridor lies in Poland; it becomes part of Germany" in step4
