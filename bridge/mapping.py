@@ -210,8 +210,9 @@ class VassalMapping:
         source = str(Path(getattr(pack, "path", "<pack>")) / "vassal.toml")
         if not isinstance(table, dict):
             raise InputError(getattr(pack, "path", "<pack>"),
-                             "this pack has no [vassal] table: it cannot read VASSAL files "
-                             "(write one, starting from `adjutant pack scaffold MODULE.vmod`)")
+                             "this pack has no [vassal] table: it cannot read VASSAL files (start a pack "
+                             "for your module that inherits this one's rules data: "
+                             f"`adjutant pack scaffold MODULE.vmod --base {getattr(pack, 'name', 'tk')}`)")
         return cls.from_table(table, source)
 
     @classmethod
@@ -711,7 +712,7 @@ def slot_pieces(module: Any) -> list[SlotPiece]:
         traits, names = _expand(piece.traits, module)
         expanded = Piece.from_traits(None, traits)
         properties = {str(k): str(v) for k, v in expanded.properties().items()}
-        pieces.append(SlotPiece(id=f"slot:{slot.gpid or index}", basic_name=expanded.basic_name,
+        pieces.append(SlotPiece(id=f"slot:{slot.gpid or index}", basic_name=expanded.basic_name_property,
                                 piece_name=expanded.piece_name, properties=properties,
                                 prototypes=tuple(names)))
     return pieces

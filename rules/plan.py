@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from rules.plan_tables import reading_lines, table_lines, unique_readings
+
 PLAN_FORMAT_VERSION = 1
 
 # Event statuses.
@@ -94,6 +96,35 @@ class MissingFact:
 
 def _subject(missing: MissingFact) -> str:
     return f"{missing.name or missing.subject}: " if missing.subject else ""
+@dataclass(frozen=True)
+class ErratumNote:
+    """A Step applied one reading of an erratum (or open wording) of the rules text: which, the others,
+    and the pack option that switches it (rules.errata; recorded by `EventContext.erratum`)."""
+
+    key: str  # the pack's errata/readings key, e.g. "irkutsk"
+    kind: str  # "errata" (the text contradicts itself) | "readings" (the wording leaves it open)
+    rule: str  # the event it was applied in
+    step: str | None  # "Step 4", or None
+    reading: str  # the reading used
+    reading_text: str  # what that reading says, as the pack words it
+    alternatives: tuple[tuple[str, str], ...]  # (reading, its text) for every other reading
+    option: str  # how to switch: '[options] irkutsk = "<reading>"'
+    conflict: str  # the pack's `text`: what the rules text says, both ways
+
+    @property
+    def text(self) -> str:
+        """One player-facing line: 'Irkutsk is printed ...; used: ...; other readings: ...; switch: ...'."""
+        where = f"{self.rule} {self.step}" if self.step else self.rule
+        others = ", ".join(name for name, _ in self.alternatives) or "none"
+        label = "erratum" if self.kind == "errata" else "reading"
+        return (f"{label} {self.key} ({where}): {self.conflict} Used: {self.reading} — {self.reading_text}. "
+                f"Other readings: {others}. Switch: {self.option} in the pack.")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "kind": self.kind, "rule": self.rule, "step": self.step,
+                "reading": self.reading, "reading_text": self.reading_text,
+                "alternatives": [{"reading": r, "text": t} for r, t in self.alternatives],
+                "option": self.option, "conflict": self.conflict, "text": self.text}
 
 
 @dataclass
@@ -116,6 +147,9 @@ class EventEntry:
     def deciding_why(self) -> list[str]:
         hidden = set(self.detail)
         return [w for w in self.why if w not in hidden]
+    errata: list[ErratumNote] = field(default_factory=list)  # readings of errata its Steps applied
+    tables: list[dict[str, Any]] = field(default_factory=list)  # e.g. AWAW 60.11 (rules/plan_tables.py)
+    readings: list[dict[str, Any]] = field(default_factory=list)  # readings of the rules it used
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -130,6 +164,7 @@ class EventEntry:
             "choices": [c.to_json() for c in self.choices],
             "waiting_for": list(self.waiting_for),
             "missing": [m.to_json() for m in self.missing],
+            "errata": [e.to_json() for e in self.errata],
         }
 
 
@@ -155,6 +190,9 @@ class Plan:
     resulting_position: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)  # about the position as a whole (e.g. `*` counters)
     pack_source: str = ""  # which pack folder was used, as players read it ("built-in", "./tk beside ...")
+    # Facts missing for the position as a whole (e.g. most pieces of a save unmapped): no event can be
+    # ruled out, so the plan is undecided even where every event says "not due".
+    missing: list[MissingFact] = field(default_factory=list)
 
     @property
     def pending_choices(self) -> list[Choice]:
@@ -168,7 +206,7 @@ class Plan:
     @property
     def undecided(self) -> bool:
         """True when some event could not be decided for lack of a fact (or a decided one lacked one)."""
-        return any(e.status == UNDECIDED or e.missing for e in self.events)
+        return bool(self.missing) or any(e.status == UNDECIDED or e.missing for e in self.events)
 
     @property
     def exit_status(self) -> int:
@@ -192,6 +230,9 @@ class Plan:
             "pending_choices": [c.id for c in self.pending_choices],
             "resulting_position": self.resulting_position,
             "notes": list(self.notes),
+            "tables": [t for e in self.events for t in e.tables],
+            "readings": unique_readings(self.events),
+            "missing": [m.to_json() for m in self.missing],
         }
 
     def render_text(self, verbose: bool = False, closing: bool = True) -> str:
@@ -202,8 +243,12 @@ class Plan:
             f"[pack {self.pack}{source}]"
         ]
         lines.extend(f"note: {note}" for note in self.notes)
+        lines.extend(reading_lines(unique_readings(self.events)))
+        lines.extend(f"missing: {m.text}" for m in self.missing)
         if self.violations:
-            lines.append("War & Peace Segment (6.1) violations:")
+            war_peace = any(v.rule.startswith("6.") for v in self.violations)
+            lines.append("War & Peace Segment (6.1) violations:" if war_peace
+                         else "Rules broken by recorded actions:")
             lines.extend(f"  ! {v.rule}: action #{v.action_index + 1}: {v.text}" for v in self.violations)
         for entry in self.events:
             mark = {FIRED: "DUE", NOT_DUE: "not due", IGNORED: "ignored", WAITING: "WAITING",
@@ -211,7 +256,9 @@ class Plan:
             lines.append(f"{entry.rule} {entry.title} [{entry.source}]: {mark}")
             hidden = set(entry.detail)
             lines.extend(f"    why: {reason}" for reason in entry.why if verbose or reason not in hidden)
+            lines.extend(line for table in entry.tables for line in table_lines(table))
             lines.extend(f"    missing: {entry.rule} {_subject(m)}{m.text}" for m in entry.missing)
+            lines.extend(f"    {note.text}" for note in entry.errata)
             for step in entry.steps:
                 label = f"{step.rule} {step.step}" if step.step else step.rule
                 lines.append(f"    - ({label}) {step.text}")
@@ -226,6 +273,9 @@ class Plan:
         undecided = [e.rule for e in self.events if e.status == UNDECIDED or e.missing]
         if not closing:
             pass  # a combined game closes once for both maps (rules/combined.py)
+        elif not self.due and self.missing:
+            also = f" (and undecided for lack of a fact: {', '.join(undecided)})" if undecided else ""
+            lines.append("Nothing is decided: " + "; ".join(m.text for m in self.missing) + also + ".")
         elif not self.due and undecided:
             lines.append("Nothing is due that the pack can decide; undecided for lack of a fact: "
                          + ", ".join(undecided) + ".")

@@ -37,7 +37,8 @@ from rules.state import (
 
 
 def _policy_markers(ctx: EventContext, country: str) -> list[str]:
-    markers = list(ctx.state.country(country).markers)
+    # "a Policy marker in its corresponding Posture Box": a shared one too (DS Soviet Minors, 16.5.1).
+    markers = ctx.board.posture_markers(country)
     markers += [c.name for c in ctx.state.counters_at(posture_box(country))]
     return markers
 
@@ -59,7 +60,8 @@ def reactivation(ctx: EventContext) -> None:
             continue
         places: list[str] = []
         capital = ctx.board.capital(country)
-        if cstate.faction == faction and not known(ctx, "capital", country):
+        if cstate.faction == faction and (not capital or ctx.declares("capital")) \
+                and ctx.fact("capital", country) is None:
             capital = None  # undecided for the Capital (named in `missing`); a Partisan Base may still do
         if cstate.faction == faction and capital:
             enemy = ctx.board.enemy_presence(capital, faction)
@@ -203,6 +205,8 @@ def liberation(ctx: EventContext) -> None:
         ):
             continue
         checked = True
+        if ctx.fact("city_hexes", country) is None:
+            continue  # undecided, never "do not occupy none" (issue 9: 16.3.2 India)
         special = (
             facts is not None
             and country == france
@@ -317,7 +321,7 @@ def operation_avalanche(ctx: EventContext) -> None:
         ]
         if held:  # "a City": one located City held decides it, whatever else the pack lacks
             eligible[country] = f"supplied {us_adj} ground unit in {describe_hexes(ctx, held)}"
-        elif cities_known(ctx, country) is not None:
+        elif cities_known(ctx, country) is not None and ctx.fact("city_hexes", country) is not None:
             ctx.why(f"{country}: no supplied {us_adj} ground unit in any of its Cities", detail=True)
     if not eligible:
         among = " among those the pack locates" if ctx.entry.missing else ""
