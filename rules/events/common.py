@@ -145,18 +145,15 @@ def partisan_base_hexes(ctx: EventContext, country: str) -> list[str]:
     )
 
 
-def declares(ctx: EventContext, fact: str) -> bool:
-    """Does this event's pack table declare the fact in its `needs`?"""
-    return any(n.fact == fact for n in ctx.spec.needs)
-
-
 def known(ctx: EventContext, fact: str, subject: str) -> bool:
-    """A fact a SHARED helper reads: True when the pack has it, False after recording it as missing.
+    """A fact a SHARED helper reads where TK declares it: True when the pack has it, False after recording it
+    as missing (`ctx.need`).
 
-    Why "declared only": the shared helpers serve both editions; an edition pack that does not yet declare
-    the fact (a DS event table written before `needs`) keeps the earlier behaviour (located facts trusted)
-    instead of failing. The TK pack declares every fact its events read (rules/packs/tk/events.toml)."""
-    if not declares(ctx, fact):
+    Why "declared only" (unlike `ctx.fact`, which also records an empty undeclared fact): these checks --
+    territory moved by a Ceded Land area (`area_hexes`), a located Capital -- are new to the shared helpers;
+    an edition whose events table does not declare them keeps trusting what it locates. The TK pack
+    declares every fact its events read (rules/packs/tk/events.toml)."""
+    if not ctx.declares(fact):
         return True
     return ctx.need(fact, subject) is not None
 
