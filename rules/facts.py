@@ -248,7 +248,15 @@ def is_complete(pack: Pack, fact: str, subject: str) -> bool:
     if pack.complete is None:
         return True
     listed = pack.complete.get(fact)
-    return listed == "all" or (listed is not None and subject in listed)
+    if listed is None:  # a fact kind the table does not name: `others = "trusted"` keeps the no-table rule
+        return pack.complete.get("others") == "trusted"
+    return listed == "all" or subject in listed
+
+
+def claims_complete(pack: Pack, fact: str, subject: str) -> bool:
+    """Does the [complete] table NAME this fact for `subject` (so that nothing located means none)?"""
+    listed = pack.complete.get(fact) if pack.complete is not None else None
+    return listed is not None and listed != "trusted" and (listed == "all" or subject in listed)
 
 
 def check(pack: Pack, fact: str, subject: str) -> tuple[Any, str | None]:
@@ -261,7 +269,7 @@ def check(pack: Pack, fact: str, subject: str) -> tuple[Any, str | None]:
     value = kind.lookup(pack, subject)
     shown = subject_name(pack, kind, subject)
     if not value:
-        if pack.complete is not None and is_complete(pack, fact, subject):
+        if claims_complete(pack, fact, subject):
             return value, None  # listed under [complete]: the pack says there is none (a landlocked country)
         return value, kind.missing_text(shown)
     if not is_complete(pack, fact, subject):

@@ -394,6 +394,9 @@ def load_pack(name_or_path: str | Path) -> Pack:
     )
 
 
+OTHERS = "others"  # [complete] key: what a fact kind the table does not name means
+
+
 def _complete_table(raw: dict[str, Any], where: Path, countries: dict[str, Any],
                     areas: dict[str, Any]) -> dict[str, frozenset[str] | str] | None:
     """`[complete] city_hexes = ["Poland", ...]` or `= "all"`: which located facts are the whole fact.
@@ -407,6 +410,11 @@ def _complete_table(raw: dict[str, Any], where: Path, countries: dict[str, Any],
     table = _table(raw, "complete", where)
     out: dict[str, frozenset[str] | str] = {}
     for fact, value in table.items():
+        if fact == OTHERS:  # `others = "trusted"`: facts the table does not name are taken as located
+            if value not in ("trusted", "missing"):
+                raise InputError(where, f'[complete] {OTHERS} must be "trusted" or "missing"')
+            out[OTHERS] = str(value)
+            continue
         if fact not in FACT_KINDS:
             raise InputError(where, f"[complete] names unknown fact {fact!r} "
                                     f"(known: {', '.join(sorted(FACT_KINDS))})")
@@ -427,7 +435,11 @@ def adjective(pack: Pack, country: str) -> str:
     """'German' for Germany (pack `adjective`), so plans say "German ground units" as the rules text does;
     a country the pack gives no adjective keeps its name."""
     info = pack.countries.get(country)
-    return info.adjective if info is not None and info.adjective else country
+    if info is not None and info.adjective:
+        return info.adjective
+    table = pack.extra.get("adjectives", {})  # an `[adjectives]` table: Country = "Adjective"
+    found = table.get(country) if isinstance(table, dict) else None
+    return str(found) if found else country
 
 
 def pack_source(pack: Pack) -> str:

@@ -66,8 +66,8 @@ def test_save_keeps_comments_and_writes_only_the_pack(tmp_path) -> None:
     session.apply({"type": "set", "hexes": ["w4925"], "field": "port", "value": True})
     session.apply({"type": "border", "area": "eastern_poland", "hexes": ["e3905"], "member": True})
     session.apply({"type": "box", "zone": "War State Box", "box": "strategic_warfare"})
-    coverage = {line["rule"]: line for line in session.coverage()}
-    assert "France" in coverage["16.1.1"]["have"]
+    coverage = {(line["rule"], line["fact"]): line for line in session.coverage()}
+    assert "France" in coverage[("16.1.1", "city_hexes")]["have"]
     assert sorted(session.save()) == ["geography.toml", "vassal.toml"]
     after = {p.name: p.read_text() for p in pack.glob("*.toml")}
     assert after["pack.toml"] == before["pack.toml"]
