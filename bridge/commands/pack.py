@@ -45,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     check.add_argument("--extension", action="append", default=[], metavar="VMDX")
     check.add_argument("--save", help="also map this save or log and report its unmapped pieces and places")
     check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--json", action="store_true", help="the same as --format json")
     check.set_defaults(handler=run_check)
     parser.set_defaults(handler=lambda args: _usage(parser))
 
@@ -196,7 +197,10 @@ def check_report(pack_arg: str, module_path: str, extensions: list[str],
     mapping = VassalMapping.from_pack(pack)
     module = load_module(module_path, extensions)
     warnings = mapping.module_warnings(module.name, module.version, module.extensions)
-    report: dict[str, Any] = {"pack": pack.name, "module": {"name": module.name, "version": module.version},
+    from bridge.jsonout import header, module_json
+
+    report: dict[str, Any] = {**header("pack-check"), "pack": pack.name,
+                              "module": module_json(module.name, module.version, module.vassal_version),
                               "warnings": warnings}
     unmapped_slots: Tally[str] = Tally()
     for piece in slot_pieces(module):
@@ -242,18 +246,33 @@ def render_check(report: dict[str, Any]) -> str:
     lines.append(f"numbered maps without a [[vassal.places.hexes]] rule: {len(missing_hex_rules)}")
     lines += [f"  {m}" for m in report["maps_without_hex_rule"]]
     if "save" in report:
-        save = report["save"]
-        lines.append(f"in {save['file']}: unmapped pieces {sum(save['unmapped_pieces'].values())}, "
-                     f"counters on unmapped places {sum(save['unmapped_places'].values())}")
-        lines += [f"  piece {name} x{count}" for name, count in save["unmapped_pieces"].items()]
-        lines += [f"  place {name} x{count}" for name, count in save["unmapped_places"].items()]
+        lines += _save_lines(report["save"])
     lines.append("nothing unmapped" if _total(report) == 0 else f"{_total(report)} things unmapped")
     return "\n".join(lines)
 
 
+SAVE_LIST_LIMIT = 15  # names listed per kind in text; --format json lists them all
+
+
+def _save_lines(save: dict[str, Any]) -> list[str]:
+    """The --save part: the most frequent unmapped names (limited), then a one-line summary."""
+    pieces, places = save["unmapped_pieces"], save["unmapped_places"]
+    lines = [f"in {save['file']}:"]
+    for what, table in (("piece", pieces), ("place", places)):
+        ranked = sorted(table.items(), key=lambda item: (-item[1], item[0]))
+        lines += [f"  {what} {name} x{count}" for name, count in ranked[:SAVE_LIST_LIMIT]]
+        if len(ranked) > SAVE_LIST_LIMIT:
+            rest = ranked[SAVE_LIST_LIMIT:]
+            lines.append(f"  ... and {len(rest)} more {what} names ({sum(c for _n, c in rest)} counters; "
+                         f"--format json lists every one)")
+    lines.append(f"summary of {save['file']}: {sum(pieces.values())} unmapped pieces of {len(pieces)} kinds, "
+                 f"{sum(places.values())} counters on {len(places)} unmapped places")
+    return lines
+
+
 def run_check(args: argparse.Namespace) -> int:
     report = check_report(args.pack, args.module, args.extension, args.save)
-    if args.format == "json":
+    if args.format == "json" or getattr(args, "json", False):
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         print(render_check(report))
