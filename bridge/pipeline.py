@@ -19,13 +19,11 @@ from bridge.mapping import MappingMemo, MappingResult, VassalMapping, slot_proto
 from rules.engine import check_answer_ids
 from rules.engine import plan as run_plan
 from rules.packs import Pack, load_pack
+from rules.plan import EXIT_DUE
 from rules.state import GameState
 from vassal_parser.errors import InputError
 from vassal_parser.game import PositionMemo, load_game
 from vassal_parser.module import Module, load_module
-
-EXIT_NOTHING_DUE = 0
-EXIT_DUE = 1
 
 
 @dataclass
@@ -186,7 +184,7 @@ class CheckPipeline:
             add_insets(data, pieces, layout_for, getattr(self.pack, "hexes", None) or {}, self.hex_places,
                        mapped.piece_counters)
         text = render_text(plan.render_text(), data["vassal"], data)
-        return PlanResult(plan=data, exit_status=EXIT_DUE if plan.due else EXIT_NOTHING_DUE, text=text,
+        return PlanResult(plan=data, exit_status=plan.exit_status, text=text,
                           mapping=mapped)
 
 

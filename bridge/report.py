@@ -99,7 +99,9 @@ def missing_texts(event: Mapping[str, Any]) -> list[str]:
     texts = []
     for item in event.get("missing") or []:
         if isinstance(item, Mapping):
-            text = item.get("text") or " ".join(str(item.get(k) or "") for k in ("fact", "subject")).strip()
+            text = str(item.get("text") or item.get("fact") or "a fact")
+            if item.get("subject") and str(item["subject"]) not in text:
+                text = f"{item['subject']}: {text}"
         else:
             text = str(item)
         texts.append(text)

@@ -15,8 +15,21 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from rules.board import Board
+from rules.facts import FACT_KINDS
+from rules.facts import check as check_fact
 from rules.packs import EventSpec, Pack, hex_label
-from rules.plan import FIRED, IGNORED, NOT_DUE, WAITING, Choice, EventEntry, Plan, Step
+from rules.plan import (
+    FIRED,
+    IGNORED,
+    NOT_DUE,
+    UNDECIDED,
+    WAITING,
+    Choice,
+    EventEntry,
+    MissingFact,
+    Plan,
+    Step,
+)
 from rules.state import (
     BOX_KINDS,
     DELAY,
@@ -108,6 +121,28 @@ class EventContext:
                 "in events.toml",
             )
         return self.params[name]
+
+    def need(self, fact: str, subject: str) -> Any:
+        """A map fact the event reads (rules.facts): its value, or None after recording it as missing.
+
+        Why record instead of raise: an event checks many countries; the ones whose facts the pack has are
+        still decided, the others make the event `undecided`, naming the fact — never `not due`. Only a fact
+        the event declared in its pack `needs` may be asked for, so `adjutant pack check` counts truly."""
+        if fact not in FACT_KINDS:
+            raise ValueError(f"{self.rule}: unknown fact kind {fact!r}")
+        if all(n.fact != fact for n in self.spec.needs):
+            raise ValueError(f"{self.rule}: reads fact {fact!r} without declaring it in the pack's needs")
+        value, lacking = check_fact(self.pack, fact, subject)
+        if lacking is not None:
+            self.missing(fact, subject, lacking)
+            return None
+        return value
+
+    def missing(self, fact: str, subject: str | None, text: str) -> None:
+        """Record a fact the event cannot read (from the pack, or a field the position leaves out)."""
+        record = MissingFact(fact, subject, text)
+        if record not in self.entry.missing:
+            self.entry.missing.append(record)
 
     def name(self, counter_id: str) -> str:
         counter = self.state.counters.get(counter_id)
@@ -432,7 +467,10 @@ def plan(
             blocked_by.extend(c.id for c in unanswered if c.affects_position and c.id not in blocked_by)
             continue
         entry.status = ctx._status or NOT_DUE
-        if not entry.why:
+        if entry.missing and entry.status == NOT_DUE:
+            # Unknown is never "not due": what the pack lacks might have made the event due.
+            entry.status = UNDECIDED
+        if not entry.why and not entry.missing:
             entry.why.append("no condition of this event holds")
         if entry.status == FIRED and spec.once and rule not in work.turn.fired:
             work.turn.fired.append(rule)

@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rules.facts import Need, parse_needs
 from vassal_parser.errors import InputError
 
 PACKS_DIR = Path(__file__).resolve().parent / "packs"
 KNOWN_TABLES = frozenset(
-    {"pack", "countries", "hexes", "areas", "border_defense", "cards", "order", "events"}
+    {"pack", "countries", "hexes", "areas", "border_defense", "cards", "order", "events", "complete"}
 )
 COUNTRY_KINDS = ("major", "minor", "dependent")  # "dependent": a Dependent, not a Minor Country
 
@@ -85,6 +86,7 @@ class EventSpec:
     title: str
     once: bool = False
     params: dict[str, Any] = field(default_factory=dict)
+    needs: tuple[Need, ...] = ()  # the map facts it reads (rules.facts): missing ones make it undecided
 
 
 @dataclass
@@ -103,6 +105,9 @@ class Pack:
     incomplete: tuple[str, ...] = ()  # what a user must complete before using the pack for a real game
     extra: dict[str, Any] = field(default_factory=dict)  # unknown tables, unvalidated (e.g. [vassal])
     meta: dict[str, Any] = field(default_factory=dict)
+    # [complete]: fact kind -> the subjects whose facts the pack locates in full ("all" = every subject).
+    # None when the pack has no [complete] table: then any located fact is taken as the whole fact.
+    complete: dict[str, frozenset[str] | str] | None = None
 
     def hex(self, hex_id: str) -> HexInfo:
         return self.hexes[hex_id]
@@ -241,6 +246,7 @@ def load_pack(name_or_path: str | Path) -> Pack:
             impl=spec.pop("impl"),
             title=spec.pop("title", rule),
             once=bool(spec.pop("once", False)),
+            needs=parse_needs(spec.pop("needs", None), where("events"), rule),
             params=spec,
         )
     order = {f: tuple(v) for f, v in _table(raw, "order", where("order")).items()}
@@ -291,6 +297,7 @@ def load_pack(name_or_path: str | Path) -> Pack:
         if area_id not in areas:
             raise InputError(where("border_defense"), f"border_defense names unknown area {area_id!r}")
 
+    complete = _complete_table(raw, where("complete"), countries, areas)
     extra = {k: v for k, v in raw.items() if k not in KNOWN_TABLES}
     incomplete = meta.get("incomplete", [])
     return Pack(
@@ -308,7 +315,37 @@ def load_pack(name_or_path: str | Path) -> Pack:
         incomplete=tuple(incomplete),
         extra=extra,
         meta=meta,
+        complete=complete,
     )
+
+
+def _complete_table(raw: dict[str, Any], where: Path, countries: dict[str, Any],
+                    areas: dict[str, Any]) -> dict[str, frozenset[str] | str] | None:
+    """`[complete] city_hexes = ["Poland", ...]` or `= "all"`: which located facts are the whole fact.
+
+    Why: a pack that locates one City of a country (the one the rules text names) would otherwise let
+    16.1.1 conquer that country when that one City falls; with `[complete]` such a country is undecided."""
+    from rules.facts import FACT_KINDS
+
+    if "complete" not in raw:
+        return None
+    table = _table(raw, "complete", where)
+    out: dict[str, frozenset[str] | str] = {}
+    for fact, value in table.items():
+        if fact not in FACT_KINDS:
+            raise InputError(where, f"[complete] names unknown fact {fact!r} "
+                                    f"(known: {', '.join(sorted(FACT_KINDS))})")
+        if value == "all":
+            out[fact] = "all"
+            continue
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise InputError(where, f"[complete] {fact} must be \"all\" or a list of names")
+        known = countries if FACT_KINDS[fact].per == "country" else areas
+        unknown = sorted(set(value) - set(known))
+        if unknown:
+            raise InputError(where, f"[complete] {fact} names unknown {', '.join(unknown)}")
+        out[fact] = frozenset(value)
+    return out
 
 
 def hex_label(pack: Pack, hex_id: str) -> str:

@@ -16,6 +16,12 @@ FIRED = "fired"  # conditions held; steps and choices follow
 NOT_DUE = "not_due"  # conditions failed (or once-per-game event already used)
 IGNORED = "ignored"  # the rule itself says to ignore the event in this position
 WAITING = "waiting"  # needs an answer (its own choice, or an earlier choice that changes the position)
+UNDECIDED = "undecided"  # a fact it needs is missing from the pack or position: never read as "not due"
+
+# Exit statuses of `adjutant plan` / `adjutant check` (2 is bad input, raised as InputError).
+EXIT_NOTHING_DUE = 0
+EXIT_DUE = 1
+EXIT_UNDECIDED = 3
 
 
 @dataclass
@@ -57,6 +63,18 @@ class Choice:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class MissingFact:
+    """A fact an event needed and could not read: 'the pack locates no City hex of Poland'."""
+
+    fact: str  # a rules.facts kind, or a position field
+    subject: str | None  # the country or area it is about
+    text: str  # player-facing, as the rules text names things
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 @dataclass
 class EventEntry:
     rule: str
@@ -67,6 +85,7 @@ class EventEntry:
     steps: list[Step] = field(default_factory=list)
     choices: list[Choice] = field(default_factory=list)
     waiting_for: list[str] = field(default_factory=list)  # choice ids
+    missing: list[MissingFact] = field(default_factory=list)  # facts it could not read (undecided)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +97,7 @@ class EventEntry:
             "steps": [s.to_json() for s in self.steps],
             "choices": [c.to_json() for c in self.choices],
             "waiting_for": list(self.waiting_for),
+            "missing": [m.to_json() for m in self.missing],
         }
 
 
@@ -112,6 +132,18 @@ class Plan:
         """True when the faction has something to do: an event fired or waits, or an action broke 6.1."""
         return bool(self.violations) or any(e.status in (FIRED, WAITING) for e in self.events)
 
+    @property
+    def undecided(self) -> bool:
+        """True when some event could not be decided for lack of a fact (or a decided one lacked one)."""
+        return any(e.status == UNDECIDED or e.missing for e in self.events)
+
+    @property
+    def exit_status(self) -> int:
+        """0 nothing due and nothing undecided, 1 due or violated, 3 nothing due but something undecided."""
+        if self.due:
+            return EXIT_DUE
+        return EXIT_UNDECIDED if self.undecided else EXIT_NOTHING_DUE
+
     def to_json(self) -> dict[str, Any]:
         return {
             "format": "adjutant-plan",
@@ -120,6 +152,7 @@ class Plan:
             "phasing": self.phasing,
             "turn": self.turn,
             "due": self.due,
+            "undecided": self.undecided,
             "violations": [v.to_json() for v in self.violations],
             "events": [e.to_json() for e in self.events],
             "pending_choices": [c.id for c in self.pending_choices],
@@ -137,9 +170,12 @@ class Plan:
             lines.append("War & Peace Segment (6.1) violations:")
             lines.extend(f"  ! {v.rule}: action #{v.action_index + 1}: {v.text}" for v in self.violations)
         for entry in self.events:
-            mark = {FIRED: "DUE", NOT_DUE: "not due", IGNORED: "ignored", WAITING: "WAITING"}[entry.status]
+            mark = {FIRED: "DUE", NOT_DUE: "not due", IGNORED: "ignored", WAITING: "WAITING",
+                    UNDECIDED: "UNDECIDED"}[entry.status]
             lines.append(f"{entry.rule} {entry.title} [{entry.source}]: {mark}")
             lines.extend(f"    why: {reason}" for reason in entry.why)
+            lines.extend(f"    missing: {entry.rule} {m.subject + ': ' if m.subject else ''}{m.text}"
+                         for m in entry.missing)
             for step in entry.steps:
                 label = f"{step.rule} {step.step}" if step.step else step.rule
                 lines.append(f"    - ({label}) {step.text}")
@@ -151,6 +187,10 @@ class Plan:
                 )
             if entry.waiting_for and entry.status == WAITING:
                 lines.append(f"    waiting for: {', '.join(entry.waiting_for)}")
-        if not self.due:
+        undecided = [e.rule for e in self.events if e.status == UNDECIDED or e.missing]
+        if not self.due and undecided:
+            lines.append("Nothing is due that the pack can decide; undecided for lack of a fact: "
+                         + ", ".join(undecided) + ".")
+        elif not self.due:
             lines.append("Nothing is due.")
         return "\n".join(lines)

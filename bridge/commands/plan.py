@@ -2,8 +2,9 @@
 
 Why a command on the neutral position: players (and tests) can ask "what is due?" without VASSAL at
 all. A combined Axis Empires position (`{"maps": {"TK": ..., "DS": ...}}`, rules/combined.py) is planned
-TK map first, then DS (AE 6.2 ©), each map with its own pack. Exit status: 0 nothing is due, 1 events are
-due or a War & Peace action broke 6.1, 2 bad input.
+TK map first, then DS (AE 6.2 ©), each map with its own pack. Exit status: 0 nothing is due and nothing
+undecided, 1 events are due or a War & Peace action broke 6.1, 2 bad input, 3 nothing is due but some event
+is undecided for lack of a fact.
 """
 
 from __future__ import annotations
@@ -183,7 +184,4 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(document, indent=2, ensure_ascii=False))
     else:
         print(result.render_text())
-    if "maps" in document:  # combined: the worst of the two maps (due > undecided > nothing)
-        statuses = [exit_status(m) for m in document["maps"].values()]
-        return 1 if document.get("bridge") or 1 in statuses else 3 if 3 in statuses else 0
-    return exit_status(document)
+    return result.exit_status

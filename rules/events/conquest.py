@@ -105,10 +105,12 @@ def minor_conquest(ctx: EventContext) -> None:
                 continue
             _france_case(ctx, country, conqueror, facts)
             continue
+        if ctx.need("city_hexes", country) is None:
+            continue  # undecided: the pack does not locate the Cities this event checks
         targets = sorted(set(ctx.board.cities(country)) | set(partisan_base_hexes(ctx, country)))
         held, occupied, free = occupies_all(ctx, targets, conqueror)
         if not targets:
-            ctx.not_due(f"{country}: the pack gives it no City hex (complete the pack)")
+            ctx.not_due(f"{country}: it holds no City or Partisan Base hex now (all ceded away)")
             continue
         if not held:
             ctx.not_due(f"{country}: {conqueror} ground units do not occupy {describe_hexes(ctx, free)}")
