@@ -206,7 +206,12 @@ def _md(text: Any) -> str:
 def render_markdown(plan: Mapping[str, Any], only_due: bool = False, faction: str | None = None) -> str:
     head = header_lines(plan)
     lines = [f"## Adjutant: {_md(head[-1])}", ""]
-    lines += [f"- {_md(line)}" for line in head[:-1]]
+    file = str((plan.get("vassal") or {}).get("file", ""))
+    for line in head[:-1]:
+        if file and line.startswith(file + ":") and "`" not in file:
+            lines.append(f"- `{file}`:{_md(line[len(file) + 1:])}")  # a path reads best as code
+        else:
+            lines.append(f"- {_md(line)}")
     lines += [f"- **warning:** {_md(w)}" for w in warning_lines(plan)]
     lines += [f"- {_md(line)}" for line in unmapped_lines(plan)]
     if not only_due:
