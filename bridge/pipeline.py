@@ -20,7 +20,7 @@ from rules.engine import check_answer_ids
 from rules.engine import plan as run_plan
 from rules.packs import Pack, load_pack
 from rules.plan import EXIT_DUE
-from rules.state import GameState
+from rules.state import FACTIONS, GameState
 from vassal_parser.errors import InputError
 from vassal_parser.game import PositionMemo, load_game
 from vassal_parser.module import Module, load_module
@@ -164,6 +164,7 @@ class CheckPipeline:
         state = GameState.from_json(mapped.position, source=source)
         plan = run_plan(state, self.pack, answers=dict(answers or {}), answers_source=answers_source)
         data = plan.to_json()
+        data["factions"] = list(FACTIONS)  # for the overlay: a faction in a URL is checked against these
         data["vassal"] = {
             "file": info["file"],
             "kind": info["kind"],

@@ -414,6 +414,15 @@ class FolderWatcher:
 Publish = Callable[[Mapping[str, Any]], None]
 
 
+def due_summary(plan: Mapping[str, Any]) -> str:
+    """What the console says a plan made due: rule numbers and titles, then what is undecided."""
+    events = protocol.iter_events(plan)
+    due = [f"{e.get('rule')} {e.get('title')}" for e in events if protocol.event_is_due(e)]
+    undecided = [str(e.get("rule")) for e in events if e.get("status") == "undecided"]
+    text = f"{len(due)} event(s) due" + (f": {', '.join(due)}" if due else "")
+    return text + (f"; undecided: {', '.join(undecided)}" if undecided else "")
+
+
 class PlanCoordinator:
     """Turns complete files and client answers into state changes.
 
@@ -543,10 +552,9 @@ class PlanCoordinator:
                 "updated": time.time(),
             }
         )
-        due = sum(1 for event in protocol.iter_events(plan) if protocol.event_is_due(event))
         elapsed_ms = (time.monotonic() - started) * 1000
         what = "replayed" if replay is not None else "planned"
-        self._log_line(f"{path.name}: {what} ({reason}), {due} event(s) due, {elapsed_ms:.0f} ms")
+        self._log_line(f"{path.name}: {what} ({reason}), {due_summary(plan)}, {elapsed_ms:.0f} ms")
         return True
 
     def _replay_log(self, path: Path, answers: Mapping[str, Any]) -> tuple[dict, dict[str, Any]]:
@@ -564,6 +572,20 @@ class PlanCoordinator:
 
 
 # --- the whole daemon ----------------------------------------------------------------------------
+
+
+def _persisting(publish: Publish, store: Any, log_line: Callable[[str], None]) -> Publish:
+    """`publish`, also writing the answers to the store whenever a change carries them."""
+
+    def publish_and_keep(changes: Mapping[str, Any]) -> None:
+        publish(changes)
+        if "answers" in changes:
+            try:
+                store.save(dict(changes["answers"] or {}))
+            except OSError as exc:
+                log_line(f"cannot keep the answers in {store.path}: {exc.strerror or exc}")
+
+    return publish_and_keep
 
 
 class WatchDaemon:
@@ -587,6 +609,7 @@ class WatchDaemon:
         history_limit: int = protocol.DEFAULT_HISTORY_LIMIT,
         plan_existing: bool = True,
         log_line: Callable[[str], None] = print,
+        answer_store: Any = None,
     ) -> None:
         from bridge.server import OverlayServer  # server imports nothing from here; keep it one-way
 
@@ -599,9 +622,16 @@ class WatchDaemon:
             queue_limit=queue_limit,
             history_limit=history_limit,
         )
+        publish = self.server.publish
+        if answer_store is not None:  # bridge.answer_store: answers kept across a restart
+            publish = _persisting(publish, answer_store, log_line)
         self.coordinator = PlanCoordinator(
-            plan_function, self.server.publish, replay_function=replay_function, log_line=log_line
+            plan_function, publish, replay_function=replay_function, log_line=log_line
         )
+        if answer_store is not None:
+            self.coordinator.answers = answer_store.load()
+            if self.coordinator.answers:
+                self.server.publish({"answers": dict(self.coordinator.answers)})
         self.server.on_answer = self.coordinator.set_answer
         self.server.on_tick = self.coordinator.set_tick
         self.watcher = FolderWatcher(
