@@ -117,8 +117,8 @@ def add_global_options(parser: argparse.ArgumentParser, suppress: bool = False) 
     default = argparse.SUPPRESS if suppress else None
     parser.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS if suppress else 0,
                         help="more log output (-vv: debug)")
-    parser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS if suppress else False,
-                        help="only errors")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        default=argparse.SUPPRESS if suppress else False, help="only errors")
     parser.add_argument("--config", metavar="FILE", default=default,
                         help="read options from FILE instead of looking for adjutant.toml")
 

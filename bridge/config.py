@@ -139,8 +139,10 @@ def apply(args: argparse.Namespace) -> Path | None:
             from vassal_parser.errors import InputError
 
             looked = ", ".join(str(p) for p in candidates(args))
-            raise InputError(None, f"--{key} is required: give it, or put `{key} = ...` in {CONFIG_NAME} "
-                                   f"(looked for {looked})")
+            raise InputError(
+                None,
+                f"--{key} is required: give it, or put `{key} = ...` in {CONFIG_NAME} (looked for {looked})",
+            )
     return used
 
 
@@ -149,7 +151,8 @@ def _relative(base: Path, value: str) -> Path:
     return path if path.is_absolute() else base / path
 
 
-def opt_in(parser: argparse.ArgumentParser, keys: tuple[str, ...], anchor: str | None,
-           required: tuple[str, ...] = ()) -> None:
+def opt_in(
+    parser: argparse.ArgumentParser, keys: tuple[str, ...], anchor: str | None, required: tuple[str, ...] = ()
+) -> None:
     """Let a command read `keys` from adjutant.toml, found beside the argument named `anchor`."""
     parser.set_defaults(config_keys=keys, config_anchor=anchor, config_required=required)

@@ -31,8 +31,11 @@ def describe_step(commands: Sequence[Any], before: Mapping[str, Any], after: Map
             if text:
                 chat.append(text)
             continue
-        piece_id = command.fields.get("id") if kind in ("move_piece", "add_piece", "remove_piece",
-                                                         "change_piece") else None
+        piece_id = (
+            command.fields.get("id")
+            if kind in ("move_piece", "add_piece", "remove_piece", "change_piece")
+            else None
+        )
         if piece_id is None:
             continue
         now, was = after.get(piece_id), before.get(piece_id)
@@ -50,8 +53,12 @@ def describe_step(commands: Sequence[Any], before: Mapping[str, Any], after: Map
     return [*(f"chat: {line}" for line in chat), *unique]
 
 
-def build_timeline(pipeline: Any, path: str | Path, answers: Mapping[str, Any] | None = None,
-                   answers_source: str = "<answers>") -> dict[str, Any]:
+def build_timeline(
+    pipeline: Any,
+    path: str | Path,
+    answers: Mapping[str, Any] | None = None,
+    answers_source: str = "<answers>",
+) -> dict[str, Any]:
     """Every step's status changes; the final plan; JSON-able (format adjutant-timeline)."""
     from vassal_parser.errors import InputError
 
@@ -65,8 +72,9 @@ def build_timeline(pipeline: Any, path: str | Path, answers: Mapping[str, Any] |
     for step in range(info["steps"] + 1):
         pieces = game.position_at(step)
         by_id = {piece.id: piece for piece in pieces}
-        result = pipeline.plan_pieces(pieces, {**info, "step": step}, answers, answers_source,
-                                      layout_for=game.layout)
+        result = pipeline.plan_pieces(
+            pieces, {**info, "step": step}, answers, answers_source, layout_for=game.layout
+        )
         final = result.plan
         changes = []
         for event in final["events"]:
@@ -83,7 +91,9 @@ def build_timeline(pipeline: Any, path: str | Path, answers: Mapping[str, Any] |
                 change = "no longer due"
             entry = {"rule": rule, "title": event["title"], "change": change, "status": status}
             if status == "undecided":
-                entry["missing"] = [m.get("text", "") for m in event.get("missing") or [] if isinstance(m, Mapping)]
+                entry["missing"] = [
+                    m.get("text", "") for m in event.get("missing") or [] if isinstance(m, Mapping)
+                ]
             changes.append(entry)
         what = describe_step(game.steps[step - 1], previous_pieces, by_id) if step else ["the log as opened"]
         if changes:
@@ -125,14 +135,21 @@ def render(timeline: Mapping[str, Any], fmt: str) -> str:
         body += [f'<p class="warning">warning: {h(w)}</p>' for w in warnings]
         body.append("<table><tr><th>step</th><th>what happened</th><th>events</th></tr>")
         for row in timeline["rows"]:
-            body.append(f"<tr><td>{row['step']}</td><td>{'<br>'.join(h(d) for d in row['did'])}</td><td>"
-                        + "<br>".join(f'<span class="status-{h(c["status"])}">{h(_change_text(c))}</span>'
-                                      for c in row["changes"]) + "</td></tr>")
+            body.append(
+                f"<tr><td>{row['step']}</td><td>{'<br>'.join(h(d) for d in row['did'])}</td><td>"
+                + "<br>".join(
+                    f'<span class="status-{h(c["status"])}">{h(_change_text(c))}</span>'
+                    for c in row["changes"]
+                )
+                + "</td></tr>"
+            )
         body.append("</table>")
         if not timeline["rows"]:
             body.append("<p><i>No event became due at any step.</i></p>")
-        return (f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{h(head[0])}</title>"
-                f"<style>{HTML_STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+        return (
+            f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{h(head[0])}</title>'
+            f"<style>{HTML_STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+        )
     lines = [*head, *(f"warning: {w}" for w in warnings)]
     for row in timeline["rows"]:
         lines.append(f"step {row['step']}: " + ("; ".join(row["did"]) or "(no commands)"))

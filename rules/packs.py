@@ -124,7 +124,9 @@ class Pack:
 
 # Packs known by name that do not live under rules/packs: the demo world's own pack, so that
 # `--pack demo` works wherever the project is installed (it ships with module_patches).
-NAMED_PACKS: dict[str, Path] = {"demo": Path(__file__).resolve().parents[1] / "module_patches" / "demo" / "pack"}
+NAMED_PACKS: dict[str, Path] = {
+    "demo": Path(__file__).resolve().parents[1] / "module_patches" / "demo" / "pack",
+}
 
 
 def resolve_pack_dir(name_or_path: str | Path) -> Path:

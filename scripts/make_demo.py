@@ -1,4 +1,4 @@
-"""Rebuild the demo module, the demo saves and the story log from module_patches/demo/world.toml and story.toml.
+"""Rebuild the demo module, saves and story log from module_patches/demo/world.toml and story.toml.
 
 Run from the project root: `.venv/bin/python scripts/make_demo.py`.  The output is checked in;
 tests/demo/test_demo_files.py proves the checked-in files are what this script makes.

@@ -163,7 +163,8 @@ def run(args: argparse.Namespace) -> int:
     if args.timeline:
         from bridge import timeline
 
-        document = timeline.build_timeline(pipeline, args.file, answers=answers or None, answers_source=source)
+        document = timeline.build_timeline(pipeline, args.file, answers=answers or None,
+                                           answers_source=source)
         emit(timeline.render(document, fmt), args.out)
         return exit_status(document["plan"])
     result = pipeline.plan_file(args.file, step=args.step, answers=answers or None, answers_source=source)

@@ -43,15 +43,25 @@ class Placed:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "continuity", help="does the NEXT save or log start where the PREVIOUS one ended? (ghost moves)",
+        "continuity",
+        help="does the NEXT save or log start where the PREVIOUS one ended? (ghost moves)",
         description="Compare the end of PREVIOUS with the start of NEXT, piece by piece (map, location, "
-                    "trait state), and the module and extension versions.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "trait state), and the module and extension versions.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("previous", metavar="PREVIOUS", help="the save or log the opponent sent")
     parser.add_argument("next", metavar="NEXT", help="the save or log that should continue from it")
-    parser.add_argument("--module", help="the VASSAL module, for location names (or `module` in adjutant.toml)")
-    parser.add_argument("--extension", action="append", default=[], metavar="VMDX",
-                        help="a module extension in use (repeatable)")
+    parser.add_argument(
+        "--module", help="the VASSAL module, for location names (or `module` in adjutant.toml)"
+    )
+    parser.add_argument(
+        "--extension",
+        action="append",
+        default=[],
+        metavar="VMDX",
+        help="a module extension in use (repeatable)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON (format adjutant-continuity)")
     parser.add_argument("--format", choices=("text", "json"), help="text (default) or json (= --json)")
     config.opt_in(parser, ("module", "extensions"), anchor="next")
@@ -63,8 +73,9 @@ def canonical(pieces: list[Any], with_module: bool) -> dict[str, Placed]:
     result = {}
     for piece in pieces:
         where = piece.location if with_module and piece.location is not None else f"{piece.x},{piece.y}"
-        traits = tuple((type(trait).DESCRIPTION, trait.state) for trait in piece.traits
-                       if trait.prefix != "piece;")
+        traits = tuple(
+            (type(trait).DESCRIPTION, trait.state) for trait in piece.traits if trait.prefix != "piece;"
+        )
         result[piece.id] = Placed(piece.piece_name or piece.basic_name, piece.map, where, traits)
     return result
 
@@ -95,8 +106,11 @@ def compare(previous: Any, following: Any, with_module: bool) -> dict[str, Any]:
             entry.update(change="only in NEXT", next=f"{after.map}: {after.where}")
         else:
             if (before.map, before.where) != (after.map, after.where):
-                entry.update(change="moved", previous=f"{before.map}: {before.where}",
-                             next=f"{after.map}: {after.where}")
+                entry.update(
+                    change="moved",
+                    previous=f"{before.map}: {before.where}",
+                    next=f"{after.map}: {after.where}",
+                )
             traits = _trait_names(before, after) if before.traits != after.traits else []
             if traits:
                 entry["traits"] = traits
@@ -106,7 +120,9 @@ def compare(previous: Any, following: Any, with_module: bool) -> dict[str, Any]:
     if previous.module_name != following.module_name:
         versions.append(f"module {previous.module_name!r} -> {following.module_name!r}")
     if previous.module_version != following.module_version:
-        versions.append(f"module version {previous.module_version or '?'} -> {following.module_version or '?'}")
+        versions.append(
+            f"module version {previous.module_version or '?'} -> {following.module_version or '?'}"
+        )
     if previous.vassal_version != following.vassal_version:
         versions.append(f"VASSAL {previous.vassal_version or '?'} -> {following.vassal_version or '?'}")
     old_ext, new_ext = dict(previous.extensions), dict(following.extensions)
@@ -137,14 +153,24 @@ def run(args: argparse.Namespace) -> int:
     if args.json or args.format == "json":
         document = {
             **header("continuity"),
-            "previous": {"file": str(args.previous), "kind": previous.kind, "read_at": "end",
-                         "step": len(previous.steps),
-                         "module": module_json(previous.module_name, previous.module_version,
-                                               previous.vassal_version)},
-            "next": {"file": str(args.next), "kind": following.kind, "read_at": "start", "step": 0,
-                     "module": module_json(following.module_name, following.module_version,
-                                           following.vassal_version)},
-            "same": same, **found,
+            "previous": {
+                "file": str(args.previous),
+                "kind": previous.kind,
+                "read_at": "end",
+                "step": len(previous.steps),
+                "module": module_json(previous.module_name, previous.module_version, previous.vassal_version),
+            },
+            "next": {
+                "file": str(args.next),
+                "kind": following.kind,
+                "read_at": "start",
+                "step": 0,
+                "module": module_json(
+                    following.module_name, following.module_version, following.vassal_version
+                ),
+            },
+            "same": same,
+            **found,
         }
         print(json.dumps(document, indent=2, ensure_ascii=False))
         return 0 if same else 1
@@ -153,18 +179,26 @@ def run(args: argparse.Namespace) -> int:
     for line in found["versions"]:
         print(f"version change: {line}")
     for entry in found["pieces"][:MAX_LISTED]:
-        detail = {"moved": lambda e: f"{e['previous']} -> {e['next']}",
-                  "missing in NEXT": lambda e: f"was at {e['previous']}",
-                  "only in NEXT": lambda e: f"at {e['next']}",
-                  "changed": lambda e: ""}[entry["change"]](entry)
+        detail = {
+            "moved": lambda e: f"{e['previous']} -> {e['next']}",
+            "missing in NEXT": lambda e: f"was at {e['previous']}",
+            "only in NEXT": lambda e: f"at {e['next']}",
+            "changed": lambda e: "",
+        }[entry["change"]](entry)
         traits = f" ({', '.join(entry['traits'])} changed)" if entry.get("traits") else ""
-        print(f"  {entry['name']} [{entry['id']}]: {entry['change']}" + (f" {detail}" if detail else "") + traits)
+        print(
+            f"  {entry['name']} [{entry['id']}]: {entry['change']}"
+            + (f" {detail}" if detail else "")
+            + traits
+        )
     if len(found["pieces"]) > MAX_LISTED:
         print(f"  ... and {len(found['pieces']) - MAX_LISTED} more (--json lists every one)")
     if same:
         print("same: NEXT starts where PREVIOUS ended")
     else:
-        print(f"different: {len(found['pieces'])} piece(s) differ"
-              + (f", {len(found['versions'])} version change(s)" if found["versions"] else "")
-              + " — NEXT may not continue from PREVIOUS")
+        print(
+            f"different: {len(found['pieces'])} piece(s) differ"
+            + (f", {len(found['versions'])} version change(s)" if found["versions"] else "")
+            + " — NEXT may not continue from PREVIOUS"
+        )
     return 0 if same else 1

@@ -110,8 +110,9 @@ def walk_through_json(out: TextIO) -> int:
                                   for e in plan["events"] if e["status"] in (*SHOWN, "undecided")],
                        "expected": scene.expect, "matches_story": matches})
     module = pipeline.module
-    out.write(dumps({**header("demo"), "module": module_json(module.name, module.version, module.vassal_version),
-                     "pack": pipeline.pack.name, "scenes": scenes}) + "\n")
+    module_shape = module_json(module.name, module.version, module.vassal_version)
+    out.write(dumps({**header("demo"), "module": module_shape, "pack": pipeline.pack.name,
+                     "scenes": scenes}) + "\n")
     return 0 if mismatches == 0 else 1
 
 
@@ -270,7 +271,8 @@ async def _live(out: TextIO, pipeline: CheckPipeline, story: list[Scene], folder
         mismatches = story_task.result()
         verdict = "every save made the story's events due" if not mismatches else \
             f"{mismatches} save(s) did not make the story's events due"
-        more = "the last plan stays up until Ctrl-C" if linger is None else f"serving {linger:g} s more (Ctrl-C stops)"
+        more = ("the last plan stays up until Ctrl-C" if linger is None
+                else f"serving {linger:g} s more (Ctrl-C stops)")
         say(f"\nAdjutant demo: story over, {verdict}; {more}")
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(stopper, timeout=linger)

@@ -10,9 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bridge.jsonout import header, module_json
 

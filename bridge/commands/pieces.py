@@ -11,9 +11,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bridge import config
 from bridge.jsonout import header, module_json

@@ -12,9 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vassal_parser.errors import InputError
 
@@ -142,7 +140,7 @@ def refuse_non_positions(path: str, data: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bridge.commands.check import collect_answers, exit_status
+    from bridge.commands.check import collect_answers
     from rules.combined import is_combined, plan_combined
     from rules.engine import check_answer_ids, plan
     from rules.state import GameState

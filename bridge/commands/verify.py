@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict, dataclass
-
 from typing import TYPE_CHECKING
 
 from bridge.commands.pieces import add_game_arguments, game_module_json, load_checked

@@ -20,7 +20,6 @@ from bridge.server import DEFAULT_HOST, DEFAULT_PORT
 from bridge.watch import DEFAULT_DEBOUNCE_S, PlanFunction, ReplayFunction, WatchDaemon
 from vassal_parser.errors import InputError
 
-
 EPILOG = """\
 examples:
   adjutant watch ~/vassal/saves --module TK.vmod --pack tk
@@ -73,7 +72,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "$XDG_STATE_HOME/adjutant or ~/.local/state/adjutant)")
     parser.add_argument("--json", action="store_true",
                         help="console lines as JSON objects, one a line (format adjutant-watch-log)")
-    config.opt_in(parser, ("module", "extensions", "pack", "port"), anchor="folder", required=("module", "pack"))
+    config.opt_in(parser, ("module", "extensions", "pack", "port"), anchor="folder",
+                  required=("module", "pack"))
     parser.set_defaults(handler=run_watch)
 
 
@@ -140,7 +140,8 @@ def view_urls(base: str, host: str) -> list[tuple[str, str]]:
     from rules.state import FACTIONS
 
     def views(root: str, suffix: str = "") -> list[tuple[str, str]]:
-        urls = [(f"player ({faction}){suffix}", f"{root}?view=player&faction={faction}") for faction in FACTIONS]
+        urls = [(f"player ({faction}){suffix}", f"{root}?view=player&faction={faction}")
+                for faction in FACTIONS]
         urls.append((f"stream (OBS browser source){suffix}", f"{root}?view=stream"))
         urls.append((f"control (OBS dock / table){suffix}", f"{root}?view=control"))
         return urls
@@ -182,7 +183,8 @@ def run_watch(args: argparse.Namespace) -> int:
         raise InputError(state, "--state-dir must not be the watched folder (Adjutant never writes there)")
     store = AnswerStore(folder, state)
     if store.path.parent.resolve() == folder.resolve():
-        raise InputError(store.path.parent, "the state folder must not be the watched folder; give --state-dir")
+        raise InputError(store.path.parent,
+                         "the state folder must not be the watched folder; give --state-dir")
     log_line = _json_line if getattr(args, "json", False) else _log_line
     plan_function, replay_function = pipeline_planner(Path(args.module), args.pack,
                                                       tuple(Path(e) for e in args.extension))

@@ -32,16 +32,25 @@ def test_every_format_starts_with_file_module_vassal_turn_and_phasing(capsys) ->
     for fmt in ("text", "markdown", "html"):
         status, out, _ = check(capsys, save, "--format", fmt)
         assert status == 1, fmt
-        head = out[out.find("<body>"):][:900] if fmt == "html" else out[:900]
-        for fact in (str(save), "Adjutant Demo 1.0", "no extensions", "VASSAL 3.7", "Axis faction phasing",
-                     "May-Jun 1940"):
+        head = out[out.find("<body>") :][:900] if fmt == "html" else out[:900]
+        for fact in (
+            str(save),
+            "Adjutant Demo 1.0",
+            "no extensions",
+            "VASSAL 3.7",
+            "Axis faction phasing",
+            "May-Jun 1940",
+        ):
             assert fact in head, (fmt, fact)
         assert "16.2.1" in out and "Case Yellow" in out
     status, out, _ = check(capsys, save, "--json")
     data = json.loads(out)
     assert (data["format"], data["version"]) == ("adjutant-plan", 1)
-    assert data["vassal"]["module"] == {"name": "Adjutant Demo", "version": "1.0",
-                                        "vassal_version": data["vassal"]["module"]["vassal_version"]}
+    assert data["vassal"]["module"] == {
+        "name": "Adjutant Demo",
+        "version": "1.0",
+        "vassal_version": data["vassal"]["module"]["vassal_version"],
+    }
     assert check(capsys, save, "--format", "json")[1] == out  # --json is --format json
 
 
@@ -90,9 +99,22 @@ def test_html_is_one_self_contained_file_with_inline_svg_insets(capsys, tmp_path
 
 
 def test_html_escapes_text_from_the_save() -> None:
-    plan = {"phasing": "Axis", "turn": "<b>1939</b>", "pack": "x", "events": [
-        {"rule": "16.1.1", "title": "<script>alert(1)</script>", "status": "fired", "why": [], "steps": [],
-         "choices": []}], "violations": []}
+    plan = {
+        "phasing": "Axis",
+        "turn": "<b>1939</b>",
+        "pack": "x",
+        "events": [
+            {
+                "rule": "16.1.1",
+                "title": "<script>alert(1)</script>",
+                "status": "fired",
+                "why": [],
+                "steps": [],
+                "choices": [],
+            }
+        ],
+        "violations": [],
+    }
     page = render_html(plan)
     assert "<script>" not in page and "&lt;script&gt;" in page
     assert "<b>1939" not in page
@@ -102,12 +124,41 @@ def test_html_escapes_text_from_the_save() -> None:
 def test_undecided_is_its_own_status_naming_the_missing_fact_in_every_format() -> None:
     """Unknown is never "not due": an undecided event shows the fact it lacks, and no report says
     "Nothing is due." while something is undecided."""
-    plan = {"phasing": "Axis", "turn": "1939", "pack": "tk", "violations": [], "undecided": True, "events": [
-        {"rule": "16.1.1", "title": "Allied Minor Country Conquest", "source": "permanent",
-         "status": "undecided", "why": [], "steps": [], "choices": [],
-         "missing": [{"fact": "city_hexes", "subject": "Poland", "text": "the pack locates no City hex of Poland"}]},
-        {"rule": "16.1.2", "title": "Axis Minor Country Occupation", "source": "permanent", "status": "not_due",
-         "why": [], "steps": [], "choices": [], "missing": []}]}
+    plan = {
+        "phasing": "Axis",
+        "turn": "1939",
+        "pack": "tk",
+        "violations": [],
+        "undecided": True,
+        "events": [
+            {
+                "rule": "16.1.1",
+                "title": "Allied Minor Country Conquest",
+                "source": "permanent",
+                "status": "undecided",
+                "why": [],
+                "steps": [],
+                "choices": [],
+                "missing": [
+                    {
+                        "fact": "city_hexes",
+                        "subject": "Poland",
+                        "text": "the pack locates no City hex of Poland",
+                    }
+                ],
+            },
+            {
+                "rule": "16.1.2",
+                "title": "Axis Minor Country Occupation",
+                "source": "permanent",
+                "status": "not_due",
+                "why": [],
+                "steps": [],
+                "choices": [],
+                "missing": [],
+            },
+        ],
+    }
     for render in (render_text, render_markdown, render_html):
         for only_due in (False, True):
             out = render(plan, only_due=only_due)
@@ -122,8 +173,12 @@ def test_answer_flags_answer_a_choice_and_win_over_the_file(capsys, tmp_path: Pa
     save = save_path(STORY[3])
     answers = tmp_path / "a.json"
     answers.write_text(json.dumps({"16.1.2:remedy:Hungary": "remove"}))
-    _s, out, _ = check(capsys, save, "--json", "--answers", answers, "--answer", "16.1.2:remedy:Hungary=intern")
-    choice = next(c for e in json.loads(out)["events"] for c in e["choices"] if c["id"] == "16.1.2:remedy:Hungary")
+    _s, out, _ = check(
+        capsys, save, "--json", "--answers", answers, "--answer", "16.1.2:remedy:Hungary=intern"
+    )
+    choice = next(
+        c for e in json.loads(out)["events"] for c in e["choices"] if c["id"] == "16.1.2:remedy:Hungary"
+    )
     assert choice["answered"] and choice["answer"] == "intern"
     status, _out, err = check(capsys, save, "--answer", "no-equals-sign")
     assert status == 2 and err.count("\n") == 1 and "CHOICE_ID=VALUE" in err
@@ -153,7 +208,9 @@ def test_timeline_says_at_which_step_each_event_became_due_in_every_format(capsy
     _status, out, _ = check(capsys, LOG, "--timeline", "--json")
     data = json.loads(out)
     assert (data["format"], data["version"], data["steps"]) == ("adjutant-timeline", 1, len(STORY) - 1)
-    became = {c["rule"]: row["step"] for row in data["rows"] for c in row["changes"] if c["change"] == "became due"}
+    became = {
+        c["rule"]: row["step"] for row in data["rows"] for c in row["changes"] if c["change"] == "became due"
+    }
     assert became["16.1.1"] == 1 and became["16.2.1"] == 4 and became["16.5.4"] == 8
     for fmt in ("markdown", "html"):
         _status, out, _ = check(capsys, LOG, "--timeline", "--format", fmt)
@@ -176,7 +233,9 @@ def test_continuity_lists_ghost_moves_and_agrees_with_itself(capsys, fmt: str) -
     """Scene 5 does not start where scene 4 ended (it is a turn later): every moved piece is listed;
     the log's end and the last save are the same position."""
     extra = ["--json"] if fmt == "json" else []
-    status = main(["continuity", str(save_path(STORY[3])), str(save_path(STORY[4])), "--module", MODULE, *extra])
+    status = main(
+        ["continuity", str(save_path(STORY[3])), str(save_path(STORY[4])), "--module", MODULE, *extra]
+    )
     out = capsys.readouterr().out
     assert status == 1
     if fmt == "json":

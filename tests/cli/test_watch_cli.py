@@ -27,10 +27,29 @@ STORY = load_story()
 
 def _start(folder: Path, state: Path) -> tuple[subprocess.Popen[str], list[str]]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "adjutant", "watch", str(folder), "--module", str(DEMO_DIR / "adjutant-demo.vmod"),
-         "--pack", "demo", "--port", "0", "--state-dir", str(state), "--debounce", "0.05"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=PROJECT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        [
+            sys.executable,
+            "-m",
+            "adjutant",
+            "watch",
+            str(folder),
+            "--module",
+            str(DEMO_DIR / "adjutant-demo.vmod"),
+            "--pack",
+            "demo",
+            "--port",
+            "0",
+            "--state-dir",
+            str(state),
+            "--debounce",
+            "0.05",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=PROJECT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     lines: list[str] = []
     return process, lines
 
@@ -78,9 +97,18 @@ def test_watch_prints_every_view_and_keeps_answers_across_a_restart(tmp_path: Pa
     process, lines = _start(folder, state)
     try:
         _read_until(process, lines, "control (OBS dock / table)")
-        urls = {m.group(1): m.group(2) for m in (re.search(r"adjutant watch: (.+?): (http://\S+)", l) for l in lines) if m}
-        assert set(urls) == {"player (Axis)", "player (Western)", "player (Soviet)",
-                             "stream (OBS browser source)", "control (OBS dock / table)"}
+        urls = {
+            m.group(1): m.group(2)
+            for m in (re.search(r"adjutant watch: (.+?): (http://\S+)", line) for line in lines)
+            if m
+        }
+        assert set(urls) == {
+            "player (Axis)",
+            "player (Western)",
+            "player (Soviet)",
+            "stream (OBS browser source)",
+            "control (OBS dock / table)",
+        }
         assert urls["player (Axis)"].endswith("?view=player&faction=Axis")
         due_line = _read_until(process, lines, "game.vsav: planned")
         assert "16.1.2 Axis Minor Country Occupation" in due_line
@@ -89,17 +117,20 @@ def test_watch_prints_every_view_and_keeps_answers_across_a_restart(tmp_path: Pa
     finally:
         _stop(process)
     saved = list(state.glob("answers-*.json"))
-    assert len(saved) == 1 and json.loads(saved[0].read_text())["answers"] == {"16.1.2:remedy:Hungary": "intern"}
+    assert len(saved) == 1 and json.loads(saved[0].read_text())["answers"] == {
+        "16.1.2:remedy:Hungary": "intern"
+    }
     assert sorted(p.name for p in folder.iterdir()) == ["game.vsav"]  # nothing written where VASSAL saves
 
     process, lines = _start(folder, state)
     try:
         _read_until(process, lines, "game.vsav: planned")
-        ws = next(re.search(r"(http://\S+)", l).group(1) for l in lines if "control (" in l)
+        ws = next(re.search(r"(http://\S+)", line).group(1) for line in lines if "control (" in line)
         state_now = asyncio.run(_snapshot(ws.split("?")[0].replace("http://", "ws://") + "ws?view=control"))
         assert state_now["answers"] == {"16.1.2:remedy:Hungary": "intern"}
-        choice = next(c for e in state_now["plan"]["events"] for c in e["choices"]
-                      if c["id"] == "16.1.2:remedy:Hungary")
+        choice = next(
+            c for e in state_now["plan"]["events"] for c in e["choices"] if c["id"] == "16.1.2:remedy:Hungary"
+        )
         assert choice["answered"] and choice["answer"] == "intern"
     finally:
         _stop(process)

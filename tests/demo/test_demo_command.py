@@ -162,7 +162,7 @@ def test_live_demo_keeps_serving_after_the_story_until_ctrl_c() -> None:
         with urllib.request.urlopen(_url(lines, "stream"), timeout=10) as response:
             assert response.status == 200
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=20)
+        _out, err = process.communicate(timeout=20)
     finally:
         if process.poll() is None:
             process.kill()
