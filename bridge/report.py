@@ -302,7 +302,8 @@ def render_markdown(plan: Mapping[str, Any], only_due: bool = False, faction: st
 # ---- html ---------------------------------------------------------------------------------------
 
 HTML_STYLE = """
-body{font-family:"Segoe UI","Helvetica Neue",Arial,sans-serif;color:#1d232b;background:#f7f5ef;margin:0;padding:1em 1.5em;max-width:60em}
+body{font-family:"Segoe UI","Helvetica Neue",Arial,sans-serif;color:#1d232b;background:#f7f5ef}
+body{margin:0;padding:1em 1.5em;max-width:60em}
 h1{font-size:1.3em;border-bottom:2px solid #8a1c1c;padding-bottom:.3em}
 .head{color:#5f6b76;margin:.2em 0}
 .warning{color:#8a5a00}
