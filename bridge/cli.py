@@ -51,12 +51,10 @@ Documentation: {docs}
 
 
 def _version() -> str:
-    try:
-        from importlib.metadata import version
+    """The package's version: one constant (pyproject reads it too), so no metadata lookup at start-up."""
+    from bridge import __version__
 
-        return version("adjutant")
-    except Exception:  # not installed (run from a checkout): the source's own number
-        return "0.1.0"
+    return __version__
 
 
 def command_word(argv: Sequence[str]) -> str | None:

@@ -14,8 +14,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 CONFIG_NAME = "adjutant.toml"
 KEYS: dict[str, str] = {  # config key -> argparse attribute
@@ -29,18 +31,20 @@ MAX_CONFIG_BYTES = 64 * 1024
 
 
 def docs_location() -> str:
-    """Where the documentation is on this machine: the checkout's docs/, else the installed copy."""
-    here = Path(__file__).resolve().parents[1] / "docs"
-    if here.is_dir():
-        return str(here)
-    installed = Path(sys.prefix) / "share" / "doc" / "adjutant"
-    return str(installed) if installed.is_dir() else "docs/ in the source distribution"
+    """Where the documentation is on this machine: the checkout's docs/, else the installed copy.
+
+    Why os.path here: this runs for `adjutant --help`, which must not pay for importing pathlib."""
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")
+    if os.path.isdir(here):
+        return here
+    installed = os.path.join(sys.prefix, "share", "doc", "adjutant")
+    return installed if os.path.isdir(installed) else "docs/ in the source distribution"
 
 
 def help_lines() -> str:
     """The lines of `adjutant --help` that say where the config file is looked for."""
-    cwd_file = Path.cwd() / CONFIG_NAME
-    state = "found" if cwd_file.is_file() else "not found"
+    cwd_file = os.path.join(os.getcwd(), CONFIG_NAME)
+    state = "found" if os.path.isfile(cwd_file) else "not found"
     return (
         f"\nconfiguration: {CONFIG_NAME} with keys {', '.join(KEYS)} (paths relative to the file).\n"
         f"  looked for: --config FILE if given; else {CONFIG_NAME} in the game file's folder (watch: the\n"
@@ -50,6 +54,8 @@ def help_lines() -> str:
 
 def candidates(args: argparse.Namespace) -> list[Path]:
     """Config files to try for this command, most specific first."""
+    from pathlib import Path
+
     explicit = getattr(args, "config", None)
     if explicit:
         return [Path(explicit)]
@@ -111,6 +117,8 @@ def apply(args: argparse.Namespace) -> Path | None:
     A command opts in with `parser.set_defaults(config_keys=(...), config_anchor="file")`; options it
     needs are listed in `config_required` and refused, naming the flag and the key, when still unset.
     """
+    from pathlib import Path
+
     keys: tuple[str, ...] = getattr(args, "config_keys", ())
     if not keys and not getattr(args, "config", None):
         return None
@@ -147,6 +155,8 @@ def apply(args: argparse.Namespace) -> Path | None:
 
 
 def _relative(base: Path, value: str) -> Path:
+    from pathlib import Path
+
     path = Path(os.path.expanduser(value))
     return path if path.is_absolute() else base / path
 

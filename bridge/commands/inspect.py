@@ -32,9 +32,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="describe a VASSAL module, extension, save or log",
         description="Describe a VASSAL file: kind, savedGame encoding, module, VASSAL version, "
         "extensions, maps/boards/grids (modules), piece and command counts (saves/logs).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("file", help="a .vmod, .vmdx, .vsav, .vlog, buildFile, moduledata or command stream")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    parser.add_argument("--format", choices=("text", "json"), help="text (default) or json (= --json)")
     parser.set_defaults(handler=run)
 
 
