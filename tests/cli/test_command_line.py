@@ -48,10 +48,7 @@ def test_help_imports_only_the_command_it_runs() -> None:
 
 @pytest.mark.parametrize("command", list(cli.SUBCOMMANDS))
 def test_every_command_help_has_examples_and_exit_statuses(command: str, capsys) -> None:
-    if command == "pack":
-        argv = ["pack", "check", "--help"]
-    else:
-        argv = [command, "--help"]
+    argv = ["pack", "check", "--help"] if command == "pack" else [command, "--help"]
     with pytest.raises(SystemExit) as stop:
         main(argv)
     assert stop.value.code == 0
