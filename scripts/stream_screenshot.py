@@ -48,7 +48,8 @@ def main() -> int:
         page.goto(daemon.url("view=stream"))
         page.wait_for_selector(".stream-card[data-rule]", timeout=20_000)
         time.sleep(0.5)
-        page.add_style_tag(content=f"html {{ background: #d8d2c0 url('{map_background()}') center / cover; }}")
+        backdrop = f"html {{ background: #d8d2c0 url('{map_background()}') center / cover; }}"
+        page.add_style_tag(content=backdrop)
         OUT.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(OUT))
         browser.close()

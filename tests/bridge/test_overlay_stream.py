@@ -18,7 +18,11 @@ import pytest
 
 from tests.bridge.harness import DaemonThread
 from tests.bridge.savefiles import sample_plan, save_bytes, write_in_place
-from tests.bridge.test_overlay_browser import FAST, WAIT_MS, browser, open_view, pages, pytestmark  # noqa: F401
+from tests.bridge import test_overlay_browser as base
+
+# The same Chromium, page list and skip reasons as the other browser tests.
+browser, pages, pytestmark = base.browser, base.pages, base.pytestmark
+FAST, WAIT_MS = base.FAST, base.WAIT_MS
 
 DEMO = Path(__file__).resolve().parents[2] / "module_patches" / "demo"
 FULL_HD = {"width": 1920, "height": 1080}
@@ -67,7 +71,7 @@ def test_stream_at_1080p_is_a_lower_third_in_the_bottom_quarter(
         assert first in title and ("Their Finest Hour" in title or "Paris Threatened" in title)
         assert card.locator(".steps li").count() <= 3  # lines=3 by default
         chips = [c.get_attribute("data-rule") for c in stream.locator(".chip").all()]
-        assert set(chips + [first]) >= {"16.3.3", "16.3.4"}
+        assert {*chips, first} >= {"16.3.3", "16.3.4"}
         assert "1/" in card.locator(".cycle").inner_text()
         stream.wait_for_function(
             f"document.querySelector('.stream-card').dataset.rule !== '{first}'", timeout=8000
