@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
+from tests.bridge import test_overlay_browser as base
 from tests.bridge.harness import DaemonThread
 from tests.bridge.savefiles import sample_plan, save_bytes, write_in_place
-from tests.bridge import test_overlay_browser as base
 
 # The same Chromium, page list and skip reasons as the other browser tests.
 browser, pages, pytestmark = base.browser, base.pages, base.pytestmark
