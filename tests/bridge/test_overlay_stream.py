@@ -7,7 +7,6 @@ Skips (with the reason) where Playwright or Chromium is missing, as tests/bridge
 
 from __future__ import annotations
 
-import copy
 import json
 import socket
 import urllib.parse
@@ -317,10 +316,3 @@ def test_phone_width_header_does_not_overlap_and_insets_fit(
             box = svg.bounding_box()
             assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
 
-
-def test_copy_of_the_plan_is_not_modified_by_the_page() -> None:
-    """The fixtures above are built fresh each time (no shared mutable plan between tests)."""
-    first = _undecided_plan()
-    second = copy.deepcopy(first)
-    first["events"].clear()
-    assert second["events"]
