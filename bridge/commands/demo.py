@@ -124,6 +124,13 @@ def due_rules(plan: Mapping[str, Any]) -> list[str]:
     return [event["rule"] for event in plan["events"] if event["status"] in SHOWN]
 
 
+def nothing_line(plan: Mapping[str, Any]) -> str:
+    """The line for a save with nothing due — unless something is undecided, which is not nothing."""
+    if any(event["status"] == "undecided" for event in plan["events"]):
+        return "  nothing is due that the pack can decide (see UNDECIDED above)"
+    return "  nothing is due"
+
+
 def matches_story(plan: Mapping[str, Any], scene: Scene) -> bool:
     """The scene's `expect` list: due events, leaving out those only held up by an earlier choice."""
     return [rule for rule in due_rules(plan) if not _blocked(plan, rule)] == scene.expect
@@ -163,8 +170,12 @@ def walk_through(out: TextIO) -> int:
             for choice in event["choices"]:
                 answer = f"answered {choice['answer']!r}" if choice["answered"] else "waiting for an answer"
                 out.write(f"      ? {choice['decider']}: {choice['prompt']} ({answer})\n")
+        for event in plan["events"]:
+            if event["status"] == "undecided":  # unknown is never "not due": say which fact is missing
+                missing = "; ".join(m.get("text", "") for m in event.get("missing") or [])
+                out.write(f"  {event['rule']} {event['title']}: UNDECIDED (missing: {missing})\n")
         if not due_rules(plan):
-            out.write("  nothing is due\n")
+            out.write(nothing_line(plan) + "\n")
         if not matches_story(plan, scene):
             mismatches += 1
             out.write(f"  ! the story expected {scene.expect or 'nothing'} here\n")
@@ -315,8 +326,11 @@ async def _play(say: Callable[[str], None], daemon: WatchDaemon, story: list[Sce
                 if open_choices:
                     detail += f", {open_choices} choice(s) to answer"
                 say(f"  {SHOWN[event['status']]} {event['rule']} {event['title']} ({detail})")
+        for event in plan["events"]:
+            if event["status"] == "undecided":
+                say(f"  UNDECIDED {event['rule']} {event['title']} (a fact it needs is missing)")
         if not due_rules(plan):
-            say("  nothing is due")
+            say(nothing_line(plan))
         if not matches_story(plan, scene):
             mismatches += 1
             say(f"  ! the story expected {scene.expect or 'nothing'} here")

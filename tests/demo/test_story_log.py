@@ -39,3 +39,16 @@ def test_every_log_step_is_the_next_scene_and_names_it_in_chat(pipeline: CheckPi
         if step:
             chats = [c.fields["message"] for c in game.steps[step - 1] if c.kind == "chat"]
             assert chats and chats[0].endswith(scene.title)
+
+
+def test_the_daemon_replays_the_story_log_step_by_step() -> None:
+    """What `adjutant watch` does with story.vlog: every step planned; 16.1.1 became due at step 1
+    (Poland conquered), 16.2.1 at step 4 (Case Yellow), 16.5.4 at the last step."""
+    from bridge import protocol
+    from bridge.commands.watch import pipeline_planner
+
+    _plan, replay = pipeline_planner(DEMO_DIR / "adjutant-demo.vmod", "demo")
+    plans = list(replay(LOG, {}))
+    assert [step for step, _plan in plans] == list(range(len(load_story())))
+    became = {row["rule"]: row["steps"] for row in protocol.replay_timeline(plans)}
+    assert became["16.1.1"][0] == 1 and became["16.2.1"][0] == 4 and became["16.5.4"][0] == 8
