@@ -414,12 +414,18 @@ class FolderWatcher:
 Publish = Callable[[Mapping[str, Any]], None]
 
 
-def due_summary(plan: Mapping[str, Any]) -> str:
-    """What the console says a plan made due: rule numbers and titles, then what is undecided."""
+def due_summary(plan: Mapping[str, Any], previous: Mapping[str, Any] | None = None) -> str:
+    """What the console says of a plan: what is due (rule and title), what became due since the
+    previous plan, and what is undecided (a fact it needs is missing)."""
     events = protocol.iter_events(plan)
-    due = [f"{e.get('rule')} {e.get('title')}" for e in events if protocol.event_is_due(e)]
+    due = [e for e in events if protocol.event_is_due(e)]
+    before = {e.get("rule") for e in protocol.iter_events(previous) if protocol.event_is_due(e)}
     undecided = [str(e.get("rule")) for e in events if e.get("status") == "undecided"]
-    text = f"{len(due)} event(s) due" + (f": {', '.join(due)}" if due else "")
+    named = [f"{event.get('rule')} {event.get('title')}" for event in due]
+    text = f"{len(due)} event(s) due" + (f": {', '.join(named)}" if named else "")
+    became = [str(e.get("rule")) for e in due if e.get("rule") not in before]
+    if previous is not None and became:
+        text += f"; became due: {', '.join(became)}"
     return text + (f"; undecided: {', '.join(undecided)}" if undecided else "")
 
 
@@ -539,6 +545,7 @@ class PlanCoordinator:
         plan = protocol.annotate_step_keys(plan)
         live_keys = protocol.step_keys(plan)
         self.ticks = {key: True for key in self.ticks if key in live_keys}
+        previous = self.plan
         self.current, self.plan = path, plan
         self._publish(
             {
@@ -554,7 +561,7 @@ class PlanCoordinator:
         )
         elapsed_ms = (time.monotonic() - started) * 1000
         what = "replayed" if replay is not None else "planned"
-        self._log_line(f"{path.name}: {what} ({reason}), {due_summary(plan)}, {elapsed_ms:.0f} ms")
+        self._log_line(f"{path.name}: {what} ({reason}), {due_summary(plan, previous)}, {elapsed_ms:.0f} ms")
         return True
 
     def _replay_log(self, path: Path, answers: Mapping[str, Any]) -> tuple[dict, dict[str, Any]]:

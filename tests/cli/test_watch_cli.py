@@ -156,3 +156,21 @@ def test_state_dir_follows_xdg_and_the_override(monkeypatch, tmp_path: Path) -> 
     assert one.load() == {"x": 1} and two.load() == {}
     one.path.write_text("{not json")
     assert one.load() == {}
+
+
+def test_console_line_names_what_is_due_what_became_due_and_what_is_undecided() -> None:
+    from bridge.watch import due_summary
+
+    before = {"events": [{"rule": "16.1.1", "title": "Allied Minor Country Conquest", "status": "fired"}]}
+    after = {
+        "events": [
+            *before["events"],
+            {"rule": "16.1.2", "title": "Axis Minor Country Occupation", "status": "waiting"},
+            {"rule": "16.1.3", "title": "Internment", "status": "undecided"},
+        ]
+    }
+    assert due_summary(before) == "1 event(s) due: 16.1.1 Allied Minor Country Conquest"
+    assert due_summary(after, before) == (
+        "2 event(s) due: 16.1.1 Allied Minor Country Conquest, 16.1.2 Axis "
+        "Minor Country Occupation; became due: 16.1.2; undecided: 16.1.3"
+    )
