@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from bridge import config
+from bridge.helptext import HelpFormatter
 
 # name -> the line `adjutant --help` shows. Order here is the order `adjutant --help` lists them.
 # To add a command: one line here, and bridge/commands/<name>.py with `register(subparsers)`.
@@ -79,7 +80,7 @@ def build_parser(selected: str | None = "*") -> argparse.ArgumentParser:
             "honest: read VASSAL modules, saves and logs, and say which events are due, with the rule cited."
         ),
         epilog=EPILOG.format(docs=config.docs_location()) + config.help_lines(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"adjutant {_version()}")
     add_global_options(parser)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge import config
+from bridge.helptext import HelpFormatter
 
 FORMATS = ("text", "json", "markdown", "html")
 EXIT_NOTHING_DUE, EXIT_DUE, EXIT_UNDECIDED = 0, 1, 3
@@ -54,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "check", help="the plan for a VASSAL save or log: a PBEM report or a timeline",
         description="Read a VASSAL save (.vsav) or log (.vlog) with its module, map it through the pack's "
                     "[vassal] table and report which conditional events are due, with the rule cited.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EPILOG, formatter_class=HelpFormatter)
     parser.add_argument("file", metavar="SAVE_OR_LOG", help="a .vsav save or .vlog log")
     parser.add_argument("--module", help="the VASSAL module (.vmod) the file was saved with "
                                          "(or `module` in adjutant.toml)")

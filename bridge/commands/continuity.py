@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bridge import config
+from bridge.helptext import HelpFormatter
 from bridge.jsonout import header, module_json
 
 EPILOG = """\
@@ -48,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Compare the end of PREVIOUS with the start of NEXT, piece by piece (map, location, "
         "trait state), and the module and extension versions.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("previous", metavar="PREVIOUS", help="the save or log the opponent sent")
     parser.add_argument("next", metavar="NEXT", help="the save or log that should continue from it")

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from bridge.helptext import HelpFormatter
 from bridge.pipeline import CheckPipeline
 from bridge.server import DEFAULT_HOST, DEFAULT_PORT
 from bridge.watch import PlanFunction, ReplayFunction, WatchDaemon
@@ -57,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "demo saves (module_patches/demo/saves) into it one by one, printing for each save the "
                     "events now due by rule number. Exit status 0 when every save made the story's "
                     "expected events due, 1 otherwise.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EPILOG, formatter_class=HelpFormatter)
     parser.add_argument("--no-serve", action="store_true",
                         help="print the walk-through of every save without serving the overlay")
     parser.add_argument("--pause", type=float, default=DEFAULT_PAUSE_S, metavar="SECONDS",

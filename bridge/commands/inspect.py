@@ -12,6 +12,7 @@ import json
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from bridge.helptext import HelpFormatter
 from bridge.jsonout import header, module_json
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Describe a VASSAL file: kind, savedGame encoding, module, VASSAL version, "
         "extensions, maps/boards/grids (modules), piece and command counts (saves/logs).",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("file", help="a .vmod, .vmdx, .vsav, .vlog, buildFile, moduledata or command stream")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")

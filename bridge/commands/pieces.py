@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bridge import config
+from bridge.helptext import HelpFormatter
 from bridge.jsonout import header, module_json
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "name, map, x, y, board, zone, location name (as VASSAL computes it) and properties."
         ),
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     add_game_arguments(parser)
     parser.add_argument(

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bridge.helptext import HelpFormatter
 from vassal_parser.errors import InputError
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "each event with its rule number, why it fired or not, its steps and the choices to make. "
         "For a VASSAL save or log use `adjutant check`.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("position", metavar="POSITION.json", help="the position (docs/position-format.md)")
     parser.add_argument(

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 from bridge.commands.pieces import add_game_arguments, game_module_json, load_checked
+from bridge.helptext import HelpFormatter
 from bridge.jsonout import header
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Exit 0 only when all agree."
         ),
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     add_game_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")

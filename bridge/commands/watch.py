@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge import config
+from bridge.helptext import HelpFormatter
 from bridge.server import DEFAULT_HOST, DEFAULT_PORT
 from bridge.watch import DEFAULT_DEBOUNCE_S, PlanFunction, ReplayFunction, WatchDaemon
 from vassal_parser.errors import InputError
@@ -42,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "and serve the overlay page and its WebSocket protocol on one port. Never writes to FOLDER."
         ),
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("folder", type=Path, help="the folder VASSAL saves into")
     parser.add_argument("--module", type=Path, help="the VASSAL module (.vmod; or `module` in adjutant.toml)")
