@@ -3,11 +3,16 @@
 Why a script and not a timed test: speed depends on the machine; tests assert behaviour, this
 prints figures (median of several runs, peak traced memory) for docs/vassal-reader.md.
 
-Run:  .venv/bin/python benchmarks/parse.py [--runs 5]
+Run:  .venv/bin/python benchmarks/parse.py [--runs 5] [--pywargame-python PY3.12] [--skip-growth]
 
 Per file: open + de-obfuscate, decode the command tree, build every piece (LOG payloads too),
 force the lazy trait decode and derived properties, re-encode stream and chains (checked
 byte-identical), and, when `vassal_parser.game` exists, locate the pieces with the module.
+
+Also printed: the floor ratio (full decode with locations against the open of the same bytes,
+side by side in one run), a fresh process's max RSS for the largest save, the comparison with
+pywargame, and a growth table (corpus saves smallest to largest, a synthetic save x1, x4, x16).
+Every timed run starts with cold shared tables (`forget_shared_traits`): a fresh process's cost.
 """
 
 from __future__ import annotations
@@ -28,11 +33,13 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_ROOT))
 
-from tests.conftest import CORPUS_DIR  # noqa: E402  (shared/ is located like the tests do)
+# shared/ is located as tests/conftest.py does (not imported: it would import pytest into the timed
+# --decode-only child process)
+CORPUS_DIR = Path(os.environ.get("ADJUTANT_SHARED", PROJECT_ROOT.parent / "shared")).resolve() / "corpus"
 from vassal_parser.commands import decode_stream, encode_stream, iter_commands  # noqa: E402
 from vassal_parser.container import open_container  # noqa: E402
 from vassal_parser.pieces import Piece, make_piece  # noqa: E402
-from vassal_parser.traits import encode_chain  # noqa: E402
+from vassal_parser.traits import encode_chain, forget_shared_traits  # noqa: E402
 
 FILES = (
     "Cattlesquat__PathsOfGlory/Historical10-8.vsav",
@@ -57,6 +64,7 @@ def full_decode(path: Path, reencode: bool = True) -> dict[str, float | int]:
     `reencode=False` stops after decoding (what pywargame's `vsavdump -d` does: decode and dump), so
     the side-by-side comparison times the same job; the byte-identity check is extra work of ours.
     """
+    forget_shared_traits()
     t0 = time.perf_counter()
     container = open_container(path)
     text = container.command_text()
@@ -116,6 +124,164 @@ def locate_with_game(path: Path) -> str:
     except Exception as exc:  # report, do not hide: the benchmark must still print the rest
         return f"failed: {type(exc).__name__}: {exc}"[:80]
     return f"{len(placed)} located in {time.perf_counter() - start:.2f} s (module {build.name})"
+
+
+def build_file_for(path: Path) -> Path | None:
+    candidates = [folder / name for folder in (path.parent, path.parent.parent) for name in BUILD_NAMES]
+    return next((candidate for candidate in candidates if candidate.exists()), None)
+
+
+def floor_run(path: Path, module: object) -> dict[str, float | int]:
+    """One side-by-side run: the open (unzip + de-obfuscate), then everything after it — command
+    tree, replay, every piece located, every trait's fields — from the same opened bytes."""
+    from vassal_parser.game import game_from_container
+
+    forget_shared_traits()
+    gc.collect()
+    t0 = time.perf_counter()
+    container = open_container(path)
+    container.command_text()
+    t1 = time.perf_counter()
+    game = game_from_container(path, container, module)  # type: ignore[arg-type]
+    placed = game.position()
+    traits = 0
+    for piece in placed:
+        for trait in piece.traits:
+            _ = trait.fields
+            traits += 1
+    t2 = time.perf_counter()
+    return {"open": t1 - t0, "decode": t2 - t1, "pieces": len(placed), "traits": traits}
+
+
+def floor_ratio(runs: int) -> None:
+    """Floor ratio (issue 15): full decode incl. locations at most 2.5x the open of the same bytes."""
+    from vassal_parser.module import load_module
+
+    print()
+    print(f"floor ratio (median of {runs}; module parsed beforehand, not timed; cold shared tables): "
+          "decode = command tree + replay + locate every piece + every trait's fields")
+    print("| file | open s | decode s | decode / open | located pieces | their traits |")
+    print("|---|---|---|---|---|---|")
+    for relative in FILES[:3]:
+        path = CORPUS_DIR / relative
+        build = build_file_for(path)
+        if not path.exists() or build is None:
+            continue
+        module = load_module(build)
+        results = [floor_run(path, module) for _ in range(runs)]
+        opened = statistics.median(r["open"] for r in results)
+        decoded = statistics.median(r["decode"] for r in results)
+        ratios = statistics.median(r["decode"] / r["open"] for r in results)
+        print(f"| {relative} | {opened:.3f} | {decoded:.3f} | {ratios:.2f}x | {results[0]['pieces']} "
+              f"| {results[0]['traits']} |")
+
+
+GROWTH_CORPUS = (
+    "jzedwards__vassal-hex-n-counters-template/ragnarok/vassal/ragnarok-start.vsav",
+    "patricksurry__jspy-vassal/test/Campaign-180907.vsav",
+    "andoroth__malifaux_vassal_module/module/Boomtown_v2.vsav",
+    "tomo9878__hannnibal/Hannibal_Valley_en_1.3.1/PredifinedScenario.vsav",
+    "Cattlesquat__Nevsky/Scenario_Crusade_on_Novgorod_1240_to_1242.vsav",
+    "Cattlesquat__Inferno/Scen4-ArbiaColoratainRosso-Late1260.vsav",
+    "Cattlesquat__Almoravid/Scenario_D_Arrival_of_the_Africans.vsav",
+    "Cattlesquat__ForThePeople/1861-3-5.vsav",
+    "Cattlesquat__PathsOfGlory/Historical10-8.vsav",
+)
+SYNTHETIC_BASE = "Cattlesquat__Nevsky/Scenario_Crusade_on_Novgorod_1240_to_1242.vsav"
+
+
+def synthetic_save(factor: int, folder: Path) -> Path:
+    """The base save with every piece outside stacks and decks copied `factor - 1` more times, each
+    copy with its own id and point (so no two copies share a state text), module metadata kept."""
+    import zipfile
+
+    from vassal_parser.commands import CommandGroup, add_piece_command
+    from vassal_parser.writer import write_game_file
+
+    base = CORPUS_DIR / SYNTHETIC_BASE
+    tree = decode_stream(open_container(base).command_text())
+    with zipfile.ZipFile(base) as archive:
+        moduledata = archive.read("moduledata")
+    group = next(child for child in tree.children if isinstance(child, CommandGroup))
+    members: set[str] = set()
+    originals = []
+    for command in _add_pieces(tree):
+        thing = make_piece(command.fields["id"], command.fields["type"], command.fields["state"])
+        if isinstance(thing, Piece):
+            originals.append(thing)
+        else:
+            members.update(thing.member_ids)
+    copies = []
+    for copy in range(1, factor):
+        for piece in originals:
+            if piece.id in members or piece.map is None:
+                continue
+            moved = piece.moved_to(piece.map, piece.x + 3 * copy, piece.y + 2 * copy)
+            copies.append(add_piece_command(f"{piece.id}c{copy}", moved.type_string(), moved.state_string()))
+    group.children[1:1] = copies
+    target = folder / f"synthetic-x{factor}.vsav"
+    return write_game_file(target, tree, module_metadata=moduledata, ensure=False)
+
+
+def growth_row(label: str, path: Path, module_path: Path | None, runs: int) -> str:
+    """Time (in-process, cold tables, median) and a fresh process's max RSS for one file."""
+    from vassal_parser.game import game_from_container
+    from vassal_parser.module import load_module
+
+    module = load_module(module_path) if module_path is not None else None
+    times = []
+    count = 0
+    for _ in range(runs):
+        forget_shared_traits()
+        gc.collect()
+        start = time.perf_counter()
+        game = game_from_container(path, open_container(path), module)
+        placed = game.position()
+        for piece in placed:
+            for trait in piece.traits:
+                _ = trait.fields
+        times.append(time.perf_counter() - start)
+        count = len(placed)
+    child = [sys.executable, __file__, "--rss", str(path)] + ([str(module_path)] if module_path else [])
+    rss = subprocess.run(child, capture_output=True, text=True, timeout=600, check=False).stdout.strip()
+    size = path.stat().st_size / 1024
+    seconds = statistics.median(times)
+    per_piece = seconds / count * 1e6 if count else 0.0
+    return f"| {label} | {size:.0f} | {count} | {seconds:.3f} | {per_piece:.0f} | {rss} |"
+
+
+def growth_table(runs: int) -> None:
+    import tempfile
+
+    print()
+    print(f"growth (open + decode + locate + every trait's fields, median of {runs}, cold tables; "
+          "RSS = a fresh process doing the same once, interpreter and module included):")
+    print("| input | size KB | pieces located | seconds | us per piece | max RSS MB |")
+    print("|---|---|---|---|---|---|")
+    for relative in GROWTH_CORPUS:
+        path = CORPUS_DIR / relative
+        if path.exists():
+            print(growth_row(relative, path, build_file_for(path), runs))
+    base = CORPUS_DIR / SYNTHETIC_BASE
+    if not base.exists():
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        for factor in (1, 4, 16):
+            path = synthetic_save(factor, Path(folder))
+            print(growth_row(f"synthetic x{factor} ({Path(SYNTHETIC_BASE).parent.name})", path,
+                             build_file_for(base), runs))
+
+
+def rss_child(path: Path, module_path: Path | None) -> None:
+    """`--rss`: one open + decode + locate + fields in this fresh process; prints its max RSS in MB."""
+    from vassal_parser.game import load_game
+    from vassal_parser.module import load_module
+
+    module = load_module(module_path) if module_path is not None else None
+    for piece in load_game(path, module).position():
+        for trait in piece.traits:
+            _ = trait.fields
+    print(f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}")
 
 
 def peak_memory_mb(path: Path) -> float:
@@ -181,12 +347,17 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--one", type=Path, help=argparse.SUPPRESS)  # child: one file, report max RSS
     parser.add_argument("--decode-only", type=Path, help=argparse.SUPPRESS)  # child: timed as a process
+    parser.add_argument("--rss", type=Path, nargs="+", help=argparse.SUPPRESS)  # child: growth memory
+    parser.add_argument("--skip-growth", action="store_true", help="leave out the growth table")
     parser.add_argument(
         "--pywargame-python",
         help="a Python >= 3.12 with pywargame installed (default: $ADJUTANT_PYWARGAME_PYTHON, "
         "else python3.12/python3.13 on PATH if one imports pywargame)",
     )
     args = parser.parse_args()
+    if args.rss is not None:
+        rss_child(args.rss[0], args.rss[1] if len(args.rss) > 1 else None)
+        return 0
     if args.decode_only is not None:
         full_decode(args.decode_only, reencode=False)
         return 0
@@ -225,14 +396,19 @@ def main() -> int:
     print(f"process max RSS (all files, one process): "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     largest = CORPUS_DIR / FILES[0]
-    if largest.exists():  # the target is per save: a fresh process, one full decode + locate
-        child = subprocess.run([sys.executable, __file__, "--one", str(largest)], capture_output=True,
-                               text=True, timeout=600, check=False)
-        print(f"fresh process, full decode + locate of {FILES[0]}: max RSS "
-              f"{child.stdout.strip() or child.stderr.strip()[-200:]}")
+    build = build_file_for(largest) if largest.exists() else None
+    if build is not None:  # the target is per save: a fresh process, one decode + locate (< 100 MB)
+        child = subprocess.run([sys.executable, __file__, "--rss", str(largest), str(build)],
+                               capture_output=True, text=True, timeout=600, check=False)
+        rss = child.stdout.strip() or child.stderr.strip()[-200:]
+        print(f"fresh process, open + decode + locate every piece + every trait's fields of {FILES[0]} "
+              f"(module {build.name} included): max RSS {rss} MB")
     for relative, result in locations:
         print(f"locations ({relative}): {result}")
+    floor_ratio(args.runs)
     compare_with_pywargame(args.pywargame_python, args.runs)
+    if not args.skip_growth:
+        growth_table(args.runs)
     return 0
 
 

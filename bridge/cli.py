@@ -26,6 +26,8 @@ SUBCOMMANDS: dict[str, str] = {
     "continuity": "does the NEXT save or log start where the PREVIOUS one ended? (ghost moves)",
     "watch": "watch a save folder and serve the live overlay (player, stream and control views)",
     "plan": "which conditional events are due in a position (JSON)",
+    "apply": "write the plan's moves as a VASSAL continuation log or save",
+    "extension": "build the Adjutant extension (.vmdx) for a module",
     "pack": "write or check a pack's VASSAL mapping",
     "inspect": "describe a VASSAL module, extension, save or log",
     "pieces": "list every piece of a save or log with its map, board, zone and location name",

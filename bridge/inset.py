@@ -106,7 +106,7 @@ def neighbours(layout: MapLayout, center: tuple[int, int]) -> list[str]:
     for (x1, y1), (x2, y2) in zip(outline, [*outline[1:], outline[0]], strict=True):
         nx, ny = x1 + x2 - cx, y1 + y2 - cy  # 2 * midpoint - centre
         name = layout.location_name(round(nx), round(ny))
-        if name != OFFBOARD and name not in names:
+        if name is not None and name != OFFBOARD and name not in names:
             names.append(name)
     return names
 

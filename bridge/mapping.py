@@ -711,7 +711,7 @@ def slot_pieces(module: Any) -> list[SlotPiece]:
         traits, names = _expand(piece.traits, module)
         expanded = Piece.from_traits(None, traits)
         properties = {str(k): str(v) for k, v in expanded.properties().items()}
-        pieces.append(SlotPiece(id=f"slot:{slot.gpid or index}", basic_name=expanded.basic_name,
+        pieces.append(SlotPiece(id=f"slot:{slot.gpid or index}", basic_name=expanded.basic_name_property,
                                 piece_name=expanded.piece_name, properties=properties,
                                 prototypes=tuple(names)))
     return pieces

@@ -101,7 +101,7 @@ def _country_hexes(pack: Pack, country: str) -> list[str]:
 @fact_kind("neighbors", "country", "neighbouring countries", "minor_countries")
 def _neighbors(pack: Pack, country: str) -> list[str]:
     info = pack.countries.get(country)
-    area = pack.areas.get(country)
+    area = _area_by_key(pack, country)
     return list(info.neighbors if info else area.neighbors if area else ())
 
 
@@ -121,6 +121,28 @@ def _border_hexes(pack: Pack, area: str) -> list[str]:
 @fact_kind("road_rail_hexes", "area", "road/rail hexes", "areas")
 def _road_rail_hexes(pack: Pack, area: str) -> list[str]:
     return sorted(h.id for h in pack.hexes.values() if h.area == area and (h.road or h.rail))
+
+
+def _area_by_key(pack: Pack, key: str) -> Any:
+    """An area by id, or by the name it takes as a Dependent (e.g. "Inner Mongolia")."""
+    return pack.areas.get(key) or next((a for a in pack.areas.values() if a.name == key), None)
+
+
+@fact_kind("area_city_hexes", "area", "City hexes", "areas")
+def _area_city_hexes(pack: Pack, area: str) -> list[str]:
+    """DS 16.3.8 / 16.5.5 "a City in a formerly British Mandate Dependent": the Cities of an area."""
+    info = _area_by_key(pack, area)
+    own = (info.hexes_of or info.id) if info is not None else area
+    return sorted(h.id for h in pack.hexes.values() if h.area == own and (h.city or h.capital))
+
+
+@fact_kind("border_road_rail_hexes", "country", "Road or Rail hexes on its border", "dependents")
+def _border_road_rail_hexes(pack: Pack, subject: str) -> list[str]:
+    """DS 16.1.3 "each Road or Rail hex that shares a border with a Soviet Country": a Country's (or a
+    ceded area's) road/rail hexes the pack marks as border hexes (`borders`)."""
+    info = _area_by_key(pack, subject)
+    return sorted(h.id for h in pack.hexes.values() if (h.road or h.rail) and h.borders and (
+        (info is not None and h.area == info.id) or (info is None and h.country == subject)))
 
 
 @dataclass(frozen=True)
@@ -210,10 +232,16 @@ def is_complete(pack: Pack, fact: str, subject: str) -> bool:
 
 
 def check(pack: Pack, fact: str, subject: str) -> tuple[Any, str | None]:
-    """The fact's value and, when the pack lacks it (or has only part of it), the player-facing reason."""
+    """The fact's value and, when the pack lacks it (or has only part of it), the player-facing reason.
+
+    An empty value is missing -- unless the pack lists the subject under `[complete]` for that fact: then
+    it is known to be empty (an island Dependent has no neighbouring Country; most Countries have no
+    Strategic Hex)."""
     kind = FACT_KINDS[fact]
     value = kind.lookup(pack, subject)
     if not value:
+        if pack.complete is not None and is_complete(pack, fact, subject):
+            return value, None
         return value, kind.missing_text(subject)
     if not is_complete(pack, fact, subject):
         return value, (f"the pack locates only some {kind.label} of {subject} "

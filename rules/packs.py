@@ -67,6 +67,9 @@ class AreaInfo:
     kind: str = "ceded_land"  # "ceded_land" | "ostland_region" | "region"
     neighbors: tuple[str, ...] = ()  # countries it shares a border with (16.2.2 Step 10 Influence)
     interns_allied: bool = False  # German Dependent whose creation interns Allied counters (16.7)
+    # A second marker for another area's hexes: DS 16.2.6 Step 4 cedes the Marshall Islands (e3612) to
+    # Britain or to the US, one marker each; the hexes name one area, the other marker covers them too.
+    hexes_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -281,6 +284,8 @@ def load_pack(name_or_path: str | Path) -> Pack:
         for country in (area.country, area.ceded_to):
             if country is not None and country not in countries:
                 raise InputError(where("areas"), f"area {area_id} names unknown country {country!r}")
+        if area.hexes_of is not None and area.hexes_of not in areas:
+            raise InputError(where("areas"), f"area {area_id}: hexes_of names unknown area {area.hexes_of!r}")
         if area.strategic_hex is not None and area.strategic_hex not in hexes:
             raise InputError(where("areas"), f"area {area_id}: strategic_hex {area.strategic_hex} unknown")
     for card_id, card in cards.items():
@@ -348,6 +353,13 @@ def _complete_table(raw: dict[str, Any], where: Path, countries: dict[str, Any],
             raise InputError(where, f"[complete] {fact} names unknown {', '.join(unknown)}")
         out[fact] = frozenset(value)
     return out
+
+
+def areas_covering(pack: Pack, area_id: str | None) -> list[AreaInfo]:
+    """The areas whose marker moves a hex of `area_id`: that area and every area with `hexes_of` it."""
+    if area_id is None or area_id not in pack.areas:
+        return []
+    return [pack.areas[area_id], *(a for a in pack.areas.values() if a.hexes_of == area_id)]
 
 
 def hex_label(pack: Pack, hex_id: str) -> str:

@@ -75,6 +75,37 @@ class MissingFact:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class ErratumNote:
+    """A Step applied one reading of an erratum (or open wording) of the rules text: which, the others,
+    and the pack option that switches it (rules.errata; recorded by `EventContext.erratum`)."""
+
+    key: str  # the pack's errata/readings key, e.g. "irkutsk"
+    kind: str  # "errata" (the text contradicts itself) | "readings" (the wording leaves it open)
+    rule: str  # the event it was applied in
+    step: str | None  # "Step 4", or None
+    reading: str  # the reading used
+    reading_text: str  # what that reading says, as the pack words it
+    alternatives: tuple[tuple[str, str], ...]  # (reading, its text) for every other reading
+    option: str  # how to switch: '[options] irkutsk = "<reading>"'
+    conflict: str  # the pack's `text`: what the rules text says, both ways
+
+    @property
+    def text(self) -> str:
+        """One player-facing line: 'Irkutsk is printed ...; used: ...; other readings: ...; switch: ...'."""
+        where = f"{self.rule} {self.step}" if self.step else self.rule
+        others = ", ".join(name for name, _ in self.alternatives) or "none"
+        label = "erratum" if self.kind == "errata" else "reading"
+        return (f"{label} {self.key} ({where}): {self.conflict} Used: {self.reading} — {self.reading_text}. "
+                f"Other readings: {others}. Switch: {self.option} in the pack.")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "kind": self.kind, "rule": self.rule, "step": self.step,
+                "reading": self.reading, "reading_text": self.reading_text,
+                "alternatives": [{"reading": r, "text": t} for r, t in self.alternatives],
+                "option": self.option, "conflict": self.conflict, "text": self.text}
+
+
 @dataclass
 class EventEntry:
     rule: str
@@ -86,6 +117,7 @@ class EventEntry:
     choices: list[Choice] = field(default_factory=list)
     waiting_for: list[str] = field(default_factory=list)  # choice ids
     missing: list[MissingFact] = field(default_factory=list)  # facts it could not read (undecided)
+    errata: list[ErratumNote] = field(default_factory=list)  # readings of errata its Steps applied
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -98,6 +130,7 @@ class EventEntry:
             "choices": [c.to_json() for c in self.choices],
             "waiting_for": list(self.waiting_for),
             "missing": [m.to_json() for m in self.missing],
+            "errata": [e.to_json() for e in self.errata],
         }
 
 
@@ -176,6 +209,7 @@ class Plan:
             lines.extend(f"    why: {reason}" for reason in entry.why)
             lines.extend(f"    missing: {entry.rule} {m.subject + ': ' if m.subject else ''}{m.text}"
                          for m in entry.missing)
+            lines.extend(f"    {note.text}" for note in entry.errata)
             for step in entry.steps:
                 label = f"{step.rule} {step.step}" if step.step else step.rule
                 lines.append(f"    - ({label}) {step.text}")

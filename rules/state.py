@@ -262,6 +262,9 @@ class GameState:
     counters: dict[str, Counter]
     actions: list[dict[str, Any]] = field(default_factory=list)  # War & Peace Segment actions (6.1)
     source: str = "<position>"
+    # Shared Posture Boxes (DS "US and Western Minors", "Soviet Minors"; pack [posture_boxes]): box name ->
+    # the Policy/Truce markers in it. A member country's own `markers` stay empty (docs/position-format.md).
+    posture_boxes: dict[str, list[str]] = field(default_factory=dict)
 
     # ---- construction -------------------------------------------------------------------------
     @classmethod
@@ -352,6 +355,16 @@ class GameState:
                     raise InputError(src, f"action #{index + 1}: {key!r} must be text or true/false")
         if not isinstance(data.get("pack"), str | None):
             raise InputError(src, "'pack' must be a pack name (text)")
+        boxes: dict[str, list[str]] = {}
+        raw_boxes = data.get("posture_boxes", {})
+        if not isinstance(raw_boxes, dict):
+            raise InputError(src, "'posture_boxes' must be an object keyed by Posture Box name")
+        for name, box in raw_boxes.items():
+            markers = box.get("markers", []) if isinstance(box, dict) else None
+            if not isinstance(box, dict) or set(box) - {"markers"} or not isinstance(markers, list) \
+                    or not all(isinstance(m, str) for m in markers):
+                raise InputError(src, f"posture box {name!r} must be {{\"markers\": [<marker names>]}}")
+            boxes[name] = list(markers)
         return cls(
             pack=data.get("pack"),
             turn=turn,
@@ -359,6 +372,7 @@ class GameState:
             counters=counters,
             actions=actions,
             source=src,
+            posture_boxes=boxes,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -370,6 +384,8 @@ class GameState:
             },
             "counters": [asdict(c) for c in self.counters.values()],
             "actions": copy.deepcopy(self.actions),
+            **({"posture_boxes": {n: {"markers": list(m)} for n, m in self.posture_boxes.items()}}
+               if self.posture_boxes else {}),
         }
 
     def clone(self) -> GameState:

@@ -23,6 +23,7 @@ Public API:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -103,14 +104,47 @@ def _notes_text(encoded: str) -> str:
     return "\n".join(sequence.decode(encoded, "|"))
 
 
+_UNESCAPED_SLASH = re.compile(r"(?<!\\)/")
+
+
+def _first_slash_tokens(text: str, start: int, count: int) -> list[str]:
+    """`SequenceEncoder.Decoder(text[start:], '/')`'s first `count` tokens, without splitting the rest.
+
+    Why: an AddPiece is `+/id/type/state` where type and state hold thousands of escaped `\\/`
+    (image paths); the three unescaped slashes are found by one regex scan in C, and each token
+    is unescaped by one `str.replace` — the same answer as the general decoder (a `/` after a
+    backslash is escaped, that backslash dropped; `'…'` unquoted), which tests check.
+    """
+    tokens: list[str] = []
+    position = start
+    end = len(text)
+    while len(tokens) < count:
+        if position == end and tokens:
+            tokens.append("")  # a trailing delimiter leaves one empty token
+            break
+        match = _UNESCAPED_SLASH.search(text, position)
+        stop = end if match is None else match.start()
+        token = text[position:stop]
+        if "\\/" in token:
+            token = token.replace("\\/", "/")
+        if len(token) > 1 and token[0] == "'" and token[-1] == "'":
+            token = token[1:-1]
+        tokens.append(token)
+        if match is None:
+            break
+        position = stop + 1
+    return tokens
+
+
 def _parse_fields(kind: str, text: str) -> dict[str, Any]:
     """Fields of one leaf command, per spec §3.3/§3.4; raw strings kept (ids are opaque)."""
     if kind == "add_piece":
-        tokens = sequence.Decoder(text[2:], "/")
+        tokens = _first_slash_tokens(text, 2, 3)
+        tokens += [""] * (3 - len(tokens))
         return {
-            "id": _null(tokens.next_token("null")),
-            "type": tokens.next_token(""),
-            "state": tokens.next_token(""),
+            "id": _null(tokens[0]),
+            "type": tokens[1],
+            "state": tokens[2],
         }
     if kind == "remove_piece":
         return {"id": text[2:]}

@@ -131,6 +131,33 @@ def _xor_utf8(data: bytes, key: int, start: int, source: str | Path) -> str:
         raise InputError(source, f"savedGame is not valid UTF-8 (byte {exc.start + start})") from None
 
 
+_HEX_CHUNK = 1 << 20  # hex digits per step of `_unhex_xor` (even)
+
+
+def _unhex_xor(hex_body: memoryview) -> bytearray:
+    """!VCSK body -> bytes XORed with the key (the first byte, kept first), in 1 MB steps.
+
+    Why in steps: unhexlify-then-translate of a whole 28 MB body holds the hex, the raw bytes and
+    the XORed copy at once; here only the result and one step's temporaries exist besides the hex
+    (a fresh process reading the largest corpus save stays under 100 MB RSS). Strict like
+    `binascii.unhexlify`: a non-hex digit or an odd count raises binascii.Error.
+    """
+    if len(hex_body) % 2:
+        raise binascii.Error("odd-length string")
+    out = bytearray(len(hex_body) // 2)
+    if not out:
+        return out
+    first = binascii.unhexlify(hex_body[:2])
+    table = bytes(b ^ first[0] for b in range(256))
+    out[0] = first[0]  # the key itself is not XORed (the text starts after it)
+    position = 1
+    for start in range(2, len(hex_body), _HEX_CHUNK):
+        chunk = binascii.unhexlify(hex_body[start : start + _HEX_CHUNK]).translate(table)
+        out[position : position + len(chunk)] = chunk
+        position += len(chunk)
+    return out
+
+
 def _utf8(data: bytes, source: str | Path, what: str) -> str:
     try:
         return data.decode("utf-8")
@@ -146,13 +173,17 @@ def decode_savedgame(data: bytes, source: str | Path) -> tuple[str, str]:
         # unhexlify on a memoryview: no copy of the (often 20-30 MB) hex body; strict, so any
         # non-hex character (whitespace included) or an odd digit count is an error.
         try:
-            raw = binascii.unhexlify(memoryview(data)[5:])
+            raw = _unhex_xor(memoryview(data)[5:])
         except binascii.Error:
             body = memoryview(data)[5:]
             if len(body) % 2 and not bytes(body).translate(None, _HEX_DIGITS):
                 raise InputError(source, "savedGame !VCSK body has an odd number of hex digits") from None
             raise InputError(source, "savedGame !VCSK body has a non-hex character") from None
-        return _xor_utf8(raw, raw[0], 1, source), "!VCSK"
+        del data  # the hex body is twice the size of the stream: let it go before the text is made
+        try:
+            return str(memoryview(raw)[1:], "utf-8"), "!VCSK"
+        except UnicodeDecodeError as exc:
+            raise InputError(source, f"savedGame is not valid UTF-8 (byte {exc.start + 1})") from None
     if data.startswith(b"VOBS"):
         if len(data) < 5:
             raise InputError(source, "savedGame VOBS header has no key byte")

@@ -8,6 +8,7 @@ piece inside a stack or deck takes its container's position (`BasicPiece.getPosi
 
 Public API:
     load_game(path, module=None, memo=None) -> Game
+    game_from_container(path, container, module=None, memo=None) -> Game   (the same, already opened)
     PositionMemo(module, factor=2, minimum=1000)   (per-piece work kept across saves; a daemon's)
     BoundedCache(capacity)       (the small LRU the memos use)
     Game: path, kind ("save"|"log"), module, module_name, module_version, vassal_version,
@@ -31,9 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vassal_parser.commands import Command, decode_stream, split_log
-from vassal_parser.container import open_container
+from vassal_parser.container import Container, open_container
 from vassal_parser.errors import InputError
-from vassal_parser.layout import OFFBOARD, MapLayout
+from vassal_parser.layout import MapLayout
 from vassal_parser.module import BoardSelection, Module, parse_board_picker
 from vassal_parser.pieces import Deck, Piece, Stack, make_piece
 from vassal_parser.traits import Trait
@@ -480,6 +481,7 @@ class Game:
     _layouts: dict[tuple[str, tuple | None], MapLayout | None] = field(default_factory=dict, repr=False)
     _replayed: tuple[int, _Board] | None = field(default=None, repr=False)
     _memo: PositionMemo | None = field(default=None, repr=False)
+    _missing_maps: list[str] = field(default_factory=list, repr=False)
 
     @property
     def board_selections(self) -> dict[str, BoardSelection]:
@@ -509,7 +511,11 @@ class Game:
 
     def problems(self) -> list[str]:
         """What could not be computed in the layouts used so far (unplaceable boards, non-core numberings)."""
-        found: list[str] = []
+        found: list[str] = [
+            f"map {map_id!r} is named by the file but the module has no such map: VASSAL leaves its "
+            "pieces on no map (no map, empty location), and so do we"
+            for map_id in self._missing_maps
+        ]
         for layout in self._layouts.values():
             for problem in layout.problems if layout is not None else []:
                 if problem not in found:
@@ -568,7 +574,7 @@ class Game:
             on_map = maps.get(map_id)
             if on_map is None:
                 on_map = maps[map_id] = self._map_facts(map_id, board)
-            layout, layout_key, map_name = on_map
+            layout, layout_key, map_name, map_id = on_map
             key = None
             if memo is not None:
                 key = (memo.token, piece.strings(), map_id, x, y, stack_id, stack_index, deck, layout_key)
@@ -579,19 +585,18 @@ class Game:
                     continue
                 memo.misses += 1
             board_name, zone, location = self._place(layout, layout_key, x, y)
-            properties = piece.properties()
-            properties.update(
-                {
-                    "CurrentMap": map_name,
-                    "CurrentBoard": board_name or "",
-                    "CurrentZone": zone or "",
-                    "CurrentX": str(x),
-                    "CurrentY": str(y),
-                    "DeckName": deck or "",
-                }
-            )
+            on_board = {
+                "CurrentMap": map_name,
+                "CurrentBoard": board_name or "",
+                "CurrentZone": zone or "",
+                "CurrentX": str(x),
+                "CurrentY": str(y),
+                "DeckName": deck or "",
+            }
             if location is not None:
-                properties["LocationName"] = location
+                on_board["LocationName"] = location
+            properties = piece.properties(self._context(on_board))
+            properties.update(on_board)
             placed = PlacedPiece(
                 id=piece_id,
                 basic_name=properties["BasicName"],  # Piece.properties() sets both, unshadowed
@@ -616,22 +621,45 @@ class Game:
             result.append(placed)
         return result
 
-    def _map_facts(self, map_id: str | None, board: _Board) -> tuple[MapLayout | None, tuple | None, str]:
-        """(layout, layout key, CurrentMap value) for one map of a position."""
-        layout = self.layout(map_id, board.selections)
+    def _context(self, on_board: dict[str, str]) -> Callable[[str], str | None]:
+        """What a piece's name and label formats see beyond its traits: its map-derived properties,
+        then the module's global properties (BasicPiece.getProperty falls back to the map and module)."""
+        module_property = self.module.module_property if self.module is not None else None
+
+        def lookup(key: str) -> str | None:
+            value = on_board.get(key)
+            if value is None and module_property is not None:
+                value = module_property(key)
+            return value
+
+        return lookup
+
+    def _map_facts(
+        self, map_id: str | None, board: _Board
+    ) -> tuple[MapLayout | None, tuple | None, str, str | None]:
+        """(layout, layout key, CurrentMap value, map id) for one map of a position.
+
+        A map the module lacks: `Map.getMapById` gives null, so VASSAL's piece is on no map —
+        map id None, CurrentMap and LocationName empty — and a problem names the map."""
         map_def = self.module.map_by_id(map_id) if self.module is not None else None
+        if self.module is not None and map_id is not None and map_def is None:
+            if map_id not in self._missing_maps:
+                self._missing_maps.append(map_id)
+            return None, None, "", None
+        layout = self.layout(map_id, board.selections)
         layout_key = None
         if layout is not None:
             chosen = board.selections.get(layout.map_def.identifier)
             layout_key = (layout.map_def.identifier, tuple(chosen) if chosen is not None else None)
-        return layout, layout_key, map_def.name if map_def is not None else (map_id or "")
+        return layout, layout_key, map_def.name if map_def is not None else (map_id or ""), map_id
 
     def _place(
         self, layout: MapLayout | None, layout_key: tuple | None, x: int, y: int
     ) -> tuple[str | None, str | None, str | None]:
-        """(board, zone, LocationName) of a point; OFFBOARD off every map when a module is known."""
+        """(board, zone, LocationName) of a point; on no map LocationName is "" (BasicPiece.getProperty:
+        `getMap() == null ? ""`) when a module is known, unknown (None) without one."""
         if layout is None:
-            return None, None, (OFFBOARD if self.module is not None else None)
+            return None, None, ("" if self.module is not None else None)
         memo = self._memo
         if memo is not None:
             found = memo.places.get((layout_key, x, y))
@@ -656,9 +684,16 @@ def load_game(
     `memo` (kept by a caller that reads many saves of one game, e.g. the watch daemon) reuses
     per-piece work from earlier reads; the result is the same with or without it."""
     path = Path(path)
+    return game_from_container(path, open_container(path), module, memo)
+
+
+def game_from_container(
+    path: Path, container: Container, module: Module | None = None, memo: PositionMemo | None = None
+) -> Game:
+    """`load_game` for a container already opened (and de-obfuscated): the decode and replay alone,
+    which is what `benchmarks/parse.py` times against the open."""
     if memo is not None:
         memo.use_module(module)
-    container = open_container(path)
     if container.kind not in ("save", "log", "command-stream"):
         raise InputError(path, f"is a {container.kind}, not a VASSAL saved game or log")
     tree = decode_stream(container.command_text())

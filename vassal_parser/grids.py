@@ -15,11 +15,13 @@ Public API:
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from vassal_parser.javahash import iteration_order
 from vassal_parser.sequence import decode
 
 Point = tuple[int, int]
@@ -47,6 +49,12 @@ def java_int(value: float) -> int:
     return int(value)
 
 
+@functools.lru_cache(maxsize=1024)
+def _format_tokens(fmt: str) -> tuple[str, ...]:
+    """SE('$') tokens of a format, split once per distinct format (every located piece uses one)."""
+    return tuple(decode(fmt, "$"))
+
+
 def format_string(fmt: str, props: Mapping[str, str | None], fallback: PropertyLookup | None = None) -> str:
     """VASSAL `FormattedString`: `$name$` substitution, split with SequenceEncoder on `$`.
 
@@ -55,7 +63,7 @@ def format_string(fmt: str, props: Mapping[str, str | None], fallback: PropertyL
     in `props` gives its value even when that is None (then nothing: a Zone without a grid); a
     name not in `props` is asked of `fallback` (module/map/zone properties), else it is empty.
     """
-    tokens = decode(fmt, "$")
+    tokens = _format_tokens(fmt)
     out: list[str] = []
     last = len(tokens) - 1
     for index, token in enumerate(tokens):
@@ -179,11 +187,15 @@ class RegularGridNumbering:
         return col_name + self.sep + row_name if self.first == "H" else row_name + self.sep + col_name
 
     def format_name(self, row: int, col: int, fallback: PropertyLookup | None = None) -> str:
-        props = {
-            "gridLocation": self.grid_location(row, col),
-            "row": self.part_name(row + self.v_off, self.v_type, self.v_leading),
-            "column": self.part_name(col + self.h_off, self.h_type, self.h_leading),
-        }
+        row_name = self.part_name(row + self.v_off, self.v_type, self.v_leading)
+        col_name = self.part_name(col + self.h_off, self.h_type, self.h_leading)
+        if self.first == "H":
+            grid_location = col_name + self.sep + row_name
+        else:
+            grid_location = row_name + self.sep + col_name
+        if self.location_format == "$gridLocation$":  # the default: the format is just that property
+            return grid_location
+        props = {"gridLocation": grid_location, "row": row_name, "column": col_name}
         return format_string(self.location_format, props, fallback)
 
     def _pattern(self, kind: str, leading: int) -> str:
@@ -527,30 +539,45 @@ class Region:
     y: int
 
 
+def _java_int(value: int) -> int:
+    """Wrap to a signed 32-bit int, as Java's `int` arithmetic does on overflow."""
+    value &= 0xFFFFFFFF
+    return value - 0x100000000 if value & 0x80000000 else value
+
+
 @dataclass
 class RegionGrid(Grid):
     """`RegionGrid` (spec §6.8): the nearest named point wins (strictly smaller squared distance).
 
-    Ties: VASSAL resolves them by HashMap order; we keep the first in build order (docs/locations.md).
+    VASSAL keeps the regions in a `HashMap<Point, Region>` keyed by origin and `doSnap` walks its
+    `keySet()`: a region put at an origin already there replaces the earlier one (in the earlier
+    one's place), and of two origins at exactly the same distance the one the HashMap visits first
+    wins. That order is worked out by `javahash.iteration_order` (docs/locations.md).
     """
 
     regions: list[Region] = field(default_factory=list)
     snap_to: bool = True
     container_size: tuple[int, int] | None = None
+    _order: list[Region] | None = field(default=None, init=False, repr=False, compare=False)
 
     def distinct(self) -> list[Region]:
-        """The regions VASSAL keeps: `regionList.put(origin, region)` in a map keyed by point, so
-        a later region at the same point replaces an earlier one (spec §6.8)."""
-        by_point: dict[Point, Region] = {}
-        for region in self.regions:
-            by_point[(region.x, region.y)] = region
-        return list(by_point.values())
+        """The regions VASSAL keeps, in its HashMap's iteration order: one per origin, the last put."""
+        if self._order is None:
+            by_point: dict[Point, Region] = {}
+            for region in self.regions:
+                by_point[(region.x, region.y)] = region
+            self._order = [by_point[point] for point in iteration_order(by_point)]
+        return self._order
 
     def nearest(self, x: int, y: int) -> Region | None:
+        """`RegionGrid.doSnap`: int arithmetic (wrapping on overflow, as Java's), first strict minimum."""
         best: Region | None = None
         best_distance = 0
         for region in self.distinct():
-            distance = (region.x - x) ** 2 + (region.y - y) ** 2
+            dx, dy = x - region.x, y - region.y
+            distance = dx * dx + dy * dy
+            if distance > 0x7FFFFFFF:
+                distance = _java_int(_java_int(dx * dx) + _java_int(dy * dy))
             if best is None or distance < best_distance:
                 best, best_distance = region, distance
         return best
@@ -560,6 +587,7 @@ class RegionGrid(Grid):
         return None if region is None else region.name
 
     def location(self, name: str) -> Point | None:
+        """`RegionGrid.findRegion`: the first region of that name in HashMap order."""
         for region in self.distinct():
             if region.name == name:
                 return (region.x, region.y)

@@ -9,14 +9,16 @@ Public API:
         .boards -> list[PlacedBoard]; .size -> (w, h) | None
         .board_at(x, y) -> PlacedBoard | None
         .zone_at(x, y) -> Zone | None            (CurrentZone: no reversed flip)
-        .location_name(x, y) -> str              (DrawPile at the exact point, else grid, else "offboard")
+        .location_name(x, y) -> str | None       (DrawPile at the exact point, else grid, else "offboard";
+                                                  None: the name needs a board size that is unknown)
         .place_at(x, y) -> (board_at, zone_at, location_name)   (the three at once, for speed)
         .point_for(name) -> (x, y) | None        (inverse: a location name -> map pixels)
         .snap(x, y) -> (x, y)
         .setup_stack_position(setup_stack) -> (x, y) | None
         .cell_polygon(x, y) -> list[(x, y)] | None   (hex/square/zone outline in map pixels)
         .draw_pile_positions -> dict[name, (x, y)]
-        .problems -> list[str]   (what could not be computed: unplaceable boards, non-core numberings)
+        .problems -> list[str]   (what could not be computed: boards of unknown size (once each, naming
+                                  the image), unplaceable boards, non-core numberings)
     OFFBOARD
 """
 
@@ -140,6 +142,8 @@ class MapLayout:
             kept.append(placed)
         self.boards = kept
         for placed in kept:
+            if placed.board.size is None:
+                self._problem(_unknown_size_problem(self.map_def.identifier, placed.board))
             grid = placed.board.grid
             unknown = _unknown_numberings(grid) if grid is not None else []
             for class_name in unknown:
@@ -196,8 +200,12 @@ class MapLayout:
                 return name
         return None
 
-    def location_name(self, x: int, y: int) -> str:
-        """`Map.locationName` (spec §5.5): DrawPile at the exact point, else the grid, else offboard."""
+    def location_name(self, x: int, y: int) -> str | None:
+        """`Map.locationName` (spec §5.5): DrawPile at the exact point, else the grid, else offboard.
+
+        None when the name depends on a board size the module does not give (a descending
+        numbering, a reversed board): unknown, not `offboard` — `problems` names the board's image.
+        """
         deck = self.deck_at(x, y)
         if deck is not None:
             return deck
@@ -205,14 +213,14 @@ class MapLayout:
         if placed is not None and placed.board.grid is not None:
             try:
                 name = placed.board.grid.location_name(*placed.local(x, y), self._properties)
-            except grids.GridSizeUnknown as exc:
-                self._problem(f"map {self.map_def.identifier!r}, board {placed.name!r}: {exc}")
-                return OFFBOARD
+            except grids.GridSizeUnknown:
+                self._problem(_unknown_size_problem(self.map_def.identifier, placed.board))
+                return None
             if name is not None:
                 return name
         return OFFBOARD
 
-    def place_at(self, x: int, y: int) -> tuple[PlacedBoard | None, grids.Zone | None, str]:
+    def place_at(self, x: int, y: int) -> tuple[PlacedBoard | None, grids.Zone | None, str | None]:
         """(`board_at`, `zone_at`, `location_name`) of one point, each lookup done once.
 
         Why: locating every piece of a 5,000-piece save asks all three for each piece; on a board
@@ -241,9 +249,9 @@ class MapLayout:
                     name = None
             else:
                 name = grid.location_name(*placed.local(x, y), self._properties)
-        except grids.GridSizeUnknown as exc:
-            self._problem(f"map {self.map_def.identifier!r}, board {placed.name!r}: {exc}")
-            return placed, zone, OFFBOARD
+        except grids.GridSizeUnknown:
+            self._problem(_unknown_size_problem(self.map_def.identifier, placed.board))
+            return placed, zone, None
         return placed, zone, OFFBOARD if name is None else name
 
     def snap(self, x: int, y: int) -> tuple[int, int]:
@@ -252,8 +260,8 @@ class MapLayout:
             return (x, y)
         try:
             return placed.global_point(*placed.board.grid.snap(*placed.local(x, y)))
-        except grids.GridSizeUnknown as exc:
-            self._problem(f"map {self.map_def.identifier!r}, board {placed.name!r}: {exc}")
+        except grids.GridSizeUnknown:
+            self._problem(_unknown_size_problem(self.map_def.identifier, placed.board))
             return (x, y)
 
     # --- name -> point -----------------------------------------------------------------------
@@ -269,8 +277,8 @@ class MapLayout:
                 local = grid.location(name)
                 if local is not None:
                     return placed.global_point(*local)
-            except grids.GridSizeUnknown as exc:
-                self._problem(f"map {self.map_def.identifier!r}, board {placed.name!r}: {exc}")
+            except grids.GridSizeUnknown:
+                self._problem(_unknown_size_problem(self.map_def.identifier, placed.board))
         return None
 
     def setup_stack_position(self, stack: SetupStackDef) -> tuple[int, int] | None:
@@ -285,8 +293,8 @@ class MapLayout:
             try:
                 local = owner.board.grid.location(stack.location)
                 return None if local is None else owner.global_point(*local)
-            except grids.GridSizeUnknown as exc:
-                self._problem(f"map {self.map_def.identifier!r}, board {owner.name!r}: {exc}")
+            except grids.GridSizeUnknown:
+                self._problem(_unknown_size_problem(self.map_def.identifier, owner.board))
                 return None
         return (stack.x + owner.x, stack.y + owner.y)
 
@@ -319,6 +327,16 @@ class MapLayout:
         if outline is None:
             return None
         return [placed.global_point(px, py) for px, py in outline]
+
+
+def _unknown_size_problem(map_id: str, board: BoardDef) -> str:
+    """The one warning per board whose size is unknown (its image is not in the module archive)."""
+    what = f"its image {board.image!r} is not in the module" if board.image else "it has no image and no size"
+    return (
+        f"map {map_id!r}, board {board.name!r}: {what}, so names that depend on the board's size "
+        "(descending grid numbering, reversed boards, points beyond the board) cannot be computed; "
+        "pass the .vmod"
+    )
 
 
 def _grid_cell(grid: grids.Grid, x: int, y: int) -> list[tuple[int, int]] | None:

@@ -18,11 +18,12 @@ Public API:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from vassal_parser import sequence
 from vassal_parser.commands import Command, add_piece_command
 from vassal_parser.traits import (
+    BasicNameTrait,
     BasicPiece,
     DynamicProperty,
     Invisible,
@@ -35,7 +36,11 @@ from vassal_parser.traits import (
     encode_chain,
 )
 
-_PROPERTY_TRAITS = (Marker, Layer, DynamicProperty, Label, BasicPiece)  # traits answering getProperty
+# traits answering getProperty (spec §5.5)
+_PROPERTY_TRAITS = (Marker, Layer, DynamicProperty, Label, BasicNameTrait, BasicPiece)
+_ANSWERING_TRAITS = frozenset(_PROPERTY_TRAITS)  # exact classes: a subclass would need its own entry
+_NAMING_TRAITS = frozenset((BasicPiece, Layer, Label, Mask))  # the classes whose getName() is their own
+_NAME_DEPTH = 16  # a format naming itself (a label's $PieceName$…) stops here, as VASSAL's RecursionLimiter
 
 
 class Piece:
@@ -122,12 +127,84 @@ class Piece:
         return dict(self._basic_field("persistent", {}))  # type: ignore[call-overload]
 
     @property
+    def basic_name_property(self) -> str:
+        """The `BasicName` property: the outermost Basic Name trait's name, else the BasicPiece's."""
+        for trait in self.traits:
+            if type(trait) is BasicNameTrait:
+                return trait.basic_name
+        return self.basic_name
+
+    @property
     def piece_name(self) -> str:
-        """`PieceName` (spec §5.5): the outermost trait's getName(), built from the inside out."""
+        """`PieceName` (spec §5.5): the outermost trait's getName(), built from the inside out;
+        name formats that need the map (`$LocationName$`…) need `name_in(context)`."""
+        return self.name_in(None)
+
+    def name_in(self, context: Callable[[str], str | None] | None) -> str:
+        """`PieceName` with `context` answering what the piece's traits do not (map, zone, module)."""
+        traits = self.traits
+        namers = [trait for trait in traits if type(trait) in _NAMING_TRAITS]
+        if any(type(trait) is Label and trait.uses_formats for trait in namers):
+            return _Evaluation(traits, context).name_of(0)
         name = ""
-        for trait in reversed(self.traits):
+        for trait in reversed(namers):
             name = trait.name(name)
         return name
+
+    def properties(self, context: Callable[[str], str | None] | None = None) -> dict[str, str]:
+        """VASSAL-derived properties (spec §5.5); like getProperty, outer traits shadow inner ones.
+
+        Includes BasicName (a Basic Name trait's, else the BasicPiece's), PieceName, Marker values,
+        Layer `_Level/_Name/_Image/_Active`, DynamicProperty values, Text Label properties (the
+        label evaluated as a format) and persistent BasicPiece properties (OldLocationName,
+        UniqueID…). Map-derived ones (CurrentZone, LocationName) need the module: the game layer
+        passes them as `context`, which name and label formats may refer to.
+
+        One pass over the chain (it is 50-200 traits deep in big modules): the traits that answer
+        properties, the ones that change the name, and the first Basic Name trait.
+        """
+        traits = self.traits
+        answering = []
+        namers = []
+        basic_name = None
+        formats = False
+        for trait in traits:
+            kind = type(trait)
+            if kind in _ANSWERING_TRAITS:
+                answering.append(trait)
+                if kind is Label:
+                    namers.append(trait)
+                    formats = formats or trait.uses_formats
+                elif kind is BasicNameTrait and basic_name is None:
+                    basic_name = trait.basic_name
+                elif kind is Layer or kind is BasicPiece:
+                    namers.append(trait)
+            elif kind is Mask:
+                namers.append(trait)
+        result: dict[str, str] = {}
+        if formats:
+            evaluation = _Evaluation(traits, context)
+            for index, trait in enumerate(traits):
+                if type(trait) is Label:
+                    label = trait.label_text(evaluation.name_of(index + 1), evaluation.lookup)
+                    result.setdefault(trait.property_name, label)
+                elif type(trait) in _ANSWERING_TRAITS:
+                    for key, value in trait.properties().items():
+                        result.setdefault(key, value)
+            piece_name = evaluation.name_of(0)
+        else:
+            for trait in answering:
+                for key, value in trait.properties().items():
+                    result.setdefault(key, value)
+            piece_name = ""
+            for trait in reversed(namers):
+                piece_name = trait.name(piece_name)
+        result["BasicName"] = basic_name if basic_name is not None else self.basic_name
+        result["PieceName"] = piece_name
+        if self.id is not None:
+            result.setdefault("PieceUID", self.id)
+            result.setdefault("UniqueID", self.id)
+        return result
 
     @property
     def hidden_by(self) -> str | None:
@@ -142,26 +219,6 @@ class Piece:
 
     def layer(self, layer_name: str) -> Layer | None:
         return next((layer for layer in self.layers() if layer.layer_name == layer_name), None)
-
-    def properties(self) -> dict[str, str]:
-        """VASSAL-derived properties (spec §5.5); like getProperty, outer traits shadow inner ones.
-
-        Includes BasicName, PieceName, Marker values, Layer `_Level/_Name/_Image/_Active`,
-        DynamicProperty values, Text Label properties and persistent BasicPiece properties
-        (OldLocationName, UniqueID…). Map-derived ones (CurrentZone, LocationName) need the
-        module and are added by the game layer.
-        """
-        result: dict[str, str] = {}
-        for trait in self.traits:
-            if isinstance(trait, _PROPERTY_TRAITS):
-                for key, value in trait.properties().items():
-                    result.setdefault(key, value)
-        result["BasicName"] = self.basic_name
-        result["PieceName"] = self.piece_name
-        if self.id is not None:
-            result.setdefault("PieceUID", self.id)
-            result.setdefault("UniqueID", self.id)
-        return result
 
     # -- changing state ----------------------------------------------------------------------
     def with_state(
@@ -292,6 +349,64 @@ class Deck:
 
     def __repr__(self) -> str:
         return f"Deck({self.id!r}, {self.name!r}, members={len(self.member_ids)})"
+
+
+class _Evaluation:
+    """One piece's `getProperty`/`getName` while its name or label formats are evaluated.
+
+    Why a class: a Text Label's format may ask for any property of the outermost piece, including
+    another label or `PieceName` itself; names of the inner chains are computed once, and a
+    self-reference stops at `_NAME_DEPTH` (VASSAL reports an infinite loop there; we answer "").
+    """
+
+    __slots__ = ("context", "depth", "names", "traits")
+
+    def __init__(self, traits: list[Trait], context: Callable[[str], str | None] | None) -> None:
+        self.traits = traits
+        self.context = context
+        self.depth = 0
+        self.names: dict[int, str] = {}
+
+    def name_of(self, index: int) -> str:
+        """getName() of the chain from trait `index` inwards ("" below the BasicPiece)."""
+        if index in self.names:
+            return self.names[index]
+        if self.depth > _NAME_DEPTH:
+            return ""
+        self.depth += 1
+        try:
+            name = ""
+            traits = self.traits
+            for position in range(len(traits) - 1, index - 1, -1):
+                known = self.names.get(position)
+                name = known if known is not None else traits[position].name(name, self.lookup)
+            self.names[index] = name
+            return name
+        finally:
+            self.depth -= 1
+
+    def lookup(self, key: str) -> str | None:
+        """The outermost piece's getProperty(key): traits outside in, then BasicPiece, then context."""
+        if self.depth > _NAME_DEPTH:
+            return None
+        self.depth += 1
+        try:
+            for index, trait in enumerate(self.traits):
+                if isinstance(trait, Label):
+                    if trait.property_name == key:
+                        return trait.label_text(self.name_of(index + 1), self.lookup)
+                elif isinstance(trait, _PROPERTY_TRAITS):
+                    value = trait.properties().get(key)
+                    if value is not None:
+                        return value
+            if key == "PieceName":
+                return self.name_of(0)
+            if key == "BasicName":
+                basic = self.traits[-1]
+                return basic.fields.get("name", "") if isinstance(basic, BasicPiece) else ""
+            return self.context(key) if self.context is not None else None
+        finally:
+            self.depth -= 1
 
 
 def _int(text: str) -> int:

@@ -16,16 +16,52 @@ Public API:
     Known: BasicPiece, Marker, Layer (emb2;/emb;), Label, Mask, Invisible, DynamicProperty,
         Prototype, SendToLocation, PlaceMarker, Replace, ReturnToDeck, BasicNameTrait
     TRAIT_CLASSES: dict prefix -> class
+    evaluate_format(fmt, props, lookup) -> str     (a piece's `$…$` name/label formats)
+    forget_shared_traits()      (equal trait texts share one Trait; this empties that table)
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from vassal_parser import sequence
 
 TAB = "\t"
+
+# The outermost piece's `getProperty`: a property name -> its value, or None when no trait, map or
+# module answers it. Name and label formats are evaluated against it (spec §5.5).
+Lookup = Callable[[str], "str | None"]
+
+_JAVA_WHITESPACE = "".join(chr(code) for code in range(33))  # String.trim(): every char <= ' '
+
+
+def evaluate_format(fmt: str, props: Mapping[str, str | None], lookup: Lookup | None) -> str:
+    """`FormattedStringExpression.evaluate` (unlocalized) for a piece's name and label formats.
+
+    SE('$') tokens: odd ones are property names when another token follows; `props` (the format's
+    own pieceName/label) first — a None value gives nothing —, then the piece (`lookup`). A property
+    no one answers gives its own name, as VASSAL's does (`buffer.append(token)`).
+    """
+    if "$" not in fmt:
+        return fmt
+    tokens = sequence.decode(fmt, "$")
+    out: list[str] = []
+    last = len(tokens) - 1
+    for index, token in enumerate(tokens):
+        if not token:
+            continue
+        if index % 2 == 0 or index == last:
+            out.append(token)
+        elif token in props:
+            value = props[token]
+            if value is not None:
+                out.append(value)
+        else:
+            value = lookup(token) if lookup is not None else None
+            out.append(token if value is None else value)
+    return "".join(out)
 
 
 def trait_prefix(own_type: str) -> str:
@@ -70,8 +106,9 @@ class Trait:
         """Properties this trait answers in `getProperty` (outer traits shadow inner ones)."""
         return {}
 
-    def name(self, inner_name: str) -> str:
-        """`getName()` given the inner piece's name; most traits pass it through."""
+    def name(self, inner_name: str, lookup: Lookup | None = None) -> str:
+        """`getName()` given the inner piece's name; most traits pass it through. `lookup` is the
+        outermost piece's getProperty, for the traits whose names are formats (Text Label)."""
         return inner_name
 
     def with_state(self, state: str | None) -> Trait:
@@ -144,7 +181,7 @@ class BasicPiece(Trait):
     def properties(self) -> dict[str, str]:
         return dict(self.fields.get("persistent", {}))
 
-    def name(self, inner_name: str) -> str:
+    def name(self, inner_name: str, lookup: Lookup | None = None) -> str:
         return self.fields.get("name", "")
 
 
@@ -280,7 +317,7 @@ class Layer(Trait):
             f"{name}_Active": "true" if self.active else "false",
         }
 
-    def name(self, inner_name: str) -> str:
+    def name(self, inner_name: str, lookup: Lookup | None = None) -> str:
         index = self._level_index()
         names = self.fields.get("level_names", [])
         if index is None or index >= len(names) or not names[index]:
@@ -322,7 +359,14 @@ _LABEL_FIELDS = (
 
 
 class Label(Trait):
-    """Text Label `label;`; state = the label text; name via its name format."""
+    """Text Label `label;`; state = the label text; its name and its label are `$…$` formats.
+
+    `Labeler`: the state is trimmed (String.trim) and `$<property name>$` removed from it; the
+    label shown (and answered as the property) is that text evaluated as a format with
+    `pieceName` = the inner piece's name; `getName()` is the inner name when the label is empty
+    (unless `alwaysUseFormat`), else the name format with `pieceName` and `label` (a
+    `$PieceName$` in the name format is read as `$pieceName$`, as VASSAL's `clean` does).
+    """
 
     __slots__ = ()
     PREFIXES = ("label;",)
@@ -331,26 +375,55 @@ class Label(Trait):
     def _parse(self) -> dict[str, Any]:
         tokens = sequence.Decoder(self.type, ";")
         tokens.next_token("")
-        keys = _LABEL_FIELDS
-        result: dict[str, Any] = {key: tokens.next_token("") for key in keys}
-        if not result["name_format"]:
-            result["name_format"] = "$pieceName$ ($label$)"
-        if not result["property_name"]:
-            result["property_name"] = "TextLabel"
-        result["label"] = self.state or ""
+        result: dict[str, Any] = {}
+        for key in _LABEL_FIELDS:
+            # nextToken(default): the default only when the token is missing, not when it is empty
+            if key == "name_format":
+                value = tokens.next_token("$pieceName$ ($label$)")
+                result[key] = value.replace("$PieceName$", "$pieceName$")
+            elif key == "property_name":
+                result[key] = tokens.next_token("TextLabel")
+            else:
+                result[key] = tokens.next_token("")
+        result["always_use_format"] = tokens.next_token("false") == "true"
+        label = (self.state or "").strip(_JAVA_WHITESPACE)
+        marker = "$" + result["property_name"] + "$"
+        while marker in label:  # setLabel: the label may not refer to itself
+            label = label.replace(marker, "", 1)
+        result["label"] = label
         return result
 
-    def properties(self) -> dict[str, str]:
-        return {self.fields.get("property_name", "TextLabel"): self.state or ""}
+    @property
+    def property_name(self) -> str:
+        return self.fields.get("property_name", "TextLabel")
 
-    def name(self, inner_name: str) -> str:
-        # Labeler.getName: only the $pieceName$/$label$ substitutions are evaluated here;
-        # other $property$ references in a name format need the live piece and stay as written.
-        label = self.state or ""
-        if not label:
+    @property
+    def uses_formats(self) -> bool:
+        """Whether the label or name format refers to properties beyond pieceName/label."""
+        fields = self.fields
+        if "$" in fields.get("label", ""):
+            return True
+        name_format = fields.get("name_format", "")
+        if "$" not in name_format:
+            return False
+        tokens = sequence.decode(name_format, "$")
+        return any(token not in ("", "pieceName", "label") for token in tokens[1:-1:2])
+
+    def label_text(self, inner_name: str, lookup: Lookup | None = None) -> str:
+        """`getLabel()`: the label evaluated as a format (`pieceName` = the inner piece's name)."""
+        label = self.fields.get("label", "")
+        return evaluate_format(label, {"pieceName": inner_name}, lookup) if "$" in label else label
+
+    def properties(self) -> dict[str, str]:
+        return {self.property_name: self.label_text("")}
+
+    def name(self, inner_name: str, lookup: Lookup | None = None) -> str:
+        fields = self.fields
+        if not fields.get("label", "") and not fields.get("always_use_format"):
             return inner_name
-        name_format = self.fields.get("name_format", "$pieceName$ ($label$)")
-        return name_format.replace("$pieceName$", inner_name).replace("$label$", label)
+        label = self.label_text(inner_name, lookup)
+        name_format = fields.get("name_format", "$pieceName$ ($label$)")
+        return evaluate_format(name_format, {"pieceName": inner_name, "label": label}, lookup)
 
 
 class Mask(Trait):
@@ -377,7 +450,7 @@ class Mask(Trait):
     def obscured_by(self) -> str | None:
         return self.fields.get("obscured_by")
 
-    def name(self, inner_name: str) -> str:
+    def name(self, inner_name: str, lookup: Lookup | None = None) -> str:
         # Masked "to you" is viewer-dependent; Adjutant has no viewer, so masked means masked.
         return self.fields.get("mask_name", "?") if self.obscured_by else inner_name
 
@@ -484,7 +557,8 @@ class ReturnToDeck(Trait):
 
 
 class BasicNameTrait(Trait):
-    """`basicName;name` (3.7 BasicName trait): overrides the name seen by outer traits."""
+    """`basicName;name` (3.7 BasicName trait): answers the `BasicName` property for the traits
+    outside it (and the piece); `getName()` passes the inner name through (`BasicName.java`)."""
 
     __slots__ = ()
     PREFIXES = ("basicName;",)
@@ -494,8 +568,12 @@ class BasicNameTrait(Trait):
         tokens = self._type_tokens()
         return {"name": tokens[0] if tokens else ""}
 
-    def name(self, inner_name: str) -> str:
-        return self.fields.get("name") or inner_name
+    @property
+    def basic_name(self) -> str:
+        return self.fields.get("name", "")
+
+    def properties(self) -> dict[str, str]:
+        return {"BasicName": self.basic_name}
 
 
 TRAIT_CLASSES: dict[str, type[Trait]] = {
@@ -519,9 +597,46 @@ TRAIT_CLASSES: dict[str, type[Trait]] = {
 }
 
 
+# Why shared: a save repeats the same few trait texts thousands of times (PathsOfGlory: 54,002
+# traits, 3,262 distinct (type, state) pairs; 844 pieces, 421 distinct type chains). Traits are
+# never changed in place (`with_state` makes a new one), so equal texts can share one Trait and
+# its parsed fields, and equal type chains one split. Bounded: emptied when full.
+_TRAIT_CACHE_LIMIT = 1 << 16
+_CHAIN_CACHE_LIMIT = 4096
+_traits: dict[tuple[str, str | None], Trait] = {}
+_type_chains: dict[str, list[str]] = {}
+
+
+def forget_shared_traits() -> None:
+    """Empty the shared trait and chain tables (benchmarks time cold decodes with it)."""
+    _traits.clear()
+    _type_chains.clear()
+
+
 def make_trait(own_type: str, own_state: str | None) -> Trait:
-    cls = TRAIT_CLASSES.get(trait_prefix(own_type), Trait)
-    return cls(own_type, own_state)
+    """The Trait for one own type and state (shared between equal texts, see `_traits`)."""
+    key = (own_type, own_state)
+    trait = _traits.get(key)
+    if trait is None:
+        cls = TRAIT_CLASSES.get(trait_prefix(own_type), Trait)
+        trait = cls(own_type, own_state)
+        if len(_traits) >= _TRAIT_CACHE_LIMIT:
+            _traits.clear()
+        _traits[key] = trait
+    return trait
+
+
+def _own_types(type_string: str) -> list[str]:
+    """The own type of every trait of a chain, outermost first (one split per distinct chain)."""
+    own_types = _type_chains.get(type_string)
+    if own_types is None:
+        own_types = _split_levels(type_string, None, False)
+        if own_types is None:
+            own_types = _split_levels_slowly(type_string, None, False)
+        if len(_type_chains) >= _CHAIN_CACHE_LIMIT:
+            _type_chains.clear()
+        _type_chains[type_string] = own_types
+    return own_types
 
 
 _TAB_RUNS = re.compile(r"(\\*)\t")
@@ -538,6 +653,36 @@ def _unquote(token: str) -> str:
     return token[1:-1] if len(token) > 1 and token[0] == "'" and token[-1] == "'" else token
 
 
+def _strip_escapes(segment: str, count: int) -> str:
+    """`segment` (text before a TAB) with up to `count` of the backslashes ending it removed:
+    one level of `_unescape_tabs` per removal, for one TAB."""
+    if count <= 0 or not segment.endswith("\\"):
+        return segment
+    if segment.endswith("\\" * count):
+        return segment[:-count]
+    return segment.rstrip("\\")
+
+
+def _join_region(segments: list[str], first: int, last: int, end_trim: int, removals: int) -> str:
+    """Text of segments[first..last] (TAB-joined), `removals` escape levels taken off each inner TAB,
+    and `end_trim` characters (the backslashes of a TAB outside the region) off the end."""
+    tail = segments[last]
+    if end_trim:
+        tail = tail[: len(tail) - end_trim]
+    if first == last:
+        return tail
+    parts = [_strip_escapes(segments[index], removals) for index in range(first, last)]
+    parts.append(tail)
+    return "\t".join(parts)
+
+
+_ESCAPES = ["\\" * count for count in range(512)]  # "\\" * level, made once (chains nest ~200 deep)
+
+
+def _escapes(count: int) -> str:
+    return _ESCAPES[count] if count < len(_ESCAPES) else "\\" * count
+
+
 def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> list[str] | None:
     """All own tokens of a TAB chain in one pass (O(n)), or None when a quote pair makes the
     level-by-level Java decode differ from this shortcut (then the caller decodes slowly).
@@ -546,37 +691,69 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
     the first TAB whose backslash run is exactly k; a TAB with a shorter run ends the chain
     (Java ignores tokens after the second). `raw_innermost`: the last level is taken as-is
     (Decorator.setState hands it over undecoded) instead of as decoded token 0.
+
+    Speed: one `str.split` on TAB (in C), then one look at the end of each piece between TABs
+    (`endswith`, no copy) to tell inner TABs from the level's separator; an own token without
+    inner TABs is a single slice.
     """
-    # (TAB position, length of the backslash run before it), in one list built by the regex engine.
-    tabs = [(match.end(1), match.end(1) - match.start(1)) for match in _TAB_RUNS.finditer(text)]
-    own: list[str] = []
-    start, limit, index, level = 0, len(text), 0, 0
-    while True:
-        last_allowed = max_levels is not None and level == max_levels - 1
-        separator = None
-        while index < len(tabs) and tabs[index][0] < limit:
-            position, backslashes = tabs[index]
-            index += 1
-            if backslashes == level:
-                separator = position
-                break
-            if backslashes < level:
-                limit = position - backslashes  # unescaped at an outer level: the token ends here
-                break
-        if separator is None or last_allowed:
-            segment = text[start:limit]
-            if raw_innermost and last_allowed:
-                own.append(_unescape_tabs(segment, level))
-            else:
-                own.append(_unquote(_unescape_tabs(segment, level + 1)))
+    segments = text.split("\t")
+    count = len(segments)
+    if count > 1 and (max_levels is None or count <= max_levels):
+        # The usual chain: separator k has exactly k backslashes, no own token holds a TAB or
+        # starts with a quote. Checked for all levels at once, then one slice per level.
+        runs = [len(segment) - len(segment.rstrip("\\")) for segment in segments]
+        runs.pop()
+        if runs == list(range(count - 1)) and not any(segment[:1] == "'" for segment in segments):
+            own = [segment[: len(segment) - level] for level, segment in enumerate(segments)]
+            own[-1] = segments[-1]  # innermost: no separator after it, nothing to strip
             return own
-        own.append(_unquote(_unescape_tabs(text[start : separator - level], level + 1)))
-        start = separator + 1
-        # token 1 of this level is text[start:limit]; Java unquotes it when it is '…' — rare,
-        # and it shifts every inner level, so leave that case to the slow path.
-        if limit - start > 1 and text[start] == "'" and text[limit - 1] == "'":
-            return None
+    end_seg = count - 1  # the level's text ends in this segment, `end_trim` chars early
+    end_trim = 0
+    own: list[str] = []
+    append = own.append
+    first = 0  # the level's text starts at segments[first] (always just after a TAB)
+    index = 0  # the next TAB to look at: TAB i follows segments[i]
+    level = 0
+    last_level = -1 if max_levels is None else max_levels - 1
+    escapes = ""
+    deeper = "\\"
+    while True:
+        separator = -1
+        while index < end_seg:
+            segment = segments[index]
+            index += 1
+            if segment.endswith(deeper):
+                continue  # a TAB inside this level's own token
+            if segment.endswith(escapes):
+                separator = index - 1
+                break
+            # a TAB escaped fewer times: unescaped at an outer level, the chain ends here
+            end_seg = index - 1
+            end_trim = len(segment) - len(segment.rstrip("\\"))
+            break
+        if separator < 0 or level == last_level:
+            if raw_innermost and level == last_level:
+                append(_join_region(segments, first, end_seg, end_trim, level))
+            else:
+                append(_unquote(_join_region(segments, first, end_seg, end_trim, level + 1)))
+            return own
+        if separator == first:  # no TAB inside the own token: one slice
+            token = segments[separator]
+            if level:
+                token = token[: len(token) - level]
+        else:
+            token = _join_region(segments, first, separator, level, level + 1)
+        append(token[1:-1] if token[:1] == "'" and len(token) > 1 and token[-1] == "'" else token)
+        first = separator + 1
+        # token 1 of this level is the rest; Java unquotes it when it is '…' — rare, and it shifts
+        # every inner level, so leave that case to the slow path.
+        if segments[first][:1] == "'":
+            rest = _join_region(segments, first, end_seg, end_trim, 0)
+            if len(rest) > 1 and rest[-1] == "'":
+                return None
         level += 1
+        escapes = deeper
+        deeper = _escapes(level + 1)
 
 
 def _split_levels_slowly(text: str, max_levels: int | None, raw_innermost: bool) -> list[str]:
@@ -602,16 +779,15 @@ def decode_chain(type_string: str, state_string: str | None) -> list[Trait]:
     One linear pass per string (see `_split_levels`): decoding level by level costs
     O(length x depth), which is seconds for a Cattlesquat save's 200-deep, 70 KB pieces.
     """
-    own_types = _split_levels(type_string, None, False)
-    if own_types is None:
-        own_types = _split_levels_slowly(type_string, None, False)
-    own_states: list[str | None] = []
-    if state_string is not None:
-        states = _split_levels(state_string, len(own_types), True)
-        if states is None:
-            states = _split_levels_slowly(state_string, len(own_types), True)
-        own_states.extend(states)
-    own_states += [None] * (len(own_types) - len(own_states))
+    own_types = _own_types(type_string)
+    count = len(own_types)
+    if state_string is None:
+        return [make_trait(own, None) for own in own_types]
+    own_states: list[str | None] = _split_levels(state_string, count, True)  # type: ignore[assignment]
+    if own_states is None:
+        own_states = _split_levels_slowly(state_string, count, True)  # type: ignore[assignment]
+    if len(own_states) < count:
+        own_states += [None] * (count - len(own_states))
     return [make_trait(own, state) for own, state in zip(own_types, own_states, strict=True)]
 
 

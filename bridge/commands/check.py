@@ -1,16 +1,10 @@
 """`adjutant check SAVE_OR_LOG`: the conditional-events plan for a VASSAL file, as a PBEM report.
 
-<<<<<<< HEAD
 Exit status says what the player must do: 0 nothing is due, 1 events are due (or a War & Peace
 action broke 6.1), 3 nothing is due but some event is undecided (the position lacks a fact it
 needs), 2 bad input (the CLI turns `InputError` into one line).
 
 Why the pipeline is imported in `run`: `adjutant check --help` must not load lxml and the engine.
-=======
-Exit status says what the player must do: 0 nothing is due and nothing undecided, 1 events are due
-(or a War & Peace action broke 6.1), 2 bad input (the CLI turns `InputError` into one line), 3 nothing
-is due but some event is undecided because the pack or position lacks a fact it needs.
->>>>>>> main
 """
 
 from __future__ import annotations

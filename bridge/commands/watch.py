@@ -66,6 +66,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="also accept pages from this origin (e.g. http://192.168.1.5:8765); repeatable",
     )
     parser.add_argument(
+        "--out", type=Path, metavar="FOLDER",
+        help="enable the control view's \"Write the moves\": writes NAME-adjutant.vlog into FOLDER",
+    )
+    parser.add_argument(
         "--debounce", type=float, default=DEFAULT_DEBOUNCE_S, help="seconds of quiet before a file is read"
     )
     parser.add_argument("--state-dir", type=Path, metavar="DIR",
@@ -90,6 +94,7 @@ def pipeline_planner(
         missing = "bridge/pipeline.py is missing from this checkout; watch cannot plan"
         raise InputError(None, missing) from None
     pipeline = CheckPipeline(module, pack, extensions=extensions)
+    pipeline.warm_up()  # at start-up, not on the first save (issue 15)
 
     def plan_file(path: Path, answers: Mapping[str, Any]) -> dict:
         return pipeline.plan_file(path, answers=dict(answers) or None).plan
@@ -103,6 +108,34 @@ def pipeline_planner(
             yield step, result.plan
 
     return plan_file, replay_file
+
+
+def moves_writer(module: Path, pack: str, extensions: tuple[Path, ...], out: Path):
+    """The daemon's "Write the moves": `<name>-adjutant.vlog` in `out` (bridge.applier.apply_plan).
+
+    Why a file this daemon wrote may be replaced and no other: the players press the button again
+    after answering or after a new save; a file of that name that was already there is theirs."""
+    from bridge.applier import NeedsAnswers, apply_plan
+    from bridge.pipeline import CheckPipeline
+
+    pipeline = CheckPipeline(module, pack, extensions=extensions, remember=False)
+    ours: set[Path] = set()
+
+    def write(path: Path, answers: Mapping[str, Any]) -> dict:
+        target = out / f"{path.stem}-adjutant.vlog"
+        number = 2
+        while target.exists() and target not in ours:
+            target = out / f"{path.stem}-adjutant-{number}.vlog"
+            number += 1
+        try:
+            applied = apply_plan(pipeline, path, target, answers, force=target in ours)
+        except NeedsAnswers as waiting:
+            raise InputError(path, " ".join(waiting.lines[1:]) or waiting.lines[0]) from None
+        ours.add(target)
+        return {"file": target.name, "path": str(target.resolve()), "description": applied.description,
+                "steps": applied.steps, "source": path.name}
+
+    return write
 
 
 async def serve_until_signal(daemon: WatchDaemon, say: Any = None) -> None:
@@ -187,12 +220,17 @@ def run_watch(args: argparse.Namespace) -> int:
         raise InputError(store.path.parent,
                          "the state folder must not be the watched folder; give --state-dir")
     log_line = _json_line if getattr(args, "json", False) else _log_line
-    plan_function, replay_function = pipeline_planner(Path(args.module), args.pack,
-                                                      tuple(Path(e) for e in args.extension))
+    out = getattr(args, "out", None)
+    if out is not None and not out.is_dir():
+        raise InputError(out, "--out must be an existing folder (where the continuation logs go)")
+    module, extensions = Path(args.module), tuple(Path(e) for e in args.extension)
+    plan_function, replay_function = pipeline_planner(module, args.pack, extensions)
+    write_function = moves_writer(module, args.pack, extensions, out) if out else None
     daemon = WatchDaemon(
         folder,
         plan_function,
         replay_function=replay_function,
+        write_function=write_function,
         host=args.host,
         port=port,
         allowed_origins=tuple(args.allow_origin),

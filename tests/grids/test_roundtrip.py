@@ -103,7 +103,7 @@ def test_square_name_point_name_round_trip_6_6(data, dx, dy, x0, y0, c, r) -> No
     """§6.6 SquareGridNumbering: the centre of a named cell is named the same."""
     numbering = SquareGridNumbering(**{k: data.draw(v) for k, v in numbering_common.items()})
     grid = SquareGrid(dx=dx, dy=dy, x0=x0, y0=y0, numbering=numbering, container_size=(3000, 2500))
-    point = (int(c * dx + x0), int(r * dy + y0))
+    point = (int(c * dx) + x0, int(r * dy) + y0)  # the cell centre as getCenterPoint casts it (§6.6)
     col, row = grid.column_row(*point)
     assume(_parts_unambiguous(numbering, col + numbering.h_off, row + numbering.v_off))
     name = grid.location_name(*point)

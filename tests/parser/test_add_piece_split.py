@@ -1,0 +1,33 @@
+"""§3.3 AddPiece `+/id/type/state`: the fast three-token split answers as SequenceEncoder.Decoder does."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from vassal_parser import sequence
+from vassal_parser.commands import _first_slash_tokens, _parse_fields
+
+
+def _reference(text: str) -> list[str]:
+    tokens = sequence.Decoder(text[2:], "/")
+    return [tokens.next_token("null"), tokens.next_token(""), tokens.next_token("")]
+
+
+@given(st.text(alphabet="ab/\\'\t", max_size=40))
+def test_3_3_add_piece_tokens_match_the_decoder(body: str) -> None:
+    """§3.3/§4.2: escaped slashes (backslash dropped), the trailing-backslash merge, quotes, empties."""
+    text = "+/" + body
+    fields = _parse_fields("add_piece", text)
+    expected = _reference(text)
+    assert [fields["type"], fields["state"]] == expected[1:]
+    assert fields["id"] == (None if expected[0] == "null" else expected[0])
+
+
+def test_3_3_hand_worked_splits() -> None:
+    """§4.2: `\\/` is an escaped slash; a quoted token loses its quotes; further tokens are left."""
+    assert _first_slash_tokens("+/7/piece;;;a\\/b.png;X/Map;1;2/extra", 2, 3) == [
+        "7", "piece;;;a/b.png;X", "Map;1;2"
+    ]
+    assert _first_slash_tokens("+/'q'/t/", 2, 3) == ["q", "t", ""]
+    assert _first_slash_tokens("+/", 2, 3) == [""]
