@@ -232,4 +232,5 @@ def write_log(folder: Path = SAVES_DIR, world: World | None = None) -> Path:
     return write_game_file(folder / LOG_FILE, log_stream(world), module_metadata=moduledata_xml(world),
                            comment="The demo story as one VASSAL log: one replay step per scene",
                            module_version=world.module["version"],
-                           vassal_version=world.module["vassal_version"], key=FIXED_KEY)
+                           vassal_version=world.module["vassal_version"], key=FIXED_KEY,
+                           ensure=False)  # the saves' own restore, as written (see write_saves)
