@@ -163,3 +163,38 @@ def test_pack_check_save_ends_with_a_summary(capsys) -> None:
     lines = capsys.readouterr().out.splitlines()
     summary = next(i for i, line in enumerate(lines) if line.startswith("summary of "))
     assert "unmapped pieces of" in lines[summary] and "counters on" in lines[summary]
+
+
+def test_apply_and_extension_json_say_what_was_written(tmp_path: Path, capsys) -> None:
+    """16.1.1 (scene 2, Poland conquered): `apply --json` names the continuation log and its steps."""
+    out = tmp_path / "poland-adjutant.vlog"
+    status = main(
+        [
+            "apply",
+            str(save_path(STORY[1])),
+            "--module",
+            str(MODULE),
+            "--pack",
+            "demo",
+            "--out",
+            str(out),
+            "--json",
+        ]
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert status == 0 and out.is_file()
+    assert (data["format"], data["version"], data["kind"], data["out"]) == (
+        "adjutant-apply",
+        1,
+        "log",
+        str(out),
+    )
+    assert data["steps"] > 0
+    vmdx = tmp_path / "Adjutant.vmdx"
+    assert main(["extension", str(MODULE), "--out", str(vmdx), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["format"], data["out"], data["module"]["name"]) == (
+        "adjutant-extension",
+        str(vmdx),
+        "Adjutant Demo",
+    )
