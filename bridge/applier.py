@@ -85,6 +85,11 @@ def apply_plan(pipeline: CheckPipeline, game_path: str | Path, out: str | Path,
     game, pieces, info = pipeline._position(game_path, step)
     result = pipeline.plan_pieces(pieces, info, answers, answers_source, layout_for=game.layout)
     plan = result.plan
+    if plan.get("missing"):
+        # The position as a whole is not the game's (most pieces unmapped, or a pack without events):
+        # no move can be trusted, not even with --partial (docs/plan-format.md, plan-level `missing`).
+        raise PlanUndecided([f"{game_path}: nothing was written: " + "; ".join(
+            m.get("text", "") for m in plan["missing"])])
     undecided = [e for e in plan.get("events", []) if e.get("status") == "undecided" or e.get("missing")]
     if undecided and not partial:
         lines = [f"{game_path}: the plan is undecided for {len(undecided)} event(s) (the pack lacks a map "

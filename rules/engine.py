@@ -31,6 +31,7 @@ from rules.plan import (
     MissingFact,
     Plan,
     Step,
+    Violation,
 )
 from rules.state import (
     BOX_KINDS,
@@ -101,6 +102,7 @@ class EventContext:
         self.phasing = state.turn.phasing
         self._status: str | None = None
         self._deferred: list[Choice] = []
+        self.violations: list[Violation] = []  # rules an action broke, found by the event (AWAW 60.8)
 
     # ---- views -------------------------------------------------------------------------------
     @property
@@ -209,6 +211,10 @@ class EventContext:
 
     def why(self, text: str) -> None:
         self.entry.why.append(text)
+
+    def violation(self, rule: str, action_index: int, text: str) -> None:
+        """An action the position records broke `rule` (listed with the plan's 6.1 violations)."""
+        self.violations.append(Violation(rule, action_index, text))
 
     @property
     def fired(self) -> bool:
@@ -544,6 +550,7 @@ def plan(
                 entry.why.append(f"waiting for {choice.decider}'s answer to {choice.id}")
             blocked_by.extend(c.id for c in unanswered if c.affects_position and c.id not in blocked_by)
             continue
+        result.violations.extend(ctx.violations)
         entry.status = ctx._status or NOT_DUE
         if entry.missing and entry.status == NOT_DUE:
             # Unknown is never "not due": what the pack lacks might have made the event due.

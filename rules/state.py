@@ -265,6 +265,7 @@ class GameState:
     # Shared Posture Boxes (DS "US and Western Minors", "Soviet Minors"; pack [posture_boxes]): box name ->
     # the Policy/Truce markers in it. A member country's own `markers` stay empty (docs/position-format.md).
     posture_boxes: dict[str, list[str]] = field(default_factory=dict)
+    awaw: Any = None  # A World at War part (rules.awaw.position.AwawPosition), or None
 
     # ---- construction -------------------------------------------------------------------------
     @classmethod
@@ -365,6 +366,15 @@ class GameState:
                     or not all(isinstance(m, str) for m in markers):
                 raise InputError(src, f"posture box {name!r} must be {{\"markers\": [<marker names>]}}")
             boxes[name] = list(markers)
+        awaw = None
+        if data.get("awaw") is not None:
+            from rules.awaw.position import parse_awaw  # A World at War positions only
+
+            awaw = parse_awaw(data["awaw"], src)
+            if "phasing" in turn_data and turn.phasing != awaw.phasing_faction:
+                raise InputError(src, f"turn.phasing {turn.phasing!r} contradicts awaw side/powers "
+                                      f"({awaw.phasing_faction})")
+            turn.phasing = awaw.phasing_faction
         return cls(
             pack=data.get("pack"),
             turn=turn,
@@ -373,6 +383,7 @@ class GameState:
             actions=actions,
             source=src,
             posture_boxes=boxes,
+            awaw=awaw,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -386,6 +397,7 @@ class GameState:
             "actions": copy.deepcopy(self.actions),
             **({"posture_boxes": {n: {"markers": list(m)} for n, m in self.posture_boxes.items()}}
                if self.posture_boxes else {}),
+            **({"awaw": self.awaw.to_json()} if self.awaw is not None else {}),
         }
 
     def clone(self) -> GameState:

@@ -175,7 +175,10 @@ def run(args: argparse.Namespace) -> int:
                 args.position, 'not a combined position ({"maps": {"TK": ..., "DS": ...}}): use --pack'
             )
         state = GameState.from_json(data, source=args.position)
-        pack = resolve_pack(args.pack, state.pack, args.position, "tk")
+        pack = resolve_pack(args.pack, state.pack, args.position, "awaw" if state.awaw is not None else "tk")
+        if state.awaw is not None and "awaw" not in pack.extra:
+            raise InputError(args.position, f"an A World at War position (it has 'awaw') needs an AWAW pack, "
+                                            f"not {pack.name}")
         check_answer_ids(answers, pack, answers_source)
         result = plan(state, pack, answers=answers, answers_source=answers_source)
     document = result.to_json()
