@@ -122,12 +122,15 @@ def refuse_non_positions(path: str, data: Any) -> None:
     """A VASSAL file, or a position that names no phasing faction, is not something to plan.
 
     Why refuse `{}`: the position format defaults many fields, but whose Conditional Events Segment
-    it is must be said — "Nothing is due" for an empty file would be a false all-clear."""
+    it is must be said — "Nothing is due" for an empty file would be a false all-clear. An A World at
+    War position (with its `awaw` part) is the exception: rule 60 has no phasing faction."""
     from rules.combined import is_combined
     from rules.state import FACTIONS
 
     if not isinstance(data, dict):
         return  # GameState.from_json says what is wrong with it
+    if data.get("awaw") is not None:
+        return  # A World at War rule 60 is checked for the whole war, not in one faction's segment
     if is_combined(data):
         turns = [m.get("turn") for m in data["maps"].values() if isinstance(m, dict)]
     else:
