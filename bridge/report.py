@@ -110,25 +110,56 @@ def selected_events(
 
 
 def nothing_line(plan: Mapping[str, Any], events: list[Mapping[str, Any]]) -> str | None:
-    """'Nothing is due.' — only when nothing is due AND nothing is undecided (unknown is never not due)."""
+    """'Nothing is due.' — only when nothing is due AND nothing is undecided (unknown is never not due),
+    worded as the engine words it (rules/plan.py `Plan.render_text`)."""
     statuses = {e.get("status") for e in events}
     if plan.get("violations") or statuses & {"fired", "waiting"}:
         return None
-    if "undecided" in statuses:
+    undecided = [str(e.get("rule")) for e in events if e.get("status") == "undecided" or e.get("missing")]
+    whole = plan_missing(plan)
+    if whole:
+        also = f" (and undecided for lack of a fact: {', '.join(undecided)})" if undecided else ""
+        return "Nothing is decided: " + "; ".join(whole) + also + "."
+    if undecided:
         return (
-            "Nothing is due yet, but some events are undecided: the position does not give a fact they need."
+            "Nothing is due that the pack can decide; undecided for lack of a fact: "
+            + ", ".join(undecided)
+            + "."
         )
     return "Nothing is due."
 
 
+def plan_missing(plan: Mapping[str, Any]) -> list[str]:
+    """Facts missing for the position as a whole (e.g. most pieces of the save unmapped)."""
+    return [str(m.get("text") if isinstance(m, Mapping) else m) for m in plan.get("missing") or []]
+
+
+def reading_texts(plan: Mapping[str, Any]) -> list[str]:
+    """The readings of the rules the plan used (rules/plan_tables.py `reading_lines`, from JSON)."""
+    return [
+        f"reading {r.get('rules', '')}: {r.get('reading', '')} — {r.get('text', '')} "
+        f"(options: {', '.join(r.get('options', []))}; to switch: {r.get('switch', '')})"
+        for r in plan.get("readings") or []
+        if isinstance(r, Mapping)
+    ]
+
+
+def errata_texts(event: Mapping[str, Any]) -> list[str]:
+    return [str(e.get("text") if isinstance(e, Mapping) else e) for e in event.get("errata") or []]
+
+
+def violations_heading(plan: Mapping[str, Any]) -> str:
+    war_peace = any(str(v.get("rule", "")).startswith("6.") for v in plan.get("violations") or [])
+    return "War & Peace Segment (6.1) violations" if war_peace else "Rules broken by recorded actions"
+
+
 def missing_texts(event: Mapping[str, Any]) -> list[str]:
-    """Each fact an undecided event needs, as the player reads it."""
+    """Each fact an undecided event needs, as the engine's text names it: rule, subject, what is missing."""
     texts = []
     for item in event.get("missing") or []:
         if isinstance(item, Mapping):
-            text = str(item.get("text") or item.get("fact") or "a fact")
-            if item.get("subject") and str(item["subject"]) not in text:
-                text = f"{item['subject']}: {text}"
+            subject = f"{item['subject']}: " if item.get("subject") else ""
+            text = f"{event.get('rule')} {subject}{item.get('text') or item.get('fact') or 'a fact'}"
         else:
             text = str(item)
         texts.append(text)
@@ -175,9 +206,11 @@ def render_text(plan: Mapping[str, Any], only_due: bool = False, faction: str | 
     lines += unmapped_lines(plan)
     if not only_due:
         lines += [f"note: {note}" for note in plan.get("notes", [])]
+        lines += reading_texts(plan)
+    lines += [f"missing: {text}" for text in plan_missing(plan)]
     lines += table_text(plan)
     if plan.get("violations"):
-        lines.append("War & Peace Segment (6.1) violations:")
+        lines.append(violations_heading(plan) + ":")
         lines += [
             f"  ! {v['rule']}: action #{v['action_index'] + 1}: {v['text']}" for v in plan["violations"]
         ]
@@ -197,9 +230,10 @@ def event_text(event: Mapping[str, Any], show_why: bool = True, indent: str = ""
         f"{indent}{event.get('rule')} {event.get('title')} [{event.get('source', '')}]: "
         f"{STATUS_WORD.get(status, status)}"
     ]
-    lines += [f"{indent}    missing: {text}" for text in missing_texts(event)]
     if show_why:
         lines += [f"{indent}    why: {reason}" for reason in event.get("why", [])]
+    lines += [f"{indent}    missing: {text}" for text in missing_texts(event)]
+    lines += [f"{indent}    {text}" for text in errata_texts(event)]
     lines += [f"{indent}    - ({step_label(step)}) {step.get('text', '')}" for step in event.get("steps", [])]
     for choice in event.get("choices", []):
         lines.append(
@@ -251,6 +285,8 @@ def render_markdown(plan: Mapping[str, Any], only_due: bool = False, faction: st
     lines += [f"- {_md(line)}" for line in unmapped_lines(plan)]
     if not only_due:
         lines += [f"- note: {_md(n)}" for n in plan.get("notes", [])]
+        lines += [f"- {_md(r)}" for r in reading_texts(plan)]
+    lines += [f"- **missing:** {_md(m)}" for m in plan_missing(plan)]
     lines.append("")
     for table in plan.get("tables") or []:
         lines.append(f"**{_md(table.get('title', 'Table'))}** ({_md(table.get('rule', ''))})")
@@ -268,7 +304,7 @@ def render_markdown(plan: Mapping[str, Any], only_due: bool = False, faction: st
             lines += ["", _md(table["note"])]
         lines.append("")
     if plan.get("violations"):
-        lines.append("**War & Peace Segment (6.1) violations**")
+        lines.append(f"**{violations_heading(plan)}**")
         lines += [
             f"- {_md(v['rule'])}: action #{v['action_index'] + 1}: {_md(v['text'])}"
             for v in plan["violations"]
@@ -282,6 +318,7 @@ def render_markdown(plan: Mapping[str, Any], only_due: bool = False, faction: st
         )
         lines += [f"- **missing fact:** {_md(text)}" for text in missing_texts(event)]
         lines += [f"- why: {_md(reason)}" for reason in event.get("why", [])]
+        lines += [f"- {_md(text)}" for text in errata_texts(event)]
         lines += [f"- [ ] ({_md(step_label(s))}) {_md(s.get('text', ''))}" for s in event.get("steps", [])]
         for choice in event.get("choices", []):
             lines.append(
@@ -388,6 +425,8 @@ def render_html(plan: Mapping[str, Any], only_due: bool = False, faction: str | 
     body += [f'<p class="warning">{_h(line)}</p>' for line in unmapped_lines(plan)]
     if not only_due:
         body += [f'<p class="head">note: {_h(n)}</p>' for n in plan.get("notes", [])]
+        body += [f'<p class="head">{_h(r)}</p>' for r in reading_texts(plan)]
+    body += [f'<p class="missing">missing: {_h(m)}</p>' for m in plan_missing(plan)]
     for table in plan.get("tables") or []:
         rows = "".join(
             f"<tr><td>{_h(r.get('label', ''))}</td><td>{_h(r.get('figure', ''))}</td>"
@@ -412,7 +451,7 @@ def render_html(plan: Mapping[str, Any], only_due: bool = False, faction: str | 
             for v in plan["violations"]
         )
         body.append(
-            f'<section class="event status-fired"><h2>War &amp; Peace Segment (6.1) violations</h2>'
+            f'<section class="event status-fired"><h2>{_h(violations_heading(plan))}</h2>'
             f"<ul>{items}</ul></section>"
         )
     events = selected_events(plan, only_due, faction)
@@ -426,6 +465,7 @@ def render_html(plan: Mapping[str, Any], only_due: bool = False, faction: str | 
         parts += [f'<p class="missing">missing fact: {_h(text)}</p>' for text in missing_texts(event)]
         if event.get("why"):
             parts.append('<ul class="why">' + "".join(f"<li>{_h(w)}</li>" for w in event["why"]) + "</ul>")
+        parts += [f'<p class="why">{_h(text)}</p>' for text in errata_texts(event)]
         if event.get("steps"):
             parts.append(
                 "<ol>"
