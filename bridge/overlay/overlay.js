@@ -258,11 +258,12 @@
       if (window.AdjutantInset) window.AdjutantInset.fitLabels(container);
     }
     renderTables(plan);
+    renderPlanMissing(plan);
     $("nothing").textContent = view === "player" && faction ? `Nothing is due for ${faction}.` : "Nothing is due.";
     // Never "Nothing is due" while an event is due, waiting or undecided (unknown is not "not due").
     const violated = plan && Array.isArray(plan.violations) && plan.violations.length > 0 &&
       (view !== "player" || !faction || sameFaction(plan.phasing, faction)); // 6.1: the phasing faction's
-    const pending = events.some(needsPlayers) || violated;
+    const pending = events.some(needsPlayers) || violated || planMissing(plan).length > 0;
     $("nothing").hidden = pending || !plan || unknownFaction;
     renderExport(plan);
     renderWaiting(plan);
@@ -372,6 +373,26 @@
 
   function badgeText(status) {
     return status === "waiting" ? "waiting for an answer" : status === "fired" ? "due" : status === "undecided" ? "undecided" : status.replace("_", " ");
+  }
+
+  // --- facts missing for the whole position (plan key `missing`, e.g. most of a save unmapped) -------
+
+  function planMissing(plan) {
+    const missing = plan && Array.isArray(plan.missing) ? plan.missing : [];
+    return missing.map((item) => (item && typeof item === "object" ? String(item.text || item.fact || "") : String(item))).filter(Boolean);
+  }
+
+  // Nothing can be decided: never shown as "Nothing is due" — its own undecided block, in every view.
+  function renderPlanMissing(plan) {
+    const section = $("undecided");
+    if (!section) return;
+    const texts = planMissing(plan);
+    section.hidden = texts.length === 0;
+    section.replaceChildren(...(texts.length
+      ? [el("article", { class: "event status-undecided plan-missing" },
+          el("h2", {}, "Nothing is decided", el("span", { class: "badge badge-undecided" }, "undecided")),
+          ...texts.map((text) => el("div", { class: "missing" }, `Missing: ${text}`)))]
+      : []));
   }
 
   // --- tables (e.g. AWAW's Russian Resistance Table, plan key `tables`) ----------------------------

@@ -316,3 +316,24 @@ def test_phone_width_header_does_not_overlap_and_insets_fit(
             box = svg.bounding_box()
             assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
 
+
+def test_a_plan_that_decides_nothing_never_reads_nothing_due(
+    browser: Any, pages: list, tmp_path: Path
+) -> None:
+    """Most of the save unmapped (plan-level `missing`): every view says nothing is decided, and why."""
+    plan = sample_plan(status="not_due")
+    plan["violations"] = []
+    plan["missing"] = [
+        {"fact": "vassal_mapping", "subject": None, "text": "the pack maps only 3 of 40 pieces (37 unmapped)"}
+    ]
+    plan["due"], plan["undecided"] = False, True
+    write_in_place(tmp_path / "a.vsav", save_bytes(plan))
+    with DaemonThread(tmp_path, **FAST) as daemon:
+        for query in ("view=player&faction=Axis", "view=control", "view=stream"):
+            page = _page(browser, pages, daemon, query)
+            page.wait_for_selector("#undecided:not([hidden]) .plan-missing")
+            text = page.inner_text("body")
+            assert "Nothing is decided" in text and "the pack maps only 3 of 40 pieces" in text, query
+            assert "Nothing is due" not in text, query
+        panel = _box(page, "#content")
+        assert panel["y"] >= 1080 * 0.75 and panel["y"] + panel["height"] <= 1080
