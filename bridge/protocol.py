@@ -188,7 +188,7 @@ def public_writeback(value: Any) -> Any:
         return value
     last = value.get("last")
     if isinstance(last, Mapping):
-        last = {k: v for k, v in last.items() if k not in ("path", "folder")}
+        last = {k: v for k, v in last.items() if k not in ("path", "folder", "save_path")}
     return {"enabled": value.get("enabled"), "last": last}
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from rules.plan_tables import reading_lines, table_lines, unique_readings
+from rules.plan_tables import table_lines, unique_readings
 
 PLAN_FORMAT_VERSION = 1
 
@@ -121,7 +121,6 @@ class EventEntry:
     missing: list[MissingFact] = field(default_factory=list)  # facts it could not read (undecided)
     errata: list[ErratumNote] = field(default_factory=list)  # readings of errata its Steps applied
     tables: list[dict[str, Any]] = field(default_factory=list)  # e.g. AWAW 60.11 (rules/plan_tables.py)
-    readings: list[dict[str, Any]] = field(default_factory=list)  # readings of the rules it used
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -209,7 +208,6 @@ class Plan:
             f"[pack {self.pack}]"
         ]
         lines.extend(f"note: {note}" for note in self.notes)
-        lines.extend(reading_lines(unique_readings(self.events)))
         lines.extend(f"missing: {m.text}" for m in self.missing)
         if self.violations:
             war_peace = any(v.rule.startswith("6.") for v in self.violations)

@@ -344,8 +344,10 @@ def _save_lines(save: dict[str, Any]) -> list[str]:
 
 
 def check_status(report: dict[str, Any]) -> int:
-    """0 only when no event lacks a fact it needs and (with --module) nothing is unmapped; else 1."""
-    return 0 if _total(report) == 0 and report["facts_missing"] == 0 else 1
+    """0 only when the pack has events, none lacks a fact it needs and (with --module) nothing is
+    unmapped; else 1."""
+    complete = _total(report) == 0 and report["facts_missing"] == 0 and report["events"] > 0
+    return 0 if complete else 1
 
 
 def run_check(args: argparse.Namespace) -> int:

@@ -70,6 +70,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="enable the control view's \"Write the moves\": writes NAME-adjutant.vlog into FOLDER",
     )
     parser.add_argument(
+        "--write-save", action="store_true",
+        help="with --out: \"Write the moves\" also writes NAME-adjutant.vsav, a save with the moves made",
+    )
+    parser.add_argument(
         "--debounce", type=float, default=DEFAULT_DEBOUNCE_S, help="seconds of quiet before a file is read"
     )
     parser.add_argument("--state-dir", type=Path, metavar="DIR",
@@ -110,7 +114,7 @@ def pipeline_planner(
     return plan_file, replay_file
 
 
-def moves_writer(module: Path, pack: str, extensions: tuple[Path, ...], out: Path):
+def moves_writer(module: Path, pack: str, extensions: tuple[Path, ...], out: Path, also_save: bool = False):
     """The daemon's "Write the moves": `<name>-adjutant.vlog` in `out` (bridge.applier.apply_plan).
 
     Why a file this daemon wrote may be replaced and no other: the players press the button again
@@ -121,19 +125,29 @@ def moves_writer(module: Path, pack: str, extensions: tuple[Path, ...], out: Pat
     pipeline = CheckPipeline(module, pack, extensions=extensions, remember=False)
     ours: set[Path] = set()
 
-    def write(path: Path, answers: Mapping[str, Any]) -> dict:
-        target = out / f"{path.stem}-adjutant.vlog"
+    def free_name(path: Path, suffix: str) -> Path:
+        target = out / f"{path.stem}-adjutant{suffix}"
         number = 2
         while target.exists() and target not in ours:
-            target = out / f"{path.stem}-adjutant-{number}.vlog"
+            target = out / f"{path.stem}-adjutant-{number}{suffix}"
             number += 1
+        return target
+
+    def write(path: Path, answers: Mapping[str, Any]) -> dict:
+        target = free_name(path, ".vlog")
         try:
             applied = apply_plan(pipeline, path, target, answers, force=target in ours)
+            ours.add(target)
+            written = {"file": target.name, "path": str(target.resolve()), "description": applied.description,
+                       "steps": applied.steps, "source": path.name}
+            if also_save:
+                save = free_name(path, ".vsav")
+                apply_plan(pipeline, path, save, answers, force=save in ours)
+                ours.add(save)
+                written.update({"save_file": save.name, "save_path": str(save.resolve())})
         except NeedsAnswers as waiting:
             raise InputError(path, " ".join(waiting.lines[1:]) or waiting.lines[0]) from None
-        ours.add(target)
-        return {"file": target.name, "path": str(target.resolve()), "description": applied.description,
-                "steps": applied.steps, "source": path.name}
+        return written
 
     return write
 
@@ -225,7 +239,10 @@ def run_watch(args: argparse.Namespace) -> int:
         raise InputError(out, "--out must be an existing folder (where the continuation logs go)")
     module, extensions = Path(args.module), tuple(Path(e) for e in args.extension)
     plan_function, replay_function = pipeline_planner(module, args.pack, extensions)
-    write_function = moves_writer(module, args.pack, extensions, out) if out else None
+    if getattr(args, "write_save", False) and out is None:
+        raise InputError("--write-save", "needs --out FOLDER (where the files go)")
+    write_function = (moves_writer(module, args.pack, extensions, out,
+                                   also_save=getattr(args, "write_save", False)) if out else None)
     daemon = WatchDaemon(
         folder,
         plan_function,
