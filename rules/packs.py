@@ -128,15 +128,23 @@ class Pack:
         return [h for h in self.hexes.values() if all(getattr(h, k) == v for k, v in match.items())]
 
 
+# Packs known by name that do not live under rules/packs: the demo world's own pack, so that
+# `--pack demo` works wherever the project is installed (it ships with module_patches).
+NAMED_PACKS: dict[str, Path] = {
+    "demo": Path(__file__).resolve().parents[1] / "module_patches" / "demo" / "pack",
+}
+
+
 def resolve_pack_dir(name_or_path: str | Path) -> Path:
     """A pack is a directory: given as a path, or a name under rules/packs/."""
     candidate = Path(name_or_path)
     if candidate.is_dir():
         return candidate
-    named = PACKS_DIR / str(name_or_path)
+    named = NAMED_PACKS.get(str(name_or_path), PACKS_DIR / str(name_or_path))
     if isinstance(name_or_path, str) and "/" not in name_or_path and named.is_dir():
         return named
     known = sorted(p.name for p in PACKS_DIR.iterdir() if p.is_dir()) if PACKS_DIR.is_dir() else []
+    known = sorted({*known, *(name for name, path in NAMED_PACKS.items() if path.is_dir())})
     raise InputError(str(name_or_path), f"no such pack (give a directory or one of: {', '.join(known)})")
 
 
