@@ -18,7 +18,8 @@ def coverage_report(pack: Pack) -> dict[str, Any]:
     from rules.facts import coverage
 
     lines = coverage(pack)
-    return {"coverage": [line.to_json() for line in lines],
+    return {"events": len(pack.events),
+            "coverage": [line.to_json() for line in lines],
             "facts_missing": sum(len(line.lack) for line in lines),
             "incomplete": list(pack.incomplete),
             # Areas are named in text as the rules text names them ("Eastern Poland"), ids stay in JSON.
@@ -87,6 +88,9 @@ PER_WORDS = {"country": ("country", "countries"), "area": ("area", "areas")}
 
 def render_coverage(report: dict[str, Any]) -> list[str]:
     """'16.1.1 City hexes: 14 of 31 countries' per event and need, the subjects lacking it, the notes."""
+    if not report.get("events", 1):
+        return ["the pack lists no events: it decides nothing (start it with pack scaffold --base tk or ds)",
+                *(f"  - {note}" for note in report["incomplete"])]
     lines = [f"map facts the events need ({report['facts_missing']} missing):"]
     if not report["coverage"]:
         lines.append("  (no event declares the facts it needs)")

@@ -66,7 +66,7 @@ def empty_state() -> dict[str, Any]:
 # which lists every counter) is dropped for it.
 STREAM_PLAN_KEYS = frozenset(
     {"format", "version", "pack", "phasing", "turn", "due", "events", "violations", "pending_choices"}
-    | {"choices", "map"}
+    | {"choices", "map", "undecided", "tables", "factions", "missing"}
 )
 # Plan-level lists naming pieces no public viewer may see.
 PRIVATE_NAME_LISTS = ("hidden_pieces", "private_pieces")
@@ -188,7 +188,7 @@ def public_writeback(value: Any) -> Any:
         return value
     last = value.get("last")
     if isinstance(last, Mapping):
-        last = {k: v for k, v in last.items() if k not in ("path", "folder")}
+        last = {k: v for k, v in last.items() if k not in ("path", "folder", "save_path")}
     return {"enabled": value.get("enabled"), "last": last}
 
 

@@ -113,23 +113,30 @@ class Board:
         return info.kind == "dependent" and listed is not None and listed.dependent_of == name
 
     # ---- Posture Boxes ---------------------------------------------------------------------------
-    def shared_posture_box(self, country: str) -> str | None:
+    def shared_posture_box(self, country: str, as_faction: str | None = None) -> str | None:
         """The shared Posture Box whose markers are `country`'s (pack `[posture_boxes]`), else None.
 
         Why: DS prints shared boxes -- "US and Western Minors" (16.4.3 Step 1, 16.3.8 Step 3), "Soviet
         Minors" (16.6.2 Step 1) -- whose Policy/Truce markers affect every Country in them. A box lists its
         `countries`, and/or `minors_of` a faction (its Minor Countries, `except` the ones named)."""
+        aligned = as_faction or self.country_state(country).faction
         for name, spec in self.pack.extra.get("posture_boxes", {}).items():
             if country in spec.get("countries", ()):
                 return str(name)
             faction = spec.get("minors_of")
             if faction and country not in spec.get("except", ()) and self.is_minor_country(country) \
-                    and self.country_state(country).faction == faction:
+                    and aligned == faction:
                 return str(name)
         return None
 
-    def posture_markers(self, country: str) -> list[str]:
-        """The Policy/Truce markers in `country`'s Posture Box: its shared box's, else its own."""
+    def posture_markers(self, country: str, as_faction: str | None = None) -> list[str]:
+        """The Policy/Truce markers in `country`'s Posture Box: its shared box's, else its own. With
+        `as_faction`, the box it would be in as that faction's Minor (16.3.1/16.5.1 "its corresponding
+        Posture Box" when reactivated as a Western / Soviet Minor)."""
+        if as_faction is not None:
+            box = self.shared_posture_box(country, as_faction)
+            return list(self.state.posture_boxes.get(box, [])) if box is not None else \
+                list(self.country_state(country).markers)
         box = self.shared_posture_box(country)
         if box is not None:
             return list(self.state.posture_boxes.get(box, []))

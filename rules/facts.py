@@ -44,7 +44,7 @@ class FactKind:
         words = self.label.split(" ")
         last = words[-1]
         if last.endswith("ies"):
-            last = last[:-3] + "y"
+            last = last[:-3] + "y"  # "neighbouring countries" -> "neighbouring country"
         elif last.endswith("es") and last[:-2].endswith(("x", "s", "sh", "ch")):
             last = last[:-2]
         elif last.endswith("s"):

@@ -129,6 +129,13 @@ class Pack:
         return [h for h in self.hexes.values() if all(getattr(h, k) == v for k, v in match.items())]
 
 
+# Packs known by name that do not live under rules/packs: the demo world's own pack, so that
+# `--pack demo` works wherever the project is installed (it ships with module_patches).
+NAMED_PACKS: dict[str, Path] = {
+    "demo": Path(__file__).resolve().parents[1] / "module_patches" / "demo" / "pack",
+}
+
+
 def resolve_pack_dir(name_or_path: str | Path) -> Path:
     """A pack is a directory: a bare name of a built-in pack under rules/packs/, else a path.
 
@@ -136,7 +143,7 @@ def resolve_pack_dir(name_or_path: str | Path) -> Path:
     silently replace the built-in pack (issue 12.6); give it as a path (`./tk`) to use it. (A folder beside
     the position file is preferred by `adjutant plan` itself, before this is called.)"""
     text = str(name_or_path)
-    named = PACKS_DIR / text
+    named = NAMED_PACKS.get(text, PACKS_DIR / text)
     bare = isinstance(name_or_path, str) and "/" not in text and "\\" not in text and text not in (".", "..")
     if bare and named.is_dir():
         return named
@@ -144,6 +151,7 @@ def resolve_pack_dir(name_or_path: str | Path) -> Path:
     if candidate.is_dir():
         return candidate
     known = sorted(p.name for p in PACKS_DIR.iterdir() if p.is_dir()) if PACKS_DIR.is_dir() else []
+    known = sorted({*known, *(name for name, path in NAMED_PACKS.items() if path.is_dir())})
     raise InputError(str(name_or_path), f"no such pack (give a directory or one of: {', '.join(known)})")
 
 

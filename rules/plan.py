@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from rules.plan_tables import reading_lines, table_lines, unique_readings
+from rules.plan_tables import table_lines, unique_readings
 
 PLAN_FORMAT_VERSION = 1
 
@@ -149,7 +149,6 @@ class EventEntry:
         return [w for w in self.why if w not in hidden]
     errata: list[ErratumNote] = field(default_factory=list)  # readings of errata its Steps applied
     tables: list[dict[str, Any]] = field(default_factory=list)  # e.g. AWAW 60.11 (rules/plan_tables.py)
-    readings: list[dict[str, Any]] = field(default_factory=list)  # readings of the rules it used
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -243,7 +242,6 @@ class Plan:
             f"[pack {self.pack}{source}]"
         ]
         lines.extend(f"note: {note}" for note in self.notes)
-        lines.extend(reading_lines(unique_readings(self.events)))
         lines.extend(f"missing: {m.text}" for m in self.missing)
         if self.violations:
             war_peace = any(v.rule.startswith("6.") for v in self.violations)

@@ -1,7 +1,7 @@
-"""Plan tables and readings as text: a table summed line by line (AWAW 60.11), readings of the rules.
+"""Plan tables as text (a table summed line by line: AWAW 60.11), and the plan-level list of readings.
 
 Why apart from rules/plan.py: the same shapes are rendered by the overlay; this module only turns the
-plan's JSON shapes (docs/plan-format.md, `tables` and `readings`) into the lines `Plan.render_text` prints.
+plan's JSON shapes (docs/plan-format.md, `tables`) into the lines `Plan.render_text` prints.
 """
 
 from __future__ import annotations
@@ -36,16 +36,10 @@ def table_lines(table: dict[str, Any]) -> list[str]:
 
 
 def unique_readings(events: Iterable[Any]) -> list[dict[str, Any]]:
+    """Plan-level `readings`: every erratum / open reading the plan's events applied, once per key
+    (the `errata` notes of rules.errata, as each event lists them)."""
     seen: dict[str, dict[str, Any]] = {}
     for entry in events:
-        for reading in getattr(entry, "readings", []):
-            seen.setdefault(str(reading.get("id")), reading)
+        for note in getattr(entry, "errata", []):
+            seen.setdefault(note.key, note.to_json())
     return list(seen.values())
-
-
-def reading_lines(readings: list[dict[str, Any]]) -> list[str]:
-    return [
-        f"reading {r.get('rules', '')}: {r.get('reading', '')} — {r.get('text', '')} "
-        f"(options: {', '.join(r.get('options', []))}; to switch: {r.get('switch', '')})"
-        for r in readings
-    ]

@@ -48,7 +48,7 @@ from vassal_parser.commands import (
     remove_piece_command,
 )
 from vassal_parser.pieces import Deck, Piece, Stack, make_piece
-from vassal_parser.traits import BasicPiece, Layer, encode_chain
+from vassal_parser.traits import BasicPiece, Layer, encode_chain, never_stacks
 
 # Decorator.putOldProperties, in the order it sets them (mat properties only with mat support).
 OLD_PROPERTIES = ("OldX", "OldY", "OldMap", "OldBoard", "OldZone", "OldLocationName", "OldDeckName")
@@ -181,6 +181,7 @@ class Table:
         self.moved: set[str] = set()
         self.changed: set[str] = set()
         self.old_places: dict[str, dict[str, str]] = {}
+        self.touched: set[str] = set()  # stacks whose members changed (only these are rewritten)
         self.stacking = stacking
         self.locate = locate
         self._next_id = int(time.time() * 1000)
@@ -244,12 +245,13 @@ class Table:
 
     def _stacks(self, piece_id: str, map_id: str | None) -> bool:
         piece = self.pieces[piece_id]
-        return self.stacking(map_id) and not any(_never_stacks(trait) for trait in piece.traits)
+        return self.stacking(map_id) and not any(never_stacks(trait) for trait in piece.traits)
 
     def _detach(self, piece_id: str) -> _Stack | None:
         container = self.parent.pop(piece_id, None)
         if container is None:
             return None
+        self.touched.add(container)
         stack = self.stacks[container]
         stack.members.remove(piece_id)
         if not stack.members and not stack.deck:
@@ -296,6 +298,7 @@ class Table:
         if stack_id is not None:
             self.stacks[stack_id].members.append(piece_id)
             self.parent[piece_id] = stack_id
+            self.touched.add(stack_id)
         elif self._stacks(piece_id, op.map):
             layer = left.layer if left is not None else None
             new = _Stack(self._new_id(), op.map, op.x, op.y, [], layer, is_new=True)
@@ -305,6 +308,7 @@ class Table:
             new.members.append(piece_id)
             self.parent[piece_id] = new.id
             self.stacks[new.id] = new
+            self.touched.add(new.id)
         self.pieces[piece_id] = piece.moved_to(*point)
         self.moved.add(piece_id)
         return move_piece_command(piece_id, op.map, op.x, op.y, old[0], old[1], old[2],
@@ -333,16 +337,6 @@ class Table:
             return piece
         state = basic_state_with(piece, self.position_of(piece_id), self.old_places.get(piece_id, {}))
         return with_basic_state(piece, state)
-
-
-def _never_stacks(trait) -> bool:
-    """`Immobilized` ("Does not stack", `immob;select;move;stacking;description`): Properties.NO_STACK
-    unless the stacking option starts with `L` (stack normally); a missing option means never stack."""
-    if trait.prefix != "immob;":
-        return False
-    tokens = sequence.decode(trait.type, ";")
-    stacking = tokens[3] if len(tokens) > 3 else "R"
-    return not stacking.startswith("L")
 
 
 def chat_command(text: str) -> Command:
@@ -457,8 +451,9 @@ def _place_stacks(tree: CommandTree, table: Table, layers: dict[str, int | None]
             count += 1
         return ranks
 
-    for stack in table.stacks.values():
-        if stack.deck:
+    for stack_id in sorted(table.touched):  # only stacks Adjutant changed: the rest stay where they are
+        stack = table.stacks.get(stack_id)
+        if stack is None or stack.deck:
             continue
         where = positions()
         ranks = preorder()

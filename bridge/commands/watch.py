@@ -15,9 +15,23 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from bridge import config
+from bridge.helptext import HelpFormatter
 from bridge.server import DEFAULT_HOST, DEFAULT_PORT
 from bridge.watch import DEFAULT_DEBOUNCE_S, PlanFunction, ReplayFunction, WatchDaemon
 from vassal_parser.errors import InputError
+
+EPILOG = """\
+examples:
+  adjutant watch ~/vassal/saves --module TK.vmod --pack tk
+  adjutant watch .                                  (module, pack, port from ./adjutant.toml)
+  adjutant watch saves --module TK.vmod --pack tk --host 0.0.0.0 --allow-origin http://192.168.1.5:8765
+
+Prints one URL per view: a player view per faction, the stream view (OBS browser source) and the
+control view. Answers given in the overlay are kept across a restart in the daemon's own state
+folder (--state-dir; never the watched folder).
+exit status: 0 stopped by Ctrl-C or SIGTERM; 2 bad input (no such folder or module, busy port).
+"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,14 +42,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Watch FOLDER for new or changed .vsav saves (re-plan) and .vlog logs (replay step by step), "
             "and serve the overlay page and its WebSocket protocol on one port. Never writes to FOLDER."
         ),
+        epilog=EPILOG,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("folder", type=Path, help="the folder VASSAL saves into")
-    parser.add_argument("--module", required=True, type=Path, help="the VASSAL module (.vmod)")
-    parser.add_argument("--pack", required=True, help="rules pack name or folder (e.g. tk)")
+    parser.add_argument("--module", type=Path, help="the VASSAL module (.vmod; or `module` in adjutant.toml)")
+    parser.add_argument("--pack", help="rules pack name or folder (e.g. tk; or `pack` in adjutant.toml)")
     parser.add_argument(
         "--extension", action="append", default=[], type=Path, help="a module extension (.vmdx); repeatable"
     )
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    parser.add_argument("--port", type=int, default=None,
+                        help=f"port (default {DEFAULT_PORT}, or `port` in adjutant.toml; 0 = any free port)")
     parser.add_argument(
         "--host",
         default=DEFAULT_HOST,
@@ -53,8 +70,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="enable the control view's \"Write the moves\": writes NAME-adjutant.vlog into FOLDER",
     )
     parser.add_argument(
+        "--write-save", action="store_true",
+        help="with --out: \"Write the moves\" also writes NAME-adjutant.vsav, a save with the moves made",
+    )
+    parser.add_argument(
         "--debounce", type=float, default=DEFAULT_DEBOUNCE_S, help="seconds of quiet before a file is read"
     )
+    parser.add_argument("--state-dir", type=Path, metavar="DIR",
+                        help="where answers are kept across restarts (default: $ADJUTANT_STATE_DIR, else "
+                             "$XDG_STATE_HOME/adjutant or ~/.local/state/adjutant)")
+    parser.add_argument("--json", action="store_true",
+                        help="console lines as JSON objects, one a line (format adjutant-watch-log)")
+    config.opt_in(parser, ("module", "extensions", "pack", "port"), anchor="folder",
+                  required=("module", "pack"))
     parser.set_defaults(handler=run_watch)
 
 
@@ -86,7 +114,7 @@ def pipeline_planner(
     return plan_file, replay_file
 
 
-def moves_writer(module: Path, pack: str, extensions: tuple[Path, ...], out: Path):
+def moves_writer(module: Path, pack: str, extensions: tuple[Path, ...], out: Path, also_save: bool = False):
     """The daemon's "Write the moves": `<name>-adjutant.vlog` in `out` (bridge.applier.apply_plan).
 
     Why a file this daemon wrote may be replaced and no other: the players press the button again
@@ -97,24 +125,34 @@ def moves_writer(module: Path, pack: str, extensions: tuple[Path, ...], out: Pat
     pipeline = CheckPipeline(module, pack, extensions=extensions, remember=False)
     ours: set[Path] = set()
 
-    def write(path: Path, answers: Mapping[str, Any]) -> dict:
-        target = out / f"{path.stem}-adjutant.vlog"
+    def free_name(path: Path, suffix: str) -> Path:
+        target = out / f"{path.stem}-adjutant{suffix}"
         number = 2
         while target.exists() and target not in ours:
-            target = out / f"{path.stem}-adjutant-{number}.vlog"
+            target = out / f"{path.stem}-adjutant-{number}{suffix}"
             number += 1
+        return target
+
+    def write(path: Path, answers: Mapping[str, Any]) -> dict:
+        target = free_name(path, ".vlog")
         try:
             applied = apply_plan(pipeline, path, target, answers, force=target in ours)
+            ours.add(target)
+            written = {"file": target.name, "path": str(target.resolve()), "description": applied.description,
+                       "steps": applied.steps, "source": path.name}
+            if also_save:
+                save = free_name(path, ".vsav")
+                apply_plan(pipeline, path, save, answers, force=save in ours)
+                ours.add(save)
+                written.update({"save_file": save.name, "save_path": str(save.resolve())})
         except NeedsAnswers as waiting:
             raise InputError(path, " ".join(waiting.lines[1:]) or waiting.lines[0]) from None
-        ours.add(target)
-        return {"file": target.name, "path": str(target.resolve()), "description": applied.description,
-                "steps": applied.steps, "source": path.name}
+        return written
 
     return write
 
 
-async def serve_until_signal(daemon: WatchDaemon) -> None:
+async def serve_until_signal(daemon: WatchDaemon, say: Any = None) -> None:
     """Run until Ctrl-C or SIGTERM, then shut down cleanly (observer joined, sockets closed)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -122,37 +160,101 @@ async def serve_until_signal(daemon: WatchDaemon) -> None:
         # Windows has no add_signal_handler: there Ctrl-C still raises KeyboardInterrupt.
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, stop.set)
-    await daemon.run_until(stop)
+    await daemon.start()
+    try:
+        if say is not None:
+            for label, url in view_urls(daemon.server.url, daemon.server.host):
+                say(f"{label}: {url}")
+        await stop.wait()
+    finally:
+        await daemon.stop()
+
+
+def lan_address() -> str | None:
+    """This machine's address on the local network (for a phone or a second PC), if it has one.
+
+    Why a UDP socket: `connect` on UDP only picks the outgoing interface; no packet is sent."""
+    import socket
+
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere real
+        address = probe.getsockname()[0]
+        return None if address.startswith("127.") or address == "0.0.0.0" else address
+    return None
+
+
+def view_urls(base: str, host: str) -> list[tuple[str, str]]:
+    """(label, URL) for every view: one player view per faction, stream, control; LAN copies too."""
+    from rules.state import FACTIONS
+
+    def views(root: str, suffix: str = "") -> list[tuple[str, str]]:
+        urls = [(f"player ({faction}){suffix}", f"{root}?view=player&faction={faction}")
+                for faction in FACTIONS]
+        urls.append((f"stream (OBS browser source){suffix}", f"{root}?view=stream"))
+        urls.append((f"control (OBS dock / table){suffix}", f"{root}?view=control"))
+        return urls
+
+    urls = views(base)
+    if host in ("0.0.0.0", "::", ""):
+        address = lan_address()
+        if address:
+            port = base.rstrip("/").rsplit(":", 1)[-1]
+            urls += views(f"http://{address}:{port}/", " on the LAN")
+    return urls
 
 
 def _log_line(text: str) -> None:
     print(f"adjutant watch: {text}", flush=True)
 
 
+def _json_line(text: str) -> None:
+    import json
+
+    from bridge.jsonout import header
+
+    print(json.dumps({**header("watch-log"), "line": text}, ensure_ascii=False), flush=True)
+
+
 def run_watch(args: argparse.Namespace) -> int:
     folder: Path = args.folder
     if not folder.is_dir():
         raise InputError(folder, "not a folder (give the folder VASSAL saves into)")
-    if not args.module.is_file():
+    if not Path(args.module).is_file():
         raise InputError(args.module, "module file not found")
-    if not 0 <= args.port <= 65535:
-        raise InputError(None, f"--port {args.port} is not a TCP port")
+    port = DEFAULT_PORT if args.port is None else args.port
+    if not 0 <= port <= 65535:
+        raise InputError(None, f"--port {port} is not a TCP port")
+    from bridge.answer_store import AnswerStore
+
+    state = getattr(args, "state_dir", None)
+    if state is not None and Path(state).resolve() == folder.resolve():
+        raise InputError(state, "--state-dir must not be the watched folder (Adjutant never writes there)")
+    store = AnswerStore(folder, state)
+    if store.path.parent.resolve() == folder.resolve():
+        raise InputError(store.path.parent,
+                         "the state folder must not be the watched folder; give --state-dir")
+    log_line = _json_line if getattr(args, "json", False) else _log_line
     out = getattr(args, "out", None)
     if out is not None and not out.is_dir():
         raise InputError(out, "--out must be an existing folder (where the continuation logs go)")
-    plan_function, replay_function = pipeline_planner(args.module, args.pack, tuple(args.extension))
-    write_function = moves_writer(args.module, args.pack, tuple(args.extension), out) if out else None
+    module, extensions = Path(args.module), tuple(Path(e) for e in args.extension)
+    plan_function, replay_function = pipeline_planner(module, args.pack, extensions)
+    if getattr(args, "write_save", False) and out is None:
+        raise InputError("--write-save", "needs --out FOLDER (where the files go)")
+    write_function = (moves_writer(module, args.pack, extensions, out,
+                                   also_save=getattr(args, "write_save", False)) if out else None)
     daemon = WatchDaemon(
         folder,
         plan_function,
         replay_function=replay_function,
         write_function=write_function,
         host=args.host,
-        port=args.port,
+        port=port,
         allowed_origins=tuple(args.allow_origin),
         debounce=args.debounce,
-        log_line=_log_line,
+        log_line=log_line,
+        answer_store=store,
     )
-    asyncio.run(serve_until_signal(daemon))
+    asyncio.run(serve_until_signal(daemon, log_line))
     print("adjutant watch: stopped", file=sys.stderr, flush=True)
     return 0

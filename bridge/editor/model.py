@@ -25,7 +25,7 @@ from tomlkit.items import Table
 from bridge.cells import module_cells
 from bridge.mapping import VassalMapping
 from rules.facts import coverage
-from rules.packs import FACTIONS, HexInfo, Pack, inherited_tables, load_pack
+from rules.packs import FACTIONS, PACKS_DIR, HexInfo, Pack, inherited_tables, load_pack
 from rules.state import BOX_KINDS, BOX_LABELS
 from vassal_parser.errors import InputError
 from vassal_parser.layout import OFFBOARD
@@ -61,6 +61,12 @@ class EditorSession:
                  extensions: Iterable[str] = ()) -> None:
         self.pack = load_pack(pack_dir)
         self.pack_dir = self.pack.path
+        if self.pack_dir.resolve().is_relative_to(PACKS_DIR.resolve()):
+            # Shipped packs are the edition's rules data for every user; a module's map belongs in a
+            # pack of one's own that inherits them (and an upgrade would lose edits made in place).
+            raise InputError(self.pack_dir, f"pack {self.pack.name} ships with Adjutant: edit a pack of your "
+                                            f"own that inherits it (adjutant pack scaffold {module_path} "
+                                            f"--base {self.pack.name} -o my-pack)")
         self.module_path = Path(module_path)
         self.module: Module = load_module(self.module_path, list(extensions))
         self.hexes: dict[str, dict[str, Any]] = {h: _record(i) for h, i in self.pack.hexes.items()}
@@ -69,6 +75,11 @@ class EditorSession:
         table = self.pack.extra.get("vassal")
         self.mapping = VassalMapping.from_pack(self.pack) if isinstance(table, dict) else None
         self.boxes: dict[str, str] = dict(self.mapping.boxes) if self.mapping else {}
+        # [complete]: fact -> subjects whose fact the pack locates in full ("all"); None = no table.
+        self.complete: dict[str, set[str] | str] | None = (
+            None if self.pack.complete is None else
+            {f: v if v == "all" else set(v) for f, v in self.pack.complete.items()})
+        self.changed_complete: set[str] = set()
         self.changed_hexes: set[str] = set()
         self.changed_border: set[str] = set()
         self.changed_boxes: set[str] = set()
@@ -144,7 +155,7 @@ class EditorSession:
 
     @property
     def dirty(self) -> bool:
-        return bool(self.changed_hexes or self.changed_border or self.changed_boxes)
+        return bool(self.changed_hexes or self.changed_border or self.changed_boxes or self.changed_complete)
 
     def preview_pack(self) -> Pack:
         """The pack as edited so far (not saved), for coverage."""
@@ -152,7 +163,9 @@ class EditorSession:
                  for h, r in self.hexes.items() if "country" in r}
         border = {a: {**spec, "hexes": list(self.border.get(a, []))}
                   for a, spec in self.pack.border_defense.items()}
-        return dataclasses.replace(self.pack, hexes=hexes, border_defense=border)
+        complete = None if self.complete is None else {
+            f: v if v == "all" else frozenset(v) for f, v in self.complete.items()}
+        return dataclasses.replace(self.pack, hexes=hexes, border_defense=border, complete=complete)
 
     def coverage(self) -> list[dict[str, Any]]:
         """rules.facts.coverage of the edited pack, with the hexes to highlight for each subject."""
@@ -161,6 +174,11 @@ class EditorSession:
         for line in coverage(pack):
             data = line.to_json()
             data["where"] = {s: self._hexes_of(pack, line.per, s) for s in (*line.have, *line.lack)}
+            # Subjects the page may declare complete ("these are all of Poland's City hexes", or "it
+            # has none"): only a pack with a [complete] table distinguishes located from complete.
+            data["can_complete"] = self.complete is not None and self.complete.get(line.fact) != "all"
+            data["complete"] = sorted(s for s in line.have
+                                      if self.complete is not None and s in self.complete.get(line.fact, ()))
             out.append(data)
         return out
 
@@ -181,6 +199,8 @@ class EditorSession:
             self._border(message.get("area"), message.get("hexes"), message.get("member"))
         elif kind == "box":
             self._box(message.get("zone"), message.get("box"))
+        elif kind == "complete":
+            self._complete(message.get("fact"), message.get("subject"), message.get("value"))
         else:
             raise EditError(f"unknown edit {kind!r}")
 
@@ -280,6 +300,28 @@ class EditorSession:
                 current.remove(hex_id)
         self.changed_border.add(area)
 
+    def _complete(self, fact: Any, subject: Any, value: Any) -> None:
+        """`[complete] fact += [subject]`: the pack locates all of that subject's fact (or it has none)."""
+        from rules.facts import FACT_KINDS
+
+        if self.complete is None:
+            raise EditError(f"pack {self.pack.name} has no [complete] table: "
+                            "every located fact counts as whole already")
+        kind = FACT_KINDS.get(fact) if isinstance(fact, str) else None
+        if kind is None:
+            raise EditError(f"{fact!r} is not a map fact")
+        subjects = self.pack.countries if kind.per == "country" else self.pack.areas
+        if subject not in subjects and not (kind.per == "country" and subject in self.pack.areas):
+            raise EditError(f"{subject!r} is not a {kind.per} of pack {self.pack.name}")
+        if not isinstance(value, bool):
+            raise EditError("value is true or false")
+        listed = self.complete.setdefault(fact, set())
+        if listed == "all":
+            raise EditError(f"[complete] {fact} is already \"all\"")
+        assert isinstance(listed, set)
+        (listed.add if value else listed.discard)(subject)
+        self.changed_complete.add(fact)
+
     def _box(self, zone: Any, box: Any) -> None:
         zones = {z for m in self.model_zones() for z in m}
         if zone not in zones:
@@ -334,6 +376,14 @@ class EditorSession:
                 if area not in table:
                     table[area] = tomlkit.table()
                 table[area]["hexes"] = list(self.border.get(area, []))
+        if self.changed_complete and self.complete is not None:
+            path = self._file_with("complete") or self._file_with("hexes") or self._new_hexes_file()
+            doc = document(path)
+            if "complete" not in doc:
+                doc.add("complete", tomlkit.table())
+            for fact in sorted(self.changed_complete):
+                listed = self.complete.get(fact, set())
+                doc["complete"][fact] = listed if listed == "all" else sorted(listed)
         if self.changed_boxes:
             path = self._file_with("vassal")
             if path is None:
@@ -367,6 +417,7 @@ class EditorSession:
         self.changed_hexes.clear()
         self.changed_border.clear()
         self.changed_boxes.clear()
+        self.changed_complete.clear()
         return sorted(p.name for p in documents)
 
     def _file_with(self, table: str) -> Path | None:

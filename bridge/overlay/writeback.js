@@ -90,6 +90,10 @@
     if (last) {
       const where = last.path && view !== "stream" ? ` (${last.path})` : "";
       box.appendChild(line("writeback-done", `Moves written: ${last.file}${where}`));
+      if (last.save_file) {
+        const saved = last.save_path && view !== "stream" ? ` (${last.save_path})` : "";
+        box.appendChild(line("writeback-save", `Save with the moves made: ${last.save_file}${saved}`));
+      }
       if (last.description) box.appendChild(line("writeback-description", last.description));
       if (view !== "stream") {
         box.appendChild(line("writeback-how", "Send it to your opponent: File > Load Game or Log…, then Page Down."));

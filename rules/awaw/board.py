@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from rules.awaw.position import AwawPosition
 from rules.packs import Pack
@@ -58,7 +57,6 @@ class AwawFacts:
     pacific_supply_sources: frozenset[str]
     axis_supply_sources: frozenset[str]
     stacking_limit: int | None
-    readings: dict[str, Any]
     sample_map: bool
 
 
@@ -84,9 +82,6 @@ def awaw_facts(pack: Pack) -> AwawFacts:
     stacking = raw.get("stacking_limit")
     if stacking is not None and (not isinstance(stacking, int) or stacking < 1):
         raise InputError(where, f"pack {pack.name}: [awaw] stacking_limit must be a whole number >= 1")
-    readings = raw.get("readings", {})
-    if not isinstance(readings, dict):
-        raise InputError(where, f"pack {pack.name}: [awaw.readings] must be a table")
     return AwawFacts(
         tuple(western),
         lists["ic_hexes"],
@@ -96,7 +91,6 @@ def awaw_facts(pack: Pack) -> AwawFacts:
         lists["pacific_supply_sources"],
         lists["axis_supply_sources"],
         stacking,
-        dict(readings),
         bool(raw.get("sample_map", False)),
     )
 
@@ -113,6 +107,7 @@ class AwawBoard:
         self.pack = pack
         self.pos: AwawPosition = state.awaw
         self.facts = awaw_facts(pack)
+        self._ics: list[str] | None = None
         self._coords = {h: parse_hex_id(h) for h in pack.hexes}
         bad = sorted(h for h, c in self._coords.items() if c is None)
         if bad:
@@ -205,7 +200,9 @@ class AwawBoard:
     # ---- named facts ------------------------------------------------------------------------------
     def ic_hexes(self) -> list[str]:
         """Pack IC hexes and any IC the position gives a production value for (ICs are built and lost)."""
-        return sorted(self.facts.ic_hexes | set(self.pos.ic_values))
+        if self._ics is None:  # events never add ICs: read once per board
+            self._ics = sorted(self.facts.ic_hexes | set(self.pos.ic_values))
+        return self._ics
 
     def in_britain(self, hex_id: str) -> bool:
         """60.11: a hex in Britain — Scapa Flow is included, Ulster is not."""

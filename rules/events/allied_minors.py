@@ -36,9 +36,11 @@ from rules.state import (
 # Reactivation (16.3.1 / 16.5.1)
 
 
-def _policy_markers(ctx: EventContext, country: str) -> list[str]:
-    # "a Policy marker in its corresponding Posture Box": a shared one too (DS Soviet Minors, 16.5.1).
-    markers = ctx.board.posture_markers(country)
+def _policy_markers(ctx: EventContext, country: str, faction: str) -> list[str]:
+    # "cannot be reactivated as a Western [Soviet] Minor if there is a Policy marker in its corresponding
+    # Posture Box": the box it would be in as that faction's Minor -- a shared one too (DS "US and Western
+    # Minors", "Soviet Minors"), else its own.
+    markers = ctx.board.posture_markers(country, as_faction=faction)
     markers += [c.name for c in ctx.state.counters_at(posture_box(country))]
     return markers
 
@@ -80,7 +82,7 @@ def reactivation(ctx: EventContext) -> None:
                 places.append(base)
         if not places:
             continue
-        policy = _policy_markers(ctx, country)
+        policy = _policy_markers(ctx, country, faction)
         if policy:
             ctx.why(
                 f"{country}: cannot be reactivated as a {faction} Minor — Policy marker "
@@ -342,6 +344,8 @@ def operation_avalanche(ctx: EventContext) -> None:
     colonial_to_delay(ctx, country, "Step 3")
     if owner == "Axis":
         capital = ctx.board.capital(country) if known(ctx, "capital", country) else None
+        if capital is None:
+            ctx.fact("capital", country)  # "place a No Occupation marker in its capital": unknown (issue 9)
         spare = [
             c
             for c in ctx.state.tagged(no_occupation_tag)
@@ -357,8 +361,8 @@ def operation_avalanche(ctx: EventContext) -> None:
             )
         else:
             ctx.note(
-                f"place a No Occupation marker in {country}'s Capital"
-                + (f" {ctx.place(capital)}" if capital else "") + " (14.24)",
+                f"place a No Occupation marker in {country}'s Capital "
+                f"{ctx.place(capital) if capital else '(not located by the pack)'} (14.24)",
                 ctx.param("no_occupation_step", "Step 4"),
                 subject=country,
             )

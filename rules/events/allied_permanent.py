@@ -115,10 +115,11 @@ def white_star_hexes(ctx: EventContext) -> None:
         return
     if in_box:
         free = [h for h in hexes if h not in held]
+        # What is due here is the removal: say so (issue 12 item 18), as the text words it.
         ctx.fire(
             f"Axis ground units occupy {'only ' if held else ''}{count}, fewer than {needed} "
-            f"(not {describe_hexes(ctx, free)}): the marker is removed from the Strategic Warfare Box and "
-            "set aside"
+            f"(not {describe_hexes(ctx, free)}): remove the Reduced US Impact marker from the Strategic "
+            "Warfare Box and set it aside for possible future use"
         )
         for marker in in_box:
             ctx.set_aside(marker, None)

@@ -1,4 +1,5 @@
-"""60.11 vs 60.12: when the table is consulted, as a switchable pack reading that every plan shows."""
+"""60.11 vs 60.12: when the table is consulted — the pack's erratum `check_timing` (rules/errata.py),
+switchable with `[options]`, shown in every plan that checks the table."""
 
 from __future__ import annotations
 
@@ -16,13 +17,7 @@ from vassal_parser.errors import InputError
 def pack_with(tmp_path: Path, timing: str) -> Pack:
     folder = tmp_path / f"awaw-{timing}"
     shutil.copytree(PACKS_DIR / "awaw", folder)
-    config = folder / "awaw.toml"
-    config.write_text(
-        config.read_text(encoding="utf-8").replace(
-            'check_timing = "as_written"', f'check_timing = "{timing}"'
-        ),
-        encoding="utf-8",
-    )
+    (folder / "options.toml").write_text(f'[options]\ncheck_timing = "{timing}"\n', encoding="utf-8")
     return load_pack(folder)
 
 
@@ -59,18 +54,25 @@ def test_russian_player_turn_is_a_check_under_every_reading_60_12(tmp_path: Path
 
 def test_the_plan_names_the_reading_and_how_to_switch_60_11_60_12(tmp_path: Path) -> None:
     result = run(example())
-    reading = result.to_json()["readings"][0]
-    assert reading["rules"] == "60.11/60.12" and reading["reading"] == "as_written"
-    assert set(reading["options"]) == {"as_written", "allied_turn", "russian_turn"}
-    assert "check_timing" in reading["switch"]
-    text = result.render_text()
-    assert "reading 60.11/60.12: as_written" in text
-    other = run(example(), pack=pack_with(tmp_path, "russian_turn")).to_json()["readings"][0]
-    assert other["reading"] == "russian_turn"
+    note = entry(result, "60.1").errata[0]
+    assert (note.key, note.kind, note.reading) == ("check_timing", "errata", "as_written")
+    assert {name for name, _ in note.alternatives} == {"allied_turn", "russian_turn"}
+    assert note.option == '[options] check_timing = "<reading>"'
+    assert "60.11" in note.conflict and "60.12" in note.conflict
+    assert result.to_json()["readings"][0]["key"] == "check_timing"  # plan level, once
+    assert "erratum check_timing (60.1)" in result.render_text()
+    other = entry(run(example(), pack=pack_with(tmp_path, "russian_turn")), "60.1").errata[0]
+    assert other.reading == "russian_turn"
+
+
+def test_no_reading_shown_where_the_timing_is_not_applied_60_91() -> None:
+    data = example()
+    data["awaw"]["scenario"] = "Pacific"
+    assert not entry(run(data), "60.1").errata
 
 
 def test_unknown_reading_is_one_line_naming_the_pack(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="check_timing must be one of"):
+    with pytest.raises(InputError, match="is not one of its readings"):
         run(example(), pack=pack_with(tmp_path, "whenever"))
 
 

@@ -25,7 +25,7 @@ def test_plan_shows_table_offer_and_waits_for_germany(capsys: pytest.CaptureFixt
     assert "table: Russian Resistance Table (60.11)" in out
     assert "  -3  total (threshold: 0 or less)" in out
     assert "? [60.1:germany] Germany:" in out and "(UNANSWERED)" in out
-    assert "reading 60.11/60.12: as_written" in out
+    assert "erratum check_timing (60.1):" in out and "Used: as_written" in out
 
 
 def test_plan_with_both_answers(capsys: pytest.CaptureFixture[str]) -> None:
@@ -46,7 +46,7 @@ def test_plan_json_has_tables_and_readings(capsys: pytest.CaptureFixture[str]) -
     assert code == 1
     titles = [t["title"] for t in data["tables"]]
     assert titles == ["Russian Resistance Table", "Russian BRP grant to Germany"]
-    assert data["readings"][0]["id"] == "check_timing"
+    assert data["readings"] == []  # Russia has surrendered: the timing of 60.11/60.12 is not applied
     assert any(s["action"] == "grant" for e in data["events"] for s in e["steps"])
 
 

@@ -207,3 +207,14 @@ def test_hexes_a_russian_minor_controls_carry_russian_supply_60_41_60_51() -> No
     result, position = accepted(data)
     assert position["awaw"]["minors"]["Finland"]["controller"] == "Russia"
     assert any("Helsinki (E48)" in w and "retains" in w for w in entry(result, "60.2").why)
+
+
+def test_minor_without_a_located_capital_is_undecided_60_51() -> None:
+    """Sweden has no capital in the pack: whether Russia keeps it cannot be decided, and the plan says so."""
+    data = example()
+    data["awaw"]["minors"]["Sweden"] = {"relation": "ally", "controller": "Russia"}
+    result, position = accepted(data)
+    effects = entry(result, "60.2")
+    assert effects.status == FIRED
+    assert [(m.fact, m.subject) for m in effects.missing] == [("capital", "Sweden")]
+    assert position["awaw"]["minors"]["Sweden"]["controller"] == "Russia"  # not decided, not changed

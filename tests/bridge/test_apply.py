@@ -238,8 +238,8 @@ def test_fresh_key_each_time(pipeline, tmp_path) -> None:
 # ---- a player's log ---------------------------------------------------------------------------------
 @pytest.fixture()
 def player_log(pipeline, tmp_path) -> Path:
-    """The Axis turn of scene 2 as a player's log from scene 1's save: PO 1 Inf falls back to Lvov and
-    is reduced, PO 2 Inf goes to the Force Pool, GE 1 Pz and GE 2 Pz take Warsaw and Krakow."""
+    """The Axis turn of scene 2 as a player's log from scene 1's save: GE 1 Pz and GE 2 Pz take Warsaw
+    and Krakow, then PO 1 Inf falls back to Lvov and is reduced, PO 2 Inf goes to the Force Pool."""
     opening = save_path(STORY["01-opening"])
     game = pipeline.load(opening)[0]
     placed = game.position()
@@ -250,8 +250,8 @@ def player_log(pipeline, tmp_path) -> Path:
 
     europe = layout("Europe")
     boxes = layout("Boxes")
-    moves = [("PO-1", europe, "e3706"), ("PO-2", boxes, "Western Force Pool"), ("GE-1", europe, "e3804"),
-             ("GE-2", europe, "e3501")]
+    moves = [("GE-1", europe, "e3804"), ("GE-2", europe, "e3501"), ("PO-1", europe, "e3706"),
+             ("PO-2", boxes, "Western Force Pool")]
     tree = decode_stream(open_container(opening).command_text())
     for counter, where, name in moves:
         x, y = where.point_for(name)
@@ -286,9 +286,22 @@ def test_log_input_keeps_the_players_steps_and_reads_back(pipeline, player_log, 
 
 
 def test_log_step_option_keeps_only_the_steps_planned(pipeline, player_log, tmp_path) -> None:
-    """--step 2: Poland is not yet conquered (GE units not in Warsaw/Krakow): nothing to write."""
+    """--step 2: both Polish Cities are taken (16.1.1 due) before the Poles moved; the continuation keeps
+    the player's first two steps, drops the later two, and appends 16.1.1's steps for that position."""
+    original = decode_stream(open_container(player_log).command_text())
+    applied = apply_plan(pipeline, player_log, tmp_path / "at-2.vlog", step=2)
+    written = decode_stream(open_container(applied.out).command_text())
+    _restore, steps = split_log(written)
+    player_steps = split_log(original)[1]
+    assert steps[:2] == player_steps[:2] and len(steps) == 2 + 6
+    chats = [c.fields["message"] for step in steps[2:] for c in step if c.kind == "chat"]
+    assert "move PO 1 Inf from Warsaw (e3804) to Western Conquered Minor Countries Box" in chats[1]
+    reread = pipeline.plan_file(applied.out)
+    assert counters(reread.mapping.position) == expected_counters(applied)
+    assert all(e["status"] == "not_due" for e in reread.plan["events"])
+    # --step 1: only Warsaw is taken; Poland is not conquered, nothing to write.
     with pytest.raises(Exception, match="nothing is due"):
-        apply_plan(pipeline, player_log, tmp_path / "early.vlog", step=2)
+        apply_plan(pipeline, player_log, tmp_path / "early.vlog", step=1)
     assert not (tmp_path / "early.vlog").exists()
 
 

@@ -193,3 +193,19 @@ def test_a_whole_map_selection_is_sent_in_parts_under_the_message_limit(browser,
         page.keyboard.press("Escape")
         assert page.locator("polygon.sel").count() == 0
         assert page.errors == []
+
+
+def test_declaring_poland_complete_in_the_page(browser, tmp_path) -> None:
+    pack = tmp_path / "pack"
+    shutil.copytree(DEMO_PACK, pack)
+    (pack / "complete.toml").write_text('[complete]\ncity_hexes = ["Norway"]\n')
+    with EditorThread(pack, DEMO_MODULE) as editor:
+        page = open_editor(browser, editor)
+        assert "16.1.1 City hexes: 1 of 6 countries" in page.inner_text("#coverage")
+        page.click('#coverage button[data-complete="Poland"]')
+        settled(page)
+        assert "16.1.1 City hexes: 2 of 6 countries" in page.inner_text("#coverage")
+        page.keyboard.press("Control+z")
+        settled(page)
+        assert "16.1.1 City hexes: 1 of 6 countries" in page.inner_text("#coverage")
+        assert page.errors == []

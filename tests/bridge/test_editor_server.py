@@ -196,3 +196,35 @@ def test_a_corpus_module_serves_its_jpeg_board_and_sizes_a_board_without_image(c
         assert dead["image"] is None and (dead["width"], dead["height"]) == (500, 500)
         assert {c["name"] for c in maps["Main Map"]["cells"]} >= {"0001", "0908"}
         assert all(c["hex"] == c["name"] for c in maps["Main Map"]["cells"])
+
+
+def test_declaring_a_fact_complete_writes_the_complete_table(tmp_path) -> None:
+    """With `[complete] city_hexes = ["Norway"]`, Poland's located Cities are only some of them (16.1.1
+    undecided); declaring Poland complete in the editor lists it, and saving writes the full list."""
+    pack = demo_copy(tmp_path)
+    (pack / "complete.toml").write_text('# which facts are whole\n[complete]\ncity_hexes = ["Norway"]\n')
+    session = EditorSession(pack, DEMO_MODULE)
+    line = next(c for c in session.coverage() if c["rule"] == "16.1.1")
+    assert "Poland" in line["missing"] and line["can_complete"]
+    session.apply({"type": "complete", "fact": "city_hexes", "subject": "Poland", "value": True})
+    line = next(c for c in session.coverage() if c["rule"] == "16.1.1")
+    assert "Poland" in line["have"] and "Poland" in line["complete"]
+    with pytest.raises(EditError, match="not a country"):
+        session.apply({"type": "complete", "fact": "city_hexes", "subject": "Narnia", "value": True})
+    assert session.save() == ["complete.toml"]
+    text = (pack / "complete.toml").read_text()
+    assert text.startswith("# which facts are whole") and 'city_hexes = ["Norway", "Poland"]' in text
+    assert load_pack(pack).complete["city_hexes"] == frozenset({"Norway", "Poland"})
+
+
+def test_a_pack_without_complete_table_offers_no_completion(tmp_path) -> None:
+    session = EditorSession(demo_copy(tmp_path), DEMO_MODULE)
+    assert not any(c["can_complete"] for c in session.coverage())
+    with pytest.raises(EditError, match="no \\[complete\\] table"):
+        session.apply({"type": "complete", "fact": "city_hexes", "subject": "Poland", "value": True})
+
+
+def test_a_shipped_pack_is_never_edited_in_place(capsys) -> None:
+    assert main(["pack", "edit", "tk", "--module", str(DEMO_MODULE)]) == 2
+    err = capsys.readouterr().err
+    assert "pack tk ships with Adjutant" in err and "--base tk -o my-pack" in err

@@ -90,9 +90,9 @@ def test_a_save_lands_and_player_and_stream_views_show_the_event(
         stream = browser.new_page()
         pages.append(stream)
         frames = record_frames(stream)
-        stream.goto(daemon.url("view=stream"))
+        stream.goto(daemon.url("view=stream&insets=1"))  # insets on air are opt-in (room)
         stream.wait_for_selector("body[data-connected=yes]", state="attached")
-        allied = open_view(browser, pages, daemon, "view=player&faction=Allied")
+        allied = open_view(browser, pages, daemon, "view=player&faction=western")  # any case
         write_in_place(tmp_path / "turn1.vsav", save_bytes(sample_plan()))
 
         player.wait_for_selector(".event[data-rule='16.2.1']")
@@ -114,8 +114,9 @@ def test_a_save_lands_and_player_and_stream_views_show_the_event(
         assert background in ("rgba(0, 0, 0, 0)", "transparent")
         assert frames and all(HIDDEN_PIECE not in frame for frame in frames)
 
-        allied.wait_for_selector("#nothing:not([hidden])")  # Axis phasing: nothing for the Allies
+        allied.wait_for_selector("#nothing:not([hidden])")  # Axis phasing: nothing for the Western player
         assert allied.locator(".event").count() == 0
+        assert allied.inner_text("#nothing") == "Nothing is due for Western."
 
 
 def test_choice_answered_in_control_view_updates_the_other_views(
@@ -284,10 +285,10 @@ def test_far_apart_hexes_are_drawn_as_two_legible_panels_with_an_arrow(
         assert first.locator("rect.counter").count() == second.locator("rect.counter").count() == 1
         assert_legible_panels(event)
 
-        stream = open_view(browser, pages, daemon, "view=stream")
+        stream = open_view(browser, pages, daemon, "view=stream&insets=1")
         stream.wait_for_selector(".event[data-rule='16.2.1']")
         on_air = stream.locator(".event[data-rule='16.2.1']")
-        assert on_air.locator("figure.inset-panel").count() == 2  # it fits a 1280x720 lower third
+        assert on_air.locator("figure.inset-panel").count() == 2  # it fits the 1280x720 band insets=1 allows
         assert_legible_panels(on_air, min_hex_px=70)
         background = stream.evaluate("getComputedStyle(document.body).backgroundColor")
         assert background in ("rgba(0, 0, 0, 0)", "transparent")
@@ -370,3 +371,23 @@ def test_non_phasing_player_view_shows_an_event_that_moves_its_counters(
         assert "Answered: Algiers (w2911)" in shown
         soviet.wait_for_selector("#nothing:not([hidden])")
         assert "Nothing is due for Soviet" in soviet.inner_text("#nothing")
+
+
+def test_errata_a_step_applied_are_shown_in_the_player_view(
+    browser: Any, pages: list, tmp_path: Path
+) -> None:
+    """Issue 12 item 7: a reading of an erratum an event applied (plan `errata`) is shown with the event:
+    which reading, the others, and the pack option that switches it."""
+    plan = sample_plan()
+    note = {"key": "irkutsk", "kind": "errata", "rule": "16.2.1", "step": "Step 1", "reading": "w5817",
+            "reading_text": "Irkutsk is w5817", "alternatives": [{"reading": "w5821", "text": "w5821"}],
+            "option": '[options] irkutsk = "<reading>"', "conflict": "Irkutsk is printed two ways.",
+            "text": 'erratum irkutsk (16.2.1 Step 1): Irkutsk is printed two ways. Used: w5817. '
+                    'Other readings: w5821. Switch: [options] irkutsk = "<reading>" in the pack.'}
+    plan["events"][0]["errata"] = [note]
+    with DaemonThread(tmp_path, **FAST) as daemon:
+        player = open_view(browser, pages, daemon, "view=player&faction=Axis")
+        write_in_place(tmp_path / "turn1.vsav", save_bytes(plan))
+        player.wait_for_selector(".event[data-rule='16.2.1'] .erratum[data-key='irkutsk']")
+        shown = player.inner_text(".event[data-rule='16.2.1'] .errata")
+        assert "Used: w5817" in shown and '[options] irkutsk = "<reading>"' in shown

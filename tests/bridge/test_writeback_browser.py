@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -55,9 +56,9 @@ def tabs() -> Iterator[list[Any]]:
         page.close()
 
 
-def real_daemon(folder: Path, out: Path | None) -> DaemonThread:
+def real_daemon(folder: Path, out: Path | None, also_save: bool = False) -> DaemonThread:
     plan_function, replay_function = pipeline_planner(MODULE, PACK)
-    write_function = moves_writer(MODULE, PACK, (), out) if out is not None else None
+    write_function = moves_writer(MODULE, PACK, (), out, also_save) if out is not None else None
     return DaemonThread(folder, plan_function=plan_function, replay_function=replay_function,
                         write_function=write_function, **FAST)
 
@@ -67,7 +68,7 @@ def test_control_view_writes_the_moves_and_every_view_sees_it(chromium: Any, tab
     watched, out = tmp_path / "saves", tmp_path / "out"
     watched.mkdir()
     out.mkdir()
-    with real_daemon(watched, out) as daemon:
+    with real_daemon(watched, out, also_save=True) as daemon:
         control = open_view(chromium, tabs, daemon, "view=control")
         player = open_view(chromium, tabs, daemon, "view=player&faction=Axis")
         stream = open_view(chromium, tabs, daemon, "view=stream")
@@ -85,11 +86,23 @@ def test_control_view_writes_the_moves_and_every_view_sees_it(chromium: Any, tab
         shown = control.inner_text("#writeback")
         assert f"Moves written: hungary-adjutant.vlog ({written.resolve()})" in shown
         assert str(written.resolve()) in player.inner_text("#writeback")
+        saved = (out / "hungary-adjutant.vsav").resolve()
+        assert f"Save with the moves made: hungary-adjutant.vsav ({saved})" in shown
         stream_text = stream.inner_text("#writeback")
         assert "Moves written: hungary-adjutant.vlog" in stream_text and str(out) not in stream_text
         assert "16.1.2" in stream_text  # the description says which rule was carried out
         assert stream.locator("input, button").count() == 0  # still nothing interactive on air
         assert sorted(p.name for p in watched.iterdir()) == ["hungary.vsav"]  # never the watched folder
+        assert sorted(p.name for p in out.iterdir()) == ["hungary-adjutant.vlog", "hungary-adjutant.vsav"]
+        # Pressed again (same plan): this daemon's own files are replaced, nothing else appears.
+        first = daemon.daemon.server.history.state["writeback"]["last"]["time"]
+        control.click("#write-moves")
+        for _ in range(300):
+            if daemon.daemon.server.history.state["writeback"]["last"]["time"] != first:
+                break
+            time.sleep(0.05)
+        assert daemon.daemon.server.history.state["writeback"]["last"]["time"] != first
+        assert sorted(p.name for p in out.iterdir()) == ["hungary-adjutant.vlog", "hungary-adjutant.vsav"]
     pipeline = CheckPipeline(MODULE, PACK)
     reread = pipeline.load(written)[0]
     assert reread.kind == "log" and len(reread.steps) == 1

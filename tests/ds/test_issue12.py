@@ -304,3 +304,28 @@ def test_item18_16_7_reasons_name_places_as_name_and_hex():
                      [unit("jp_inf", "Japan", "w5322")])
     event = entry(run(state, {"16.1.5:dissolve": "no"}), "16.1.6")
     assert any("Kalgan (w5322) is in Neutral Hopeh" in w for w in event.why)
+
+
+def test_item18_16_3_7_due_to_remove_the_marker_says_so():
+    """DS 16.3.7 "If Axis ground units occupy less than three of these hexes and the Reduced US Impact marker
+    is in the Strategic Warfare Box, remove it and set it aside for possible future use"."""
+    state = position("Western", counters=[marker("rusi", "strategic_warfare", ["reduced_us_impact"])])
+    event = entry(run(state), "16.3.7")
+    assert event.status == "fired"
+    assert any("remove the Reduced US Impact marker from the Strategic Warfare Box and set it aside" in w
+               for w in event.why)
+    assert [s.action for s in event.steps] == ["set_aside"]
+
+
+def test_item9_16_3_1_reactivation_restriction_reads_the_shared_box():
+    """16.3.1 "A Minor Country cannot be reactivated as a Western Minor if there is a Policy marker in its
+    corresponding Posture Box": for the Philippines that is the US and Western Minors box."""
+    data = {"pack": "ds", "turn": {"date": "1943-01", "phasing": "Western"},
+            "countries": {"Philippines": {"faction": "Western", "status": "conquered"}},
+            "posture_boxes": {"US and Western Minors": {"markers": ["Surrender"]}},
+            "counters": [unit("ph_res", "Philippines", "conquered_minors:Western", tags=["res_infantry"])]}
+    event = entry(run(GameState.from_json(data, source="pos.json")), "16.3.1")
+    assert event.status == "not_due"
+    assert any("Reactivation Restriction" in w and "Surrender" in w for w in event.why)
+    free = dict(data, posture_boxes={})
+    assert entry(run(GameState.from_json(free, source="pos.json")), "16.3.1").status == "waiting"

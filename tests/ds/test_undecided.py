@@ -5,7 +5,7 @@ full is `undecided`, naming the fact -- never `not due` (rules/facts.py, the pac
 from __future__ import annotations
 
 from rules.plan import UNDECIDED, Plan
-from tests.ds.helpers import SHIPPED, ceded, entry, position, run, unit
+from tests.ds.helpers import SHIPPED, ceded, entry, extended_pack, position, run, unit
 
 
 def _missing(result: Plan, rule: str) -> set[tuple[str, str | None]]:
@@ -17,9 +17,11 @@ def _plan(phasing, countries=None, counters=None, cards=None, answers=None):
                {"16.1.5:dissolve": "no", **(answers or {})}, pack=SHIPPED)
 
 
-def test_shipped_ds_pack_declares_no_fact_complete():
-    """The shipped pack's [complete] table is there and empty: rule 16 names only some hexes."""
-    assert SHIPPED.complete == {}
+def test_shipped_ds_pack_declares_only_island_neighbours_complete():
+    """The shipped pack's [complete] table: rule 16 names only some hexes, so nothing is complete but the
+    island Dependents' (empty) neighbours."""
+    assert set(SHIPPED.complete) == {"neighbors"}
+    assert "Manchukuo" not in SHIPPED.complete["neighbors"] and "Formosa" in SHIPPED.complete["neighbors"]
 
 
 def test_16_1_1_city_hexes_of_an_active_allied_minor_are_missing():
@@ -109,7 +111,6 @@ def test_16_4_4_and_16_4_5_cities_are_missing():
 def test_16_2_5_step_5_kansu_cities_missing_on_a_fired_settlement(tmp_path):
     """16.2.5 Step 5 "If the Axis faction controls all Cities in Kansu": the settlement is decided (three
     Strategic Hexes held) but Step 5 is not; the fired event lists the missing fact."""
-    from tests.ds.helpers import extended_pack
     strategic = "".join(f'\n[hexes.w99{n}]\ncountry = "Communist China"\nstrategic = true\n'
                         f'name = "Strategic Hex {n} (test only)"\n' for n in (11, 12, 13))
     complete = ('\n[complete]\nstrategic_hexes = "all"\n')
@@ -121,3 +122,16 @@ def test_16_2_5_step_5_kansu_cities_missing_on_a_fired_settlement(tmp_path):
     event = entry(result, "16.2.5")
     assert event.status == "fired" and ("city_hexes", "Kansu") in _missing(result, "16.2.5")
     assert any(w.startswith("Step 5: undecided") for w in event.why)
+
+
+def test_16_4_5_step_3_capital_missing_is_named_on_the_fired_event(tmp_path):
+    """16.4.5 Step 3 "place a No Occupation marker in its capital (14.34)": India's Capital unknown."""
+    folder = tmp_path
+    cities = "".join(f'[hexes.w997{n}]\ncountry = "India"\ncity = true\nname = "Indian City {n}"\n'
+                     for n in (0, 1))
+    pack = extended_pack(folder, cities + '\n[complete]\ncity_hexes = ["India"]\n', complete=False)
+    counters = [unit("us", "US", "w9970", supplied=True), unit("jp", "Japan", "w9971")]  # no 16.3.2 first
+    result = run(position("Western", {"India": {"faction": "Axis", "status": "active"}}, counters,
+                          cards={"Western": "operation_avalanche"}), {"16.4.5:country": "India"}, pack=pack)
+    event = entry(result, "16.4.5")
+    assert event.status == "fired" and ("capital", "India") in _missing(result, "16.4.5")

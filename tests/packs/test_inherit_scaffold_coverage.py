@@ -222,3 +222,11 @@ def test_pack_check_names_areas_as_the_rules_text_does(tmp_path, capsys) -> None
     assert main(["pack", "check", str(pack)]) == 1
     out = capsys.readouterr().out
     assert "16.9.9 road/rail hexes: 0 of 1 area" in out and "missing: Eastern Poland" in out
+
+
+def test_pack_check_of_a_pack_without_events_is_not_complete(tmp_path, capsys) -> None:
+    target = tmp_path / "pack"
+    assert main(["pack", "scaffold", str(DEMO_MODULE), "-o", str(target)]) == 0
+    capsys.readouterr()
+    assert main(["pack", "check", str(target)]) == 1
+    assert "the pack lists no events: it decides nothing" in capsys.readouterr().out

@@ -287,7 +287,7 @@ def test_event_names_the_factions_whose_counters_it_moves():
 
 def test_overlay_player_view_reads_the_factions_list():
     script = (Path(__file__).resolve().parents[2] / "bridge" / "overlay" / "overlay.js").read_text("utf-8")
-    assert "event.factions.includes(faction)" in script
+    assert "event.factions.some((f) => sameFaction(f, faction))" in script
 
 
 def test_ignored_status_still_possible():
@@ -303,7 +303,8 @@ def test_no_empty_hex_list_reads_as_a_condition():
     entry = event(position.plan(), "16.3.5")
     assert entry.status == FIRED
     assert "occupy none of the 3 hexes" in entry.why[0] and "(none)" not in entry.why[0]
-    assert "removed from the Strategic Warfare Box and set aside" in entry.why[0]
+    removal = "remove the Reduced US Impact marker from the Strategic Warfare Box and set it aside"
+    assert removal in entry.why[0]
 
 
 def test_16_1_1_step_4_says_what_the_ceded_land_becomes():

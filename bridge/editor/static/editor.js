@@ -308,6 +308,17 @@ function renderCoverage(lines) {
         button.title = `show where ${subject} is`;
         button.addEventListener("click", () => focusSubject(line, subject));
         lack.appendChild(button);
+        if (line.can_complete) {
+          // The pack has a [complete] table: located facts count only once declared whole.
+          const mark = document.createElement("button");
+          mark.className = "complete";
+          mark.textContent = "✓";
+          mark.dataset.complete = subject;
+          mark.title = `every ${line.label} of ${button.textContent} is now marked (or it has none): `
+            + "list it under [complete]";
+          mark.addEventListener("click", () => commit({kind: "complete", fact: line.fact, subject, value: true}));
+          lack.appendChild(mark);
+        }
       }
       item.appendChild(lack);
     }
@@ -409,6 +420,9 @@ async function perform(entry, reverse) {
       if (!member && at >= 0) list.splice(at, 1);
     }
     reply = await sendBorder(entry.area, entry.ids, member);
+  } else if (entry.kind === "complete") {
+    reply = await send({type: "complete", fact: entry.fact, subject: entry.subject,
+      value: reverse ? !entry.value : entry.value});
   } else {
     const box = reverse ? entry.before : entry.after;
     if (box) state.model.boxes[entry.zone] = box; else delete state.model.boxes[entry.zone];

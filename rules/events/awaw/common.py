@@ -88,13 +88,15 @@ def repatriate(
     if limit is None:
         ctx.missing("stacking_limit", None, "the pack gives no stacking limit ([awaw] stacking_limit)")
 
-    def room(hex_id: str) -> bool:
-        if limit is None or not counter.is_ground:
-            return True
-        stacked = [c for c in ctx.state.counters_at(hex_id) if c.is_ground and side_of(ctx, c) == side]
-        return len(stacked) < limit
-
-    open_hexes = [h for h in candidates if h != here and room(h)]
+    stacked: dict[str, int] = {}
+    if limit is not None and counter.is_ground:  # one pass over the counters, not one per candidate
+        for other in ctx.state.counters.values():
+            if other.is_ground and side_of(ctx, other) == side:
+                stacked[other.location] = stacked.get(other.location, 0) + 1
+    distances = sorted((board.distance(here, h), h) for h in candidates if h != here)
+    open_hexes = [
+        (d, h) for d, h in distances if limit is None or not counter.is_ground or stacked.get(h, 0) < limit
+    ]
     if not open_hexes:
         ctx.note(
             f"{ctx.name(counter.id)} in {board.label(here)}: no {what} with room under the stacking "
@@ -102,8 +104,8 @@ def repatriate(
             rule=rule,
         )
         return
-    nearest = min(board.distance(here, h) for h in open_hexes)
-    options = sorted(h for h in open_hexes if board.distance(here, h) == nearest)
+    nearest = open_hexes[0][0]
+    options = [h for d, h in open_hexes if d == nearest]
     reason = f"repatriated to the nearest {what}, {nearest} hex(es) away, subject to stacking limits"
     if len(options) == 1:
         ctx.move(counter, options[0], None, why=reason, rule=rule)
@@ -117,16 +119,33 @@ def repatriate(
         f"({nearest} hexes away, with room under the stacking limit)?",
         options,
         labels={h: board.label(h) for h in options},
-        defer=True,
+        # A ground unit's options depend on where earlier ones went (stacking): ask them one at a time,
+        # so an answer legal when shown stays legal; others are all asked at once.
+        defer=not (counter.is_ground and limit is not None),
     )
     if answer is not None:
         ctx.move(counter, answer, None, why=reason, rule=rule)
 
 
-def eliminate_russian_units(ctx: EventContext, hex_id: str) -> None:
+def units_by_hex(ctx: EventContext) -> dict[str, list[Counter]]:
+    """Where every unit stands, read once (a 3,000-hex board x 1,000 counters would otherwise be scanned
+    per hex). Readers filter on `location` again, so a unit moved since is never found where it was."""
+    index: dict[str, list[Counter]] = {}
+    for counter in ctx.state.counters.values():
+        if counter.is_unit:
+            index.setdefault(counter.location, []).append(counter)
+    return index
+
+
+def eliminate_russian_units(
+    ctx: EventContext, hex_id: str, index: dict[str, list[Counter]] | None = None
+) -> None:
     """60.32: Russian units in a hex passing to German control are eliminated and return to the Russian
     force pool as allowable builds; 60.43: Russian fortifications and fortresses there are eliminated."""
-    for counter in units_in(ctx, hex_id):
+    found = (
+        units_in(ctx, hex_id) if index is None else [c for c in index.get(hex_id, []) if c.location == hex_id]
+    )
+    for counter in found:
         if counter.nationality != "Russia" or is_partisan(counter):
             continue
         if counter.kind == "fortress":
@@ -184,6 +203,7 @@ def units_and_hexes(
         "supply lines not taken into account, IC and air supply insufficient"
     )
     _say_overrides(ctx, board, russian.overrides_used, "russian")
+    index = units_by_hex(ctx)
     lost = [h for h in hexes if board.controller(h) == "Russia" and h not in russian.supplied]
     if not lost:
         ctx.why(f"60.42{via}: every Russian-controlled hex of the {theater} theater traces supply")
@@ -200,7 +220,7 @@ def units_and_hexes(
             + via
         )
         set_control(ctx, board, hex_id, conqueror, rule, why)
-        eliminate_russian_units(ctx, hex_id)
+        eliminate_russian_units(ctx, hex_id, index)
     axis = axis_limited_supply(board, theater)
     # "revert to Russian control": hexes of Russia and of the minors Russia controls (docs/awaw.md).
     russian_lands = {"Russia"} | {
@@ -229,7 +249,7 @@ def units_and_hexes(
         )
     supplied_axis = sorted(h for h in hexes if board.side_of_hex(h) == "Axis" and h in axis.supplied)
     for hex_id in isolated:
-        for counter in units_in(ctx, hex_id):
+        for counter in [c for c in index.get(hex_id, []) if c.location == hex_id]:
             if side_of(ctx, counter) == "Axis":
                 repatriate(
                     ctx,
@@ -245,7 +265,7 @@ def units_and_hexes(
     for hex_id in hexes:
         if board.controller(hex_id) not in board.facts.western_allies:
             continue
-        for counter in units_in(ctx, hex_id):
+        for counter in [c for c in index.get(hex_id, []) if c.location == hex_id]:
             if counter.nationality == "Russia" and not is_partisan(counter):
                 repatriate(
                     ctx,

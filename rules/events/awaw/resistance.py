@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-from rules.awaw.readings import check_point, timing_reading
+from rules.awaw.readings import TIMINGS, check_point
 from rules.awaw.resistance import resistance_lines, table_json, total
 from rules.engine import EventContext, event_impl
 from rules.events.awaw.common import awaw_board
+from vassal_parser.errors import InputError
 
 ACCEPT, REJECT = "accept", "reject"
 
@@ -18,8 +19,6 @@ def russian_resistance(ctx: EventContext) -> None:
     board = awaw_board(ctx)
     pos = board.pos
     decider = ctx.require_param("decider")
-    reading = timing_reading(board.facts.readings, str(ctx.pack.path))
-    ctx.entry.readings.append(reading.to_json())
     if board.facts.sample_map:
         ctx.why(
             f"pack {ctx.pack.name}: its hex graph is a worked-example sample, not the whole AWAW map "
@@ -69,8 +68,11 @@ def russian_resistance(ctx: EventContext) -> None:
             "at the end of this Russian player turn is recorded for 60.82"
         )
     after_rejection = surrender.state == "rejected"
-    due, why = check_point(pos, reading.reading, after_rejection)
-    ctx.why(f"reading {reading.rules} {reading.reading!r}: {reading.text}")
+    timing = ctx.erratum("check_timing")  # 60.11 vs 60.12: the plan shows the reading and its switch
+    if timing not in TIMINGS:
+        raise InputError(ctx.pack.path, f"pack {ctx.pack.name}: [errata.check_timing] reading {timing!r} is "
+                                        f"not one rule 60 knows ({', '.join(TIMINGS)})")
+    due, why = check_point(pos, timing, after_rejection)
     note = "Zero or less: Russia offers to surrender (60.11)."
     ctx.entry.tables.append(table_json(lines, note + (" " + why if not due else "")))
     if russian_turn_end:
