@@ -104,8 +104,11 @@ def selected_events(
     events = [e for e in plan.get("events", []) if not only_due or e.get("status") in DUE_STATUSES]
     if faction is None or matches_faction(plan.get("phasing"), faction):
         return events
+    # Every event that moves that faction's counters (plan `factions`, issue 12 item 19) or asks it to choose.
     return [
-        e for e in events if any(matches_faction(c.get("decider"), faction) for c in e.get("choices", []))
+        e for e in events
+        if any(matches_faction(f, faction) for f in e.get("factions", []))
+        or any(matches_faction(c.get("decider"), faction) for c in e.get("choices", []))
     ]
 
 
@@ -175,7 +178,10 @@ def options_text(choice: Mapping[str, Any]) -> str:
 
 
 def choice_state(choice: Mapping[str, Any]) -> str:
-    return f"answered: {choice.get('answer')!r}" if choice.get("answered") else "UNANSWERED"
+    if not choice.get("answered"):
+        return "UNANSWERED"
+    label = choice.get("answer_label")  # the option's label, as players read it (issue 12 item 17)
+    return f"answered: {label}" if label else f"answered: {choice.get('answer')!r}"
 
 
 def answer_hint(plan: Mapping[str, Any]) -> list[str]:

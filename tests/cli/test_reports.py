@@ -257,3 +257,12 @@ def test_continuity_bad_input_is_one_line(capsys, tmp_path: Path) -> None:
     assert main(["continuity", str(bad), str(save_path(STORY[0]))]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(bad) in err
+
+
+def test_faction_report_shows_an_event_that_moves_that_factions_counters(capsys) -> None:
+    """Issue 12 item 19: 16.1.1 in the Axis turn moves the Western faction's Polish units, so the Western
+    report shows it (plan `factions`), not "Nothing is due for Western"."""
+    save = save_path(STORY[1])
+    status, out, _ = check(capsys, save, "--faction", "western", "--only-due")
+    assert status == 1 and "16.1.1 Allied Minor Country Conquest" in out
+    assert "Nothing is due for Western" not in out
