@@ -65,9 +65,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     add_answer_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the machine form (docs/plan-format.md)")
-    parser.add_argument("--verbose", action="store_true",
-                        help="also show the why lines that do not decide (e.g. countries that did not "
-                             "trigger an event that fired); the JSON always has them in why_detail")
     parser.add_argument("--format", choices=("text", "json"), help="text (default) or json (= --json)")
     parser.set_defaults(handler=run)
 
@@ -191,5 +188,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json or getattr(args, "format", None) == "json":
         print(json.dumps(document, indent=2, ensure_ascii=False))
     else:
-        print(result.render_text(verbose=args.verbose))
+        # -v/--verbose (a global option, bridge/cli.py) also shows the why lines that do not decide (e.g.
+        # countries that did not trigger an event that fired); the JSON always has them in why_detail.
+        print(result.render_text(verbose=bool(getattr(args, "verbose", 0))))
     return result.exit_status
