@@ -236,24 +236,29 @@ def growth_row(label: str, path: Path, module_path: Path | None, runs: int) -> s
 
     module = load_module(module_path) if module_path is not None else None
     times = []
-    count = 0
+    cpu = []
+    count = chars = 0
     for _ in range(runs):
         forget_shared_traits()
         gc.collect()
-        start = time.perf_counter()
-        game = game_from_container(path, open_container(path), module)
+        start, start_cpu = time.perf_counter(), time.process_time()
+        container = open_container(path)
+        game = game_from_container(path, container, module)
         placed = game.position()
         for piece in placed:
             for trait in piece.traits:
                 _ = trait.fields
         times.append(time.perf_counter() - start)
-        count = len(placed)
+        cpu.append(time.process_time() - start_cpu)
+        count, chars = len(placed), len(container.command_text())
     child = [sys.executable, __file__, "--rss", str(path)] + ([str(module_path)] if module_path else [])
     rss = subprocess.run(child, capture_output=True, text=True, timeout=600, check=False).stdout.strip()
     size = path.stat().st_size / 1024
-    seconds = statistics.median(times)
-    per_piece = seconds / count * 1e6 if count else 0.0
-    return f"| {label} | {size:.0f} | {count} | {seconds:.3f} | {per_piece:.0f} | {rss} |"
+    seconds, cpu_seconds = statistics.median(times), statistics.median(cpu)
+    per_piece = cpu_seconds / count * 1e6 if count else 0.0
+    per_char = cpu_seconds / chars * 1e9 if chars else 0.0
+    return (f"| {label} | {size:.0f} | {chars / 1e6:.2f} | {count} | {seconds:.3f} | {cpu_seconds:.3f} "
+            f"| {per_piece:.0f} | {per_char:.0f} | {rss} |")
 
 
 def growth_table(runs: int) -> None:
@@ -262,8 +267,9 @@ def growth_table(runs: int) -> None:
     print()
     print(f"growth (open + decode + locate + every trait's fields, median of {runs}, cold tables; "
           "RSS = a fresh process doing the same once, interpreter and module included):")
-    print("| input | size KB | pieces located | seconds | us per piece | max RSS MB |")
-    print("|---|---|---|---|---|---|")
+    print("| input | size KB | stream M chars | pieces located | wall s | CPU s | CPU us per piece "
+          "| CPU ns per char | peak RSS MB |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for relative in GROWTH_CORPUS:
         path = CORPUS_DIR / relative
         if path.exists():
