@@ -331,12 +331,18 @@ def find_pywargame_python(explicit: str | None) -> str | None:
 
 def process_seconds(command: list[str], runs: int) -> float:
     """Median wall time of a whole process (interpreter start included for both sides: same footing)."""
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900, check=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return statistics.median(process_times(command)[0] for _ in range(runs))
+
+
+def process_times(command: list[str]) -> tuple[float, float]:
+    """(wall, CPU) seconds of one whole process; CPU = its user + system time (getrusage of children),
+    which other load on the machine moves far less than the wall clock."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900, check=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def compare_with_pywargame(explicit: str | None, runs: int) -> None:
@@ -351,8 +357,9 @@ def compare_with_pywargame(explicit: str | None, runs: int) -> None:
     print()
     print(f"pywargame comparison (whole processes incl. interpreter start, median of {runs}; both decode "
           f"every command, piece and trait; pywargame under {other}):")
-    print("| file | adjutant s | pywargame vsavdump -d s | ratio ours/theirs (median of pairs) | speed-up |")
-    print("|---|---|---|---|---|")
+    print("| file | adjutant wall s | pywargame wall s | wall ratio ours/theirs (median of pairs) "
+          "| adjutant CPU s | pywargame CPU s | CPU ratio |")
+    print("|---|---|---|---|---|---|---|")
     for relative in FILES:
         path = CORPUS_DIR / relative
         if not path.exists() or path.suffix not in (".vsav", ".sav"):
@@ -361,16 +368,20 @@ def compare_with_pywargame(explicit: str | None, runs: int) -> None:
         pairs = []
         try:
             for _ in range(runs):
-                ours = process_seconds([sys.executable, __file__, "--decode-only", str(path)], 1)
-                theirs = process_seconds([other, "-c", dump, str(path)], 1)
+                ours = process_times([sys.executable, __file__, "--decode-only", str(path)])
+                theirs = process_times([other, "-c", dump, str(path)])
                 pairs.append((ours, theirs))
         except subprocess.CalledProcessError as exc:
             print(f"| {relative} | - | failed (exit {exc.returncode}) | - | - |")
             continue
-        ours = statistics.median(pair[0] for pair in pairs)
-        theirs = statistics.median(pair[1] for pair in pairs)
-        ratio = statistics.median(pair[0] / pair[1] for pair in pairs)
-        print(f"| {relative} | {ours:.2f} | {theirs:.2f} | {ratio:.3f} | {1 / ratio:.1f}x |")
+        ours, theirs = (statistics.median(pair[0][0] for pair in pairs),
+                        statistics.median(pair[1][0] for pair in pairs))
+        ratio = statistics.median(pair[0][0] / pair[1][0] for pair in pairs)
+        ours_cpu, theirs_cpu = (statistics.median(pair[0][1] for pair in pairs),
+                                statistics.median(pair[1][1] for pair in pairs))
+        cpu_ratio = statistics.median(pair[0][1] / max(pair[1][1], 1e-9) for pair in pairs)
+        print(f"| {relative} | {ours:.2f} | {theirs:.2f} | {ratio:.3f} | {ours_cpu:.2f} | {theirs_cpu:.2f} "
+              f"| {cpu_ratio:.3f} |")
 
 
 def main() -> int:
@@ -380,6 +391,7 @@ def main() -> int:
     parser.add_argument("--decode-only", type=Path, help=argparse.SUPPRESS)  # child: timed as a process
     parser.add_argument("--rss", type=Path, nargs="+", help=argparse.SUPPRESS)  # child: growth memory
     parser.add_argument("--skip-growth", action="store_true", help="leave out the growth table")
+    parser.add_argument("--only-pywargame", action="store_true", help="print only the pywargame comparison")
     parser.add_argument(
         "--pywargame-python",
         help="a Python >= 3.12 with pywargame installed (default: $ADJUTANT_PYWARGAME_PYTHON, "
@@ -400,6 +412,9 @@ def main() -> int:
     if not CORPUS_DIR.exists():
         print(f"corpus not found at {CORPUS_DIR}; set ADJUTANT_SHARED")
         return 1
+    if args.only_pywargame:
+        compare_with_pywargame(args.pywargame_python, args.runs)
+        return 0
     print(f"Python {sys.version.split()[0]}, median of {args.runs} runs, peak = tracemalloc peak of one run")
     header = (
         "| file | size KB | pieces | traits | max depth | open s | tree s | pieces+traits s "
