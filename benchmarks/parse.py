@@ -32,14 +32,16 @@ from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_ROOT))
+DECODE_CHILD = Path(__file__).resolve().with_name("decode_child.py")  # the timed whole process
 
 # shared/ is located as tests/conftest.py does (not imported: it would import pytest into the timed
 # --decode-only child process)
 CORPUS_DIR = Path(os.environ.get("ADJUTANT_SHARED", PROJECT_ROOT.parent / "shared")).resolve() / "corpus"
-from vassal_parser.commands import decode_stream, encode_stream, iter_commands  # noqa: E402
+from benchmarks.decode_child import _add_pieces, full_decode  # noqa: E402
+from vassal_parser.commands import decode_stream  # noqa: E402
 from vassal_parser.container import open_container  # noqa: E402
 from vassal_parser.pieces import Piece, make_piece  # noqa: E402
-from vassal_parser.traits import encode_chain, forget_shared_traits  # noqa: E402
+from vassal_parser.traits import forget_shared_traits  # noqa: E402
 
 FILES = (
     "Cattlesquat__PathsOfGlory/Historical10-8.vsav",
@@ -51,59 +53,6 @@ FILES = (
 
 
 BUILD_NAMES = ("buildFile.xml", "buildFile")
-
-
-def _add_pieces(node):
-    """Every add-piece command, LOG payloads unwrapped in place (replay order)."""
-    return (command for command in iter_commands(node, unwrap_log=True) if command.kind == "add_piece")
-
-
-def full_decode(path: Path, reencode: bool = True) -> dict[str, float | int]:
-    """One complete pass; returns counts and per-phase seconds.
-
-    `reencode=False` stops after decoding (what pywargame's `vsavdump -d` does: decode and dump), so
-    the side-by-side comparison times the same job; the byte-identity check is extra work of ours.
-    """
-    forget_shared_traits()
-    t0 = time.perf_counter()
-    container = open_container(path)
-    text = container.command_text()
-    t1 = time.perf_counter()
-    tree = decode_stream(text)
-    t2 = time.perf_counter()
-    pieces = traits = depth = 0
-    for command in _add_pieces(tree):
-        piece = make_piece(command.fields["id"], command.fields["type"], command.fields["state"])
-        pieces += 1
-        if isinstance(piece, Piece):
-            chain = piece.traits
-            traits += len(chain)
-            depth = max(depth, len(chain))
-            for trait in chain:
-                _ = trait.fields
-            piece.properties()
-    t3 = time.perf_counter()
-    same = encode_stream(tree) == text if reencode else False
-    for command in _add_pieces(tree) if reencode else ():
-        piece = make_piece(command.fields["id"], command.fields["type"], command.fields["state"])
-        if isinstance(piece, Piece):
-            type_string, state_string = encode_chain(piece.traits)
-            same = same and type_string == piece.type_string()
-            same = same and (state_string or "") == piece.state_string()
-    t4 = time.perf_counter()
-    return {
-        "bytes": path.stat().st_size,
-        "chars": len(text),
-        "pieces": pieces,
-        "traits": traits,
-        "depth": depth,
-        "identical": int(same),
-        "open": t1 - t0,
-        "tree": t2 - t1,
-        "pieces_s": t3 - t2,
-        "reencode": t4 - t3,
-        "total": t4 - t0,
-    }
 
 
 def locate_with_game(path: Path) -> str:
@@ -368,7 +317,7 @@ def compare_with_pywargame(explicit: str | None, runs: int) -> None:
         pairs = []
         try:
             for _ in range(runs):
-                ours = process_times([sys.executable, __file__, "--decode-only", str(path)])
+                ours = process_times([sys.executable, str(DECODE_CHILD), str(path)])
                 theirs = process_times([other, "-c", dump, str(path)])
                 pairs.append((ours, theirs))
         except subprocess.CalledProcessError as exc:

@@ -708,7 +708,8 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
         # starts with a quote. Checked for all levels at once, then one slice per level.
         runs = [len(segment) - len(segment.rstrip("\\")) for segment in segments]
         runs.pop()
-        if runs == list(range(count - 1)) and not any(segment[:1] == "'" for segment in segments):
+        # no segment starts with a quote: none right after a TAB, nor at the very start
+        if runs == list(range(count - 1)) and "\t'" not in text and text[:1] != "'":
             own = [segment[: len(segment) - level] for level, segment in enumerate(segments)]
             own[-1] = segments[-1]  # innermost: no separator after it, nothing to strip
             return own
