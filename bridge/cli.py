@@ -22,6 +22,8 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "verify",
     "plan",
     "check",
+    "apply",
+    "extension",
     "pack",
     "watch",
 )

@@ -210,8 +210,9 @@ class VassalMapping:
         source = str(Path(getattr(pack, "path", "<pack>")) / "vassal.toml")
         if not isinstance(table, dict):
             raise InputError(getattr(pack, "path", "<pack>"),
-                             "this pack has no [vassal] table: it cannot read VASSAL files "
-                             "(write one, starting from `adjutant pack scaffold MODULE.vmod`)")
+                             "this pack has no [vassal] table: it cannot read VASSAL files (start a pack "
+                             "for your module that inherits this one's rules data: "
+                             f"`adjutant pack scaffold MODULE.vmod --base {getattr(pack, 'name', 'tk')}`)")
         return cls.from_table(table, source)
 
     @classmethod

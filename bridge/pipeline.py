@@ -20,14 +20,12 @@ from bridge.inset import LayoutFor, add_insets, hex_places
 from bridge.mapping import MappingMemo, MappingResult, VassalMapping, slot_prototypes
 from rules.engine import check_answer_ids
 from rules.engine import plan as run_plan
-from rules.packs import Pack, load_pack
+from rules.packs import PACKS_DIR, Pack, load_pack
+from rules.plan import EXIT_DUE, MissingFact
 from rules.state import GameState
 from vassal_parser.errors import InputError
 from vassal_parser.game import PositionMemo, load_game
 from vassal_parser.module import Module, load_module
-
-EXIT_NOTHING_DUE = 0
-EXIT_DUE = 1
 
 
 @dataclass
@@ -73,7 +71,7 @@ class CheckPipeline:
         self.module_path = Path(module_path)
         self.module: Module = load_module(self.module_path, list(extensions))
         self.pack: Pack = pack if isinstance(pack, Pack) else load_pack(pack)
-        self.mapping = VassalMapping.from_pack(self.pack)
+        self.mapping = pack_mapping(self.pack, self.module, self.module_path)
         self.prototypes = slot_prototypes(self.module)
         # Pack hex id -> (map, grid location), for the map insets of due events (bridge/inset.py).
         self.hex_places = hex_places(getattr(self.pack, "hexes", None) or {}, self.mapping.hex_maps)
@@ -195,6 +193,14 @@ class CheckPipeline:
         source = f"{info['file']} (as mapped by {self.mapping.source})"
         state = GameState.from_json(mapped.position, source=source)
         plan = run_plan(state, self.pack, answers=dict(answers or {}), answers_source=answers_source)
+        mostly = mostly_unmapped(mapped)
+        if mostly is not None:
+            plan.missing.append(mostly)
+        if not self.pack.events:
+            # A scaffold without rules data: no event was checked, which is not "nothing is due".
+            text = (f"pack {self.pack.name} lists no events, so it decides nothing "
+                    "(start it with --base tk or ds)")
+            plan.missing.append(MissingFact("events", None, text))
         data = plan.to_json()
         data["vassal"] = {
             "file": info["file"],
@@ -216,8 +222,42 @@ class CheckPipeline:
             add_insets(data, pieces, layout_for, getattr(self.pack, "hexes", None) or {}, self.hex_places,
                        mapped.piece_counters)
         text = render_text(plan.render_text(), data["vassal"], data)
-        return PlanResult(plan=data, exit_status=EXIT_DUE if plan.due else EXIT_NOTHING_DUE, text=text,
+        return PlanResult(plan=data, exit_status=plan.exit_status, text=text,
                           mapping=mapped)
+
+
+def pack_mapping(pack: Pack, module: Module, module_path: Path) -> VassalMapping:
+    """The pack's `[vassal]` table for this module, or one line saying why the pack cannot read it.
+
+    Why refuse rather than warn: a pack made for another module maps almost nothing of this one's
+    save, and a plan read from almost nothing says "Nothing is due" — a PBEM script would trust it."""
+    if not isinstance(pack.extra.get("vassal"), dict):
+        shipped = {p.name for p in PACKS_DIR.iterdir() if p.is_dir()}
+        edition = pack.name if pack.name in shipped else pack.edition if pack.edition in shipped else "tk"
+        raise InputError(pack.path, f"pack {pack.name} holds rules data but no [vassal] table, so it cannot "
+                                    f"read this module's files; make a pack for the module that inherits it: "
+                                    f"adjutant pack scaffold {module_path} --base {edition} -o my-pack")
+    mapping = VassalMapping.from_pack(pack)
+    if mapping.module_name and mapping.module_name != module.name:
+        raise InputError(mapping.source, f"maps module {mapping.module_name!r}, not {module.name!r} "
+                                         f"({module_path.name}); use a pack made for that module "
+                                         f"(adjutant pack scaffold {module_path} --base tk)")
+    return mapping
+
+
+def mostly_unmapped(mapped: MappingResult) -> MissingFact | None:
+    """A plan-level missing fact when most pieces of the position were left out by the mapping.
+
+    "Most": more than half of the pieces the mapping did not ignore are unmapped pieces or counters on
+    unmapped places. Such a position is not the game, so no event can be ruled out (exit 3)."""
+    left_out = sum(mapped.unmapped_pieces.values()) + sum(mapped.unmapped_places.values())
+    considered = left_out + len(mapped.position.get("counters", []))
+    if considered == 0 or left_out * 2 <= considered:
+        return None
+    return MissingFact("vassal_mapping", None,
+                       f"the pack maps only {considered - left_out} of the save's {considered} pieces "
+                       f"({left_out} unmapped), so the position is not the game's; complete its [vassal] "
+                       "table (adjutant pack check PACK --module M --save FILE)")
 
 
 def unused_answers(answers: Mapping[str, Any], plan: Any) -> list[str]:

@@ -30,7 +30,10 @@ MAX_MULTIPLE_OPTIONS = 50
 DEFAULT_HISTORY_LIMIT = 256
 
 # Keys of the state document (all always present in a snapshot).
-STATE_KEYS: tuple[str, ...] = ("status", "file", "plan", "replay", "answers", "ticks", "notice", "updated")
+STATE_KEYS: tuple[str, ...] = ("status", "file", "plan", "replay", "answers", "ticks", "notice", "updated",
+                              "writeback")
+# Views that may ask the daemon to write the moves (`write_moves`): the control view only.
+WRITING_VIEWS: frozenset[str] = frozenset({"control"})
 
 # How the plan JSON marks a piece a viewer may not see (see docs/protocol.md "Hidden pieces").
 _PRIVATE_FLAGS = ("hidden", "masked", "private")
@@ -52,6 +55,8 @@ def empty_state() -> dict[str, Any]:
         "ticks": {},
         "notice": None,
         "updated": None,
+        # "Write the moves" (docs/protocol.md): {"enabled", "how", "last": {file, path, ...} | None, "error"}
+        "writeback": None,
     }
 
 
@@ -171,7 +176,21 @@ def project_value(key: str, value: Any, view: str) -> Any:
         return public_plan(value)
     if view == "stream" and key == "replay":
         return strip_private(value)
+    if view == "stream" and key == "writeback":
+        return public_writeback(value)
     return value
+
+
+def public_writeback(value: Any) -> Any:
+    """The stream is public: it may say that the moves were written (file name, description), never
+    where on the player's disk (no folder, no path)."""
+    if not isinstance(value, Mapping):
+        return value
+    last = value.get("last")
+    if isinstance(last, Mapping):
+        last = {k: v for k, v in last.items() if k not in ("path", "folder", "save_path")}
+    return {"enabled": value.get("enabled"), "last": last}
+
 
 
 def project_state(state: Mapping[str, Any], view: str) -> dict[str, Any]:
@@ -398,7 +417,9 @@ def parse_client_message(raw: str | bytes) -> ClientMessage:
         return ClientMessage(kind="tick", step=_short_id(data.get("step"), "step"), done=done)
     if kind == "ping":
         return ClientMessage(kind="ping")
-    raise ProtocolError(f"unknown message type {kind!r}; expected resync, answer, tick or ping")
+    if kind == "write_moves":
+        return ClientMessage(kind="write_moves")
+    raise ProtocolError(f"unknown message type {kind!r}; expected resync, answer, tick, write_moves or ping")
 
 
 # --- log replay ----------------------------------------------------------------------------------

@@ -48,6 +48,7 @@ STATIC_SUFFIXES = frozenset({".html", ".js", ".css", ".svg", ".png", ".ico"})
 
 AnswerHandler = Callable[[str, Any], Awaitable[None]]
 TickHandler = Callable[[str, bool], None]
+WriteHandler = Callable[[], Awaitable[None]]
 
 
 def is_loopback_host(host: str | None) -> bool:
@@ -130,6 +131,7 @@ class OverlayServer:
         self.static_dir = static_dir
         self.on_answer: AnswerHandler | None = None
         self.on_tick: TickHandler | None = None
+        self.on_write: WriteHandler | None = None  # "Write the moves" (control view)
         self.clients: set[_Client] = set()
         self.dropped_slow_clients = 0
         self._server: Server | None = None
@@ -318,6 +320,11 @@ class OverlayServer:
                 self._send(client, protocol.encode(pong))
             elif client.view not in protocol.ACTING_VIEWS:
                 raise protocol.ProtocolError(f"the {client.view} view is read-only")
+            elif message.kind == "write_moves":
+                if client.view not in protocol.WRITING_VIEWS:
+                    raise protocol.ProtocolError("only the control view writes the moves")
+                if self.on_write is not None:
+                    self._spawn(self.on_write())
             elif message.kind == "answer":
                 assert message.choice is not None
                 value = self._answer_value(message.choice, message.option)

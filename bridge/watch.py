@@ -47,6 +47,10 @@ MAX_REPLAY_STEPS = 2000
 PlanFunction = Callable[[Path, Mapping[str, Any]], dict]
 # A log replayer: (step, plan after that step) for step 0 (position when logging began) .. last.
 ReplayFunction = Callable[[Path, Mapping[str, Any]], Iterator[tuple[int, dict]]]
+# "Write the moves": the planned file and the answers -> what was written ({"file", "path", ...});
+# raises InputError when nothing can be written (unanswered choices, a step the pack cannot place).
+WriteFunction = Callable[[Path, Mapping[str, Any]], dict]
+WRITE_HOW = "to write the moves as a VASSAL continuation log, start adjutant watch with --out FOLDER"
 
 
 class IncompleteFile(Exception):
@@ -427,8 +431,13 @@ class PlanCoordinator:
         publish: Publish,
         *,
         replay_function: ReplayFunction | None = None,
+        write_function: WriteFunction | None = None,
         log_line: Callable[[str], None] = print,
     ) -> None:
+        self._write = write_function
+        self.writeback: dict[str, Any] = {
+            "enabled": write_function is not None, "last": None, "error": None,
+            "how": None if write_function is not None else WRITE_HOW}
         self._plan = plan_function
         self._replay = replay_function
         self._publish = publish
@@ -478,6 +487,31 @@ class PlanCoordinator:
                 else:
                     self.answers[choice] = previous
                 self._publish({"answers": dict(self.answers)})
+
+    async def write_moves(self) -> None:
+        """Write the current plan's moves (the control view's button): a continuation log.
+
+        Why under the planning lock: the file written must be the plan every view shows, with the
+        answers it was planned with — not a plan half replaced by a save landing meanwhile."""
+        async with self._lock:
+            if self._write is None:
+                self._publish_writeback(error=WRITE_HOW)
+                return
+            if self.current is None:
+                self._publish_writeback(error="no game file has been planned yet")
+                return
+            try:
+                written = await in_daemon_thread(self._write, self.current, dict(self.answers))
+            except InputError as exc:
+                self._log_line(f"{self.current.name}: moves not written, {exc.one_line()}")
+                self._publish_writeback(error=exc.one_line())
+                return
+            self._log_line(f"{self.current.name}: moves written to {written.get('path')}")
+            self._publish_writeback(last={**written, "time": time.time()}, error=None)
+
+    def _publish_writeback(self, **changes: Any) -> None:
+        self.writeback = {**self.writeback, **changes}
+        self._publish({"writeback": dict(self.writeback)})
 
     def set_tick(self, step: str, done: bool) -> None:
         if done:
@@ -575,6 +609,7 @@ class WatchDaemon:
         plan_function: PlanFunction,
         *,
         replay_function: ReplayFunction | None = None,
+        write_function: WriteFunction | None = None,
         host: str = "127.0.0.1",
         port: int = 8765,
         allowed_origins: tuple[str, ...] = (),
@@ -600,8 +635,12 @@ class WatchDaemon:
             history_limit=history_limit,
         )
         self.coordinator = PlanCoordinator(
-            plan_function, self.server.publish, replay_function=replay_function, log_line=log_line
+            plan_function, self.server.publish, replay_function=replay_function,
+            write_function=write_function, log_line=log_line,
         )
+        # The starting state, not a change: no delta (sequence numbers still start at 0).
+        self.server.history.state["writeback"] = dict(self.coordinator.writeback)
+        self.server.on_write = self.coordinator.write_moves
         self.server.on_answer = self.coordinator.set_answer
         self.server.on_tick = self.coordinator.set_tick
         self.watcher = FolderWatcher(

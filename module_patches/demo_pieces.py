@@ -57,9 +57,21 @@ def mask_trait() -> Trait:
     return type_, "null"
 
 
+# Hideable.myGetType appends the float transparency as a double (`0.3f` -> 0.30000001192092896), then
+# the description and "disable auto report move": what VASSAL 3.7 writes back for this trait.
+HIDE_TRANSPARENCY = "0.30000001192092896"
+
+
 def hide_trait() -> Trait:
-    """Invisible (`hide;` key;command;colour;access;transparency): its side may hide it from the others."""
-    return "hide;" + (encode(["73,130", "Hide", "", "side:", "0.3"], ";") or ""), "null"
+    """Invisible (`hide;` key;command;colour;access;transparency;description;no-report): its side may
+    hide it from the others."""
+    fields = ["73,130", "Hide", "", "side:", HIDE_TRANSPARENCY, "", "false"]
+    return "hide;" + (encode(fields, ";") or ""), "null"
+
+
+def mask_state(side: str) -> str:
+    """Obscurable.myGetState: `null;` face up, else the side and ObscurableOptions (`Axis;false|0`)."""
+    return encode([side, "false|0"] if side else ["null", ""], ";") or ""
 
 
 def marker_trait(counter: CounterSpec) -> Trait:

@@ -18,6 +18,7 @@ from module_patches.demo_pieces import (
     basic_state,
     basic_type,
     expanded_traits,
+    mask_state,
     type_and_state,
 )
 from module_patches.demo_world import DEMO_DIR, MAIN_MAP, WORLD, World
@@ -100,11 +101,12 @@ def save_stream(table: Table, world: World) -> str:
             elif type_.startswith("hide;"):
                 state = table.hidden.get(counter.id, "") or "null"
             elif type_.startswith("obs;"):
-                side = table.masks.get(counter.id, "")
-                state = encode([side or "null", ""], ";") or ""
+                state = mask_state(table.masks.get(counter.id, ""))
             states.append((type_, state))
-        type_string, state_string = type_and_state(states, basic_type(counter),
-                                                   basic_state(map_id, x, y, gpids[counter.id]))
+        # UniqueID = the piece id: what BasicPiece.setId gives every piece on load, so VASSAL's own save
+        # of this file writes it (the persistent-property count is then 1).
+        basic = basic_state(map_id, x, y, gpids[counter.id], {"UniqueID": ids[counter.id]})
+        type_string, state_string = type_and_state(states, basic_type(counter), basic)
         pieces.append(commands.add_piece_command(ids[counter.id], type_string, state_string))
         stacks.setdefault((map_id, x, y), []).append(ids[counter.id])
     stack_id = FIRST_PIECE_ID + 1000
@@ -125,10 +127,10 @@ def save_stream(table: Table, world: World) -> str:
         commands.leaf_command("begin_save"),
         commands.leaf_command(""),
         piece_group,
-        commands.leaf_command("UNMASK\tnull"),
+        # No `UNMASK` and no `SETUP_STACK`: this module has no component that encodes them (VASSAL 3.7
+        # ignores both here and never writes them for it), and no at-start stacks to guard.
         commands.CommandGroup(roster),
         *pickers,
-        commands.leaf_command("SETUP_STACK\t"),
         commands.leaf_command("end_save"),
     ])
     return commands.encode_stream(tree)
@@ -159,6 +161,6 @@ def write_saves(folder: Path = SAVES_DIR, world: World | None = None) -> list[Pa
     for scene, stream in scene_streams(world):
         path = write_save(save_path(scene, folder), stream, module_metadata=moduledata_xml(world),
                           comment=scene.title, module_version=world.module["version"],
-                          vassal_version=world.module["vassal_version"], key=FIXED_KEY)
+                          vassal_version=world.module["vassal_version"], key=FIXED_KEY, ensure=False)
         written.append(path)
     return written

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from rules.packs import AreaInfo, Pack
+from rules.packs import AreaInfo, Pack, areas_covering
 from rules.state import CEDED_LANDS, Counter, CountryState, GameState, is_box
 
 ENEMY_OF: dict[str, frozenset[str]] = {
@@ -40,8 +40,8 @@ class Board:
     def political_country(self, hex_id: str) -> str:
         """The country (or Dependent) the hex counts as part of right now."""
         info = self.pack.hex(hex_id)
-        if info.area is not None:
-            area = self.pack.areas[info.area]
+        # Every marker covering the hex's area (its own, and any `hexes_of` it: DS 16.2.6 Step 4).
+        for area in areas_covering(self.pack, info.area):
             if area.ceded_to is not None and self.ceded_area_active(area):
                 return area.name if area.dependent else area.ceded_to
         return info.country
@@ -96,6 +96,29 @@ class Board:
         listed = self.state.countries.get(name)
         return info.kind == "dependent" and listed is not None and listed.dependent_of == name
 
+    # ---- Posture Boxes ---------------------------------------------------------------------------
+    def shared_posture_box(self, country: str) -> str | None:
+        """The shared Posture Box whose markers are `country`'s (pack `[posture_boxes]`), else None.
+
+        Why: DS prints shared boxes -- "US and Western Minors" (16.4.3 Step 1, 16.3.8 Step 3), "Soviet
+        Minors" (16.6.2 Step 1) -- whose Policy/Truce markers affect every Country in them. A box lists its
+        `countries`, and/or `minors_of` a faction (its Minor Countries, `except` the ones named)."""
+        for name, spec in self.pack.extra.get("posture_boxes", {}).items():
+            if country in spec.get("countries", ()):
+                return str(name)
+            faction = spec.get("minors_of")
+            if faction and country not in spec.get("except", ()) and self.is_minor_country(country) \
+                    and self.country_state(country).faction == faction:
+                return str(name)
+        return None
+
+    def posture_markers(self, country: str) -> list[str]:
+        """The Policy/Truce markers in `country`'s Posture Box: its shared box's, else its own."""
+        box = self.shared_posture_box(country)
+        if box is not None:
+            return list(self.state.posture_boxes.get(box, []))
+        return list(self.country_state(country).markers)
+
     def in_country(self, hex_id: str, country: str, dependents: bool = False) -> bool:
         """Is the hex in `country` (annexed lands included) — or, with `dependents`, one of its Dependents?"""
         here = self.political_country(hex_id)
@@ -113,7 +136,10 @@ class Board:
         return [h for h in self.country_hexes(country, dependents) if self.pack.hex(h).city]
 
     def area_hexes(self, area_id: str) -> list[str]:
-        return [h for h, info in self.pack.hexes.items() if info.area == area_id]
+        """The hexes an area's marker moves (its own, or those of the area it is `hexes_of`)."""
+        area = self.pack.areas.get(area_id)
+        own = area.hexes_of if area is not None and area.hexes_of else area_id
+        return [h for h, info in self.pack.hexes.items() if info.area == own]
 
     def capital(self, country: str) -> str | None:
         info = self.pack.countries.get(country)

@@ -18,7 +18,7 @@ from typing import Any
 
 from rules.engine import plan
 from rules.packs import Pack
-from rules.plan import FIRED, WAITING, Plan, Step
+from rules.plan import EXIT_DUE, EXIT_NOTHING_DUE, EXIT_UNDECIDED, FIRED, WAITING, Plan, Step
 from rules.state import REMOVED, SET_ASIDE, STRATEGIC_WARFARE, GameState
 from vassal_parser.errors import InputError
 
@@ -45,6 +45,17 @@ class CombinedPlan:
         return bool(self.bridge) or any(p.due for p in self.plans.values())
 
     @property
+    def undecided(self) -> bool:
+        return any(p.undecided for p in self.plans.values())
+
+    @property
+    def exit_status(self) -> int:
+        """As `Plan.exit_status`, over both maps: due on either map wins over undecided."""
+        if self.due:
+            return EXIT_DUE
+        return EXIT_UNDECIDED if self.undecided else EXIT_NOTHING_DUE
+
+    @property
     def pending_choices(self) -> list[str]:
         return [f"{name}/{c.id}" for name in self.order for c in self.plans[name].pending_choices]
 
@@ -55,6 +66,7 @@ class CombinedPlan:
             "phasing": self.phasing,
             "order": list(self.order),
             "due": self.due,
+            "undecided": self.undecided,
             "maps": {name: self.plans[name].to_json() for name in self.order},
             "bridge": [s.to_json() for s in self.bridge],
             "pending_choices": self.pending_choices,

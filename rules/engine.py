@@ -15,8 +15,24 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from rules.board import Board
+from rules.errata import entry_of, option_text, reading_of
+from rules.facts import FACT_KINDS
+from rules.facts import check as check_fact
 from rules.packs import EventSpec, Pack, hex_label
-from rules.plan import FIRED, IGNORED, NOT_DUE, WAITING, Choice, EventEntry, Plan, Step
+from rules.plan import (
+    FIRED,
+    IGNORED,
+    NOT_DUE,
+    UNDECIDED,
+    WAITING,
+    Choice,
+    ErratumNote,
+    EventEntry,
+    MissingFact,
+    Plan,
+    Step,
+    Violation,
+)
 from rules.state import (
     BOX_KINDS,
     DELAY,
@@ -86,6 +102,7 @@ class EventContext:
         self.phasing = state.turn.phasing
         self._status: str | None = None
         self._deferred: list[Choice] = []
+        self.violations: list[Violation] = []  # rules an action broke, found by the event (AWAW 60.8)
 
     # ---- views -------------------------------------------------------------------------------
     @property
@@ -108,6 +125,63 @@ class EventContext:
                 "in events.toml",
             )
         return self.params[name]
+
+    def need(self, fact: str, subject: str) -> Any:
+        """A map fact the event reads (rules.facts): its value, or None after recording it as missing.
+
+        Why record instead of raise: an event checks many countries; the ones whose facts the pack has are
+        still decided, the others make the event `undecided`, naming the fact — never `not due`. Only a fact
+        the event declared in its pack `needs` may be asked for, so `adjutant pack check` counts truly."""
+        if fact not in FACT_KINDS:
+            raise ValueError(f"{self.rule}: unknown fact kind {fact!r}")
+        if all(n.fact != fact for n in self.spec.needs):
+            raise ValueError(f"{self.rule}: reads fact {fact!r} without declaring it in the pack's needs")
+        value, lacking = check_fact(self.pack, fact, subject)
+        if lacking is not None:
+            self.missing(fact, subject, lacking)
+            return None
+        return value
+
+    def erratum(self, key: str, step: str | None = None) -> str:
+        """The reading the pack uses for erratum (or open wording) `key`, recorded on this event.
+
+        Why record at the point of use: a Step that applies one reading of a contradiction in the rules
+        text must say so in the plan (text, JSON, overlay) -- which reading, the alternatives and the
+        pack option that switches it -- never silently (rules.errata, docs/plan-format.md "errata").
+        Recorded once per (key, step)."""
+        kind, table = entry_of(self.pack, key)
+        used = reading_of(self.pack, key)
+        readings = {str(k): str(v) for k, v in table.get("readings", {}).items()}
+        note = ErratumNote(
+            key=key, kind=kind, rule=self.rule, step=step, reading=used, reading_text=readings.get(used, ""),
+            alternatives=tuple((k, v) for k, v in readings.items() if k != used),
+            option=option_text(key), conflict=str(table.get("text", "")).strip(),
+        )
+        if all((n.key, n.step) != (key, step) for n in self.entry.errata):
+            self.entry.errata.append(note)
+        return used
+
+    def declares(self, fact: str) -> bool:
+        """Does the event's pack table declare this fact in its `needs`?"""
+        return any(n.fact == fact for n in self.spec.needs)
+
+    def fact(self, fact: str, subject: str) -> Any:
+        """A map fact a shared implementation reads: `need` when the event declares it (the pack says it
+        reads it: missing or partial -> recorded), else the pack's value -- an empty one still recorded as
+        missing, so "do not occupy none" is never read as a fact (issue 9). Returns None when missing."""
+        if self.declares(fact):
+            return self.need(fact, subject)
+        value, lacking = check_fact(self.pack, fact, subject)
+        if not value:
+            self.missing(fact, subject, lacking or FACT_KINDS[fact].missing_text(subject))
+            return None
+        return value
+
+    def missing(self, fact: str, subject: str | None, text: str) -> None:
+        """Record a fact the event cannot read (from the pack, or a field the position leaves out)."""
+        record = MissingFact(fact, subject, text)
+        if record not in self.entry.missing:
+            self.entry.missing.append(record)
 
     def name(self, counter_id: str) -> str:
         counter = self.state.counters.get(counter_id)
@@ -137,6 +211,10 @@ class EventContext:
 
     def why(self, text: str) -> None:
         self.entry.why.append(text)
+
+    def violation(self, rule: str, action_index: int, text: str) -> None:
+        """An action the position records broke `rule` (listed with the plan's 6.1 violations)."""
+        self.violations.append(Violation(rule, action_index, text))
 
     @property
     def fired(self) -> bool:
@@ -360,11 +438,45 @@ def validate_position(state: GameState, pack: Pack) -> None:
     for name in state.countries:
         if name not in pack.countries:
             raise InputError(src, f"unknown country {name!r} (not in pack {pack.name})")
+    shared = pack.extra.get("posture_boxes", {})
+    for box in state.posture_boxes:
+        if box not in shared:
+            known = ", ".join(shared) or "none"
+            raise InputError(src, f"posture_boxes: {box!r} is no shared Posture Box of pack {pack.name} "
+                                  f"(known: {known})")
+    board = Board(state, pack)
+    for name, cstate in state.countries.items():
+        box = board.shared_posture_box(name) if cstate.markers else None
+        if box is not None:
+            raise InputError(src, f"country {name!r}: its Policy/Truce markers are in the {box} Posture Box; "
+                                  f"list them under posture_boxes.{box!r}, not under the country")
     for faction, card in state.turn.current_cards.items():
         if faction not in FACTIONS:
             raise InputError(src, f"turn.current_cards: unknown faction {faction!r}")
-        if card not in pack.cards:
-            raise InputError(src, f"turn.current_cards: {faction} card {card!r} is not in pack {pack.name}")
+        resolve_card(pack, faction, card, src)
+
+
+def resolve_card(pack: Pack, faction: str, card: str, source: str) -> str:
+    """The pack's id for a faction's Current Card as the text writes it ("card 29" -> `29W` for Western).
+
+    Why: the rules text writes bare numbers, and DS prints two card 29s (errata card_29: the Western and
+    Soviet decks); a bare number is accepted where exactly one card of that faction carries it, else the
+    one-line error names the ids that exist (issue 12 item 12)."""
+    if card in pack.cards and pack.cards[card].faction == faction:
+        return card
+    bare = card.strip()
+    if bare.lower().startswith("card "):
+        bare = bare[5:].strip()
+    numbered = sorted(cid for cid in pack.cards if cid == bare or
+                      (cid.startswith(bare) and bare and cid[len(bare):].isalpha()))
+    mine = [cid for cid in numbered if pack.cards[cid].faction == faction]
+    if len(mine) == 1:
+        return mine[0]
+    if numbered:
+        listed = ", ".join(f"{cid} ({pack.cards[cid].faction}: {pack.cards[cid].title})" for cid in numbered)
+        raise InputError(source, f"turn.current_cards: {faction} card {card!r} is not one card of pack "
+                                 f"{pack.name}; the cards numbered {bare} are {listed}")
+    raise InputError(source, f"turn.current_cards: {faction} card {card!r} is not in pack {pack.name}")
 
 
 def _events_in_order(state: GameState, pack: Pack) -> list[tuple[str, str]]:
@@ -387,7 +499,14 @@ def plan(
     validate_position(state, pack)
     answers = dict(answers or {})
     work = state.clone()
+    # "card 29" as the text writes it: the faction's one card with that number (issue 12 item 12).
+    work.turn.current_cards = {f: resolve_card(pack, f, c, state.source)
+                               for f, c in work.turn.current_cards.items()}
     for name, info in pack.countries.items():
+        if info.kind == "major" and not info.faction and name not in work.countries:
+            # Neither the position nor the pack says whose it is: its units would belong to no faction.
+            raise InputError(state.source, f"the position does not list the Major Power {name} and pack "
+                                           f"{pack.name} gives it no faction: add it under countries")
         # A Major Power the position does not mention keeps its pack alignment (never "Neutral" by omission).
         if info.faction and name not in work.countries:
             work.ensure_country(name).faction = info.faction
@@ -431,8 +550,12 @@ def plan(
                 entry.why.append(f"waiting for {choice.decider}'s answer to {choice.id}")
             blocked_by.extend(c.id for c in unanswered if c.affects_position and c.id not in blocked_by)
             continue
+        result.violations.extend(ctx.violations)
         entry.status = ctx._status or NOT_DUE
-        if not entry.why:
+        if entry.missing and entry.status == NOT_DUE:
+            # Unknown is never "not due": what the pack lacks might have made the event due.
+            entry.status = UNDECIDED
+        if not entry.why and not entry.missing:
             entry.why.append("no condition of this event holds")
         if entry.status == FIRED and spec.once and rule not in work.turn.fired:
             work.turn.fired.append(rule)

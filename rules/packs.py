@@ -14,12 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rules.facts import Need, parse_needs
 from vassal_parser.errors import InputError
 
 PACKS_DIR = Path(__file__).resolve().parent / "packs"
 KNOWN_TABLES = frozenset(
-    {"pack", "countries", "hexes", "areas", "border_defense", "cards", "order", "events"}
+    {"pack", "countries", "hexes", "areas", "border_defense", "cards", "order", "events", "complete"}
 )
+FACTIONS = ("Axis", "Western", "Soviet")
 COUNTRY_KINDS = ("major", "minor", "dependent")  # "dependent": a Dependent, not a Minor Country
 
 
@@ -32,6 +34,8 @@ class HexInfo:
     capital: bool = False
     port: bool = False
     strategic: bool = False
+    strategic_faction: str | None = None  # whose Strategic Hex it is, as the map prints it
+    partisan_base: bool = False  # a Partisan Base hex (16.1.1: where Partisan Bases may be placed)
     white_star: bool = False
     road: bool = False
     rail: bool = False
@@ -66,6 +70,9 @@ class AreaInfo:
     kind: str = "ceded_land"  # "ceded_land" | "ostland_region" | "region"
     neighbors: tuple[str, ...] = ()  # countries it shares a border with (16.2.2 Step 10 Influence)
     interns_allied: bool = False  # German Dependent whose creation interns Allied counters (16.7)
+    # A second marker for another area's hexes: DS 16.2.6 Step 4 cedes the Marshall Islands (e3612) to
+    # Britain or to the US, one marker each; the hexes name one area, the other marker covers them too.
+    hexes_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +92,7 @@ class EventSpec:
     title: str
     once: bool = False
     params: dict[str, Any] = field(default_factory=dict)
+    needs: tuple[Need, ...] = ()  # the map facts it reads (rules.facts): missing ones make it undecided
 
 
 @dataclass
@@ -103,6 +111,9 @@ class Pack:
     incomplete: tuple[str, ...] = ()  # what a user must complete before using the pack for a real game
     extra: dict[str, Any] = field(default_factory=dict)  # unknown tables, unvalidated (e.g. [vassal])
     meta: dict[str, Any] = field(default_factory=dict)
+    # [complete]: fact kind -> the subjects whose facts the pack locates in full ("all" = every subject).
+    # None when the pack has no [complete] table: then any located fact is taken as the whole fact.
+    complete: dict[str, frozenset[str] | str] | None = None
 
     def hex(self, hex_id: str) -> HexInfo:
         return self.hexes[hex_id]
@@ -158,26 +169,88 @@ def _read_tables(pack_dir: Path) -> tuple[dict[str, Any], dict[str, Path]]:
     return merged, origin
 
 
-def _inherit(raw: dict[str, Any], origin: dict[str, Path], pack_dir: Path) -> None:
-    """`[pack] base = "tk"` + `base_tables = ["events", "order", "cards"]`: reuse another pack's tables.
+# Tables whose entries merge with the base pack's, entry by entry and field by field (see _inherit).
+MERGED_TABLES = frozenset({"countries", "hexes", "areas", "border_defense", "cards", "events", "complete"})
+GEOGRAPHY_TABLES = frozenset({"countries", "hexes", "areas", "border_defense"})
+DEFAULT_BASE_TABLES = ("events", "order", "cards")
 
-    Why: a small test or demo map can run the real edition's events without copying them.
-    """
-    meta = raw.get("pack", {})
+
+def base_dir_of(meta: Any, pack_dir: Path) -> Path | None:
+    """The directory of the pack `[pack] base` names: a path relative to the pack, or a shipped name."""
     base = meta.get("base") if isinstance(meta, dict) else None
     if base is None:
-        return
-    base_dir = resolve_pack_dir(base) if Path(str(base)).is_absolute() else None
+        return None
+    if not isinstance(base, str) or not base:
+        raise InputError(pack_dir, "[pack] base must be a pack name or a directory")
+    relative = (pack_dir / base).resolve()
+    return relative if relative.is_dir() else resolve_pack_dir(base)
+
+
+def _merge_entry(base: Any, derived: Any) -> Any:
+    """One entry of a merged table: tables merge field by field (the derived pack's fields win)."""
+    if isinstance(base, dict) and isinstance(derived, dict):
+        return {**base, **derived}
+    return derived
+
+
+def _inherit(raw: dict[str, Any], origin: dict[str, Path], pack_dir: Path,
+             seen: tuple[Path, ...] = ()) -> tuple[str, ...]:
+    """`[pack] base = "tk"` + `base_tables = [...]`: reuse another pack's tables by reference.
+
+    Why by reference (not a copy, not a symlink): a fix to `tk` reaches every pack derived from it,
+    and a Windows checkout (no symlinks) reads the same data. For each table in `base_tables`
+    (default: events, order, cards):
+    * a table the derived pack does not give is the base's;
+    * `countries`, `hexes`, `areas`, `border_defense`, `cards`, `events` and `complete` merge: the
+      base's entries, then the derived pack's — a new key extends the table, a key the base has
+      too overrides it field by field (`w3516 = {port = true}` keeps Paris's name, country, city);
+    * any other table given by the derived pack (`order`) replaces the base's key by key.
+    A base may itself have a base (chains are followed; a cycle is an error). Returns the base's
+    `incomplete` notes when geography is inherited (they still apply to the derived pack).
+    """
+    meta = raw.get("pack", {})
+    base_dir = base_dir_of(meta, pack_dir)
     if base_dir is None:
-        relative = (pack_dir / str(base)).resolve()
-        base_dir = relative if relative.is_dir() else resolve_pack_dir(str(base))
-    if base_dir.resolve() == pack_dir.resolve():
-        raise InputError(pack_dir, "[pack] base names the pack itself")
+        return ()
+    chain = (*seen, pack_dir.resolve())
+    if base_dir.resolve() in chain:
+        raise InputError(pack_dir, "[pack] base names the pack itself" if base_dir.resolve() == chain[-1]
+                         else f"[pack] base {base_dir} leads back to this pack (a cycle)")
     base_raw, base_origin = _read_tables(base_dir)
-    for table in meta.get("base_tables", ["events", "order", "cards"]):
-        if table not in raw and table in base_raw:
+    base_notes = _inherit(base_raw, base_origin, base_dir, chain)
+    tables = meta.get("base_tables", list(DEFAULT_BASE_TABLES))
+    if not isinstance(tables, list) or not all(isinstance(t, str) for t in tables):
+        raise InputError(pack_dir, "[pack] base_tables must be a list of table names")
+    for table in tables:
+        if table not in base_raw:
+            continue
+        if table not in raw:
             raw[table] = base_raw[table]
             origin[table] = base_origin[table]
+        elif isinstance(raw[table], dict) and isinstance(base_raw[table], dict):
+            merged = dict(base_raw[table])
+            for key, value in raw[table].items():
+                merged[key] = _merge_entry(merged.get(key), value) if table in MERGED_TABLES else value
+            raw[table] = merged
+    if not GEOGRAPHY_TABLES & set(tables):
+        return ()
+    base_meta = base_raw.get("pack", {})
+    own = base_meta.get("incomplete", []) if isinstance(base_meta, dict) else []
+    return (*base_notes, *(str(n) for n in own))
+
+
+def inherited_tables(pack_dir: Path) -> dict[str, Any]:
+    """The raw tables a pack takes from its base (after the base's own inheritance), limited to its
+    `base_tables`; {} without a base. Why: an editor writing a derived pack writes only what differs
+    from these, so a later fix to the base still reaches every field the derived pack does not set."""
+    raw, _origin = _read_tables(pack_dir)
+    base_dir = base_dir_of(raw.get("pack", {}), pack_dir)
+    if base_dir is None:
+        return {}
+    base_raw, base_origin = _read_tables(base_dir)
+    _inherit(base_raw, base_origin, base_dir, (pack_dir.resolve(),))
+    tables = raw.get("pack", {}).get("base_tables", list(DEFAULT_BASE_TABLES))
+    return {t: base_raw[t] for t in tables if t in base_raw}
 
 
 def _table(raw: dict[str, Any], name: str, where: Path) -> dict[str, Any]:
@@ -208,7 +281,7 @@ def load_pack(name_or_path: str | Path) -> Pack:
     """Load and cross-check a pack; every inconsistency is one InputError line naming the file."""
     pack_dir = resolve_pack_dir(name_or_path)
     raw, origin = _read_tables(pack_dir)
-    _inherit(raw, origin, pack_dir)
+    base_notes = _inherit(raw, origin, pack_dir)
 
     def where(table: str) -> Path:
         return origin.get(table, pack_dir)
@@ -235,6 +308,7 @@ def load_pack(name_or_path: str | Path) -> Pack:
             impl=spec.pop("impl"),
             title=spec.pop("title", rule),
             once=bool(spec.pop("once", False)),
+            needs=parse_needs(spec.pop("needs", None), where("events"), rule),
             params=spec,
         )
     order = {f: tuple(v) for f, v in _table(raw, "order", where("order")).items()}
@@ -245,6 +319,9 @@ def load_pack(name_or_path: str | Path) -> Pack:
             raise InputError(where("hexes"), f"hex {hex_id} names unknown country {info.country!r}")
         if info.area is not None and info.area not in areas:
             raise InputError(where("hexes"), f"hex {hex_id} names unknown area {info.area!r}")
+        if info.strategic_faction is not None and info.strategic_faction not in FACTIONS:
+            raise InputError(where("hexes"), f"hex {hex_id}: strategic_faction must be one of "
+                                             f"{', '.join(FACTIONS)}")
         for other in info.adjacent:
             if other not in hexes:
                 raise InputError(where("hexes"), f"hex {hex_id} is adjacent to unknown hex {other!r}")
@@ -255,7 +332,7 @@ def load_pack(name_or_path: str | Path) -> Pack:
             raise InputError(
                 where("countries"), f"country {name}: dependent_of unknown {info.dependent_of!r}"
             )
-        if info.faction is not None and info.faction not in ("Axis", "Western", "Soviet"):
+        if info.faction is not None and info.faction not in FACTIONS:
             raise InputError(where("countries"), f"country {name}: faction must be Axis, Western or Soviet")
         if info.kind not in COUNTRY_KINDS:
             raise InputError(
@@ -267,6 +344,8 @@ def load_pack(name_or_path: str | Path) -> Pack:
         for country in (area.country, area.ceded_to):
             if country is not None and country not in countries:
                 raise InputError(where("areas"), f"area {area_id} names unknown country {country!r}")
+        if area.hexes_of is not None and area.hexes_of not in areas:
+            raise InputError(where("areas"), f"area {area_id}: hexes_of names unknown area {area.hexes_of!r}")
         if area.strategic_hex is not None and area.strategic_hex not in hexes:
             raise InputError(where("areas"), f"area {area_id}: strategic_hex {area.strategic_hex} unknown")
     for card_id, card in cards.items():
@@ -285,8 +364,10 @@ def load_pack(name_or_path: str | Path) -> Pack:
         if area_id not in areas:
             raise InputError(where("border_defense"), f"border_defense names unknown area {area_id!r}")
 
+    complete = _complete_table(raw, where("complete"), countries, areas)
     extra = {k: v for k, v in raw.items() if k not in KNOWN_TABLES}
-    incomplete = meta.get("incomplete", [])
+    own_notes = list(meta.get("incomplete", []))
+    incomplete = [*own_notes, *(n for n in base_notes if n not in own_notes)]
     return Pack(
         name=str(meta.get("name", pack_dir.name)),
         edition=str(meta.get("edition", pack_dir.name)),
@@ -302,7 +383,44 @@ def load_pack(name_or_path: str | Path) -> Pack:
         incomplete=tuple(incomplete),
         extra=extra,
         meta=meta,
+        complete=complete,
     )
+
+
+def _complete_table(raw: dict[str, Any], where: Path, countries: dict[str, Any],
+                    areas: dict[str, Any]) -> dict[str, frozenset[str] | str] | None:
+    """`[complete] city_hexes = ["Poland", ...]` or `= "all"`: which located facts are the whole fact.
+
+    Why: a pack that locates one City of a country (the one the rules text names) would otherwise let
+    16.1.1 conquer that country when that one City falls; with `[complete]` such a country is undecided."""
+    from rules.facts import FACT_KINDS
+
+    if "complete" not in raw:
+        return None
+    table = _table(raw, "complete", where)
+    out: dict[str, frozenset[str] | str] = {}
+    for fact, value in table.items():
+        if fact not in FACT_KINDS:
+            raise InputError(where, f"[complete] names unknown fact {fact!r} "
+                                    f"(known: {', '.join(sorted(FACT_KINDS))})")
+        if value == "all":
+            out[fact] = "all"
+            continue
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise InputError(where, f"[complete] {fact} must be \"all\" or a list of names")
+        known = countries if FACT_KINDS[fact].per == "country" else areas
+        unknown = sorted(set(value) - set(known))
+        if unknown:
+            raise InputError(where, f"[complete] {fact} names unknown {', '.join(unknown)}")
+        out[fact] = frozenset(value)
+    return out
+
+
+def areas_covering(pack: Pack, area_id: str | None) -> list[AreaInfo]:
+    """The areas whose marker moves a hex of `area_id`: that area and every area with `hexes_of` it."""
+    if area_id is None or area_id not in pack.areas:
+        return []
+    return [pack.areas[area_id], *(a for a in pack.areas.values() if a.hexes_of == area_id)]
 
 
 def hex_label(pack: Pack, hex_id: str) -> str:

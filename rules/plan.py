@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from rules.plan_tables import table_lines, unique_readings
+
 PLAN_FORMAT_VERSION = 1
 
 # Event statuses.
@@ -16,6 +18,12 @@ FIRED = "fired"  # conditions held; steps and choices follow
 NOT_DUE = "not_due"  # conditions failed (or once-per-game event already used)
 IGNORED = "ignored"  # the rule itself says to ignore the event in this position
 WAITING = "waiting"  # needs an answer (its own choice, or an earlier choice that changes the position)
+UNDECIDED = "undecided"  # a fact it needs is missing from the pack or position: never read as "not due"
+
+# Exit statuses of `adjutant plan` / `adjutant check` (2 is bad input, raised as InputError).
+EXIT_NOTHING_DUE = 0
+EXIT_DUE = 1
+EXIT_UNDECIDED = 3
 
 
 @dataclass
@@ -57,6 +65,49 @@ class Choice:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class MissingFact:
+    """A fact an event needed and could not read: 'the pack locates no City hex of Poland'."""
+
+    fact: str  # a rules.facts kind, or a position field
+    subject: str | None  # the country or area it is about
+    text: str  # player-facing, as the rules text names things
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ErratumNote:
+    """A Step applied one reading of an erratum (or open wording) of the rules text: which, the others,
+    and the pack option that switches it (rules.errata; recorded by `EventContext.erratum`)."""
+
+    key: str  # the pack's errata/readings key, e.g. "irkutsk"
+    kind: str  # "errata" (the text contradicts itself) | "readings" (the wording leaves it open)
+    rule: str  # the event it was applied in
+    step: str | None  # "Step 4", or None
+    reading: str  # the reading used
+    reading_text: str  # what that reading says, as the pack words it
+    alternatives: tuple[tuple[str, str], ...]  # (reading, its text) for every other reading
+    option: str  # how to switch: '[options] irkutsk = "<reading>"'
+    conflict: str  # the pack's `text`: what the rules text says, both ways
+
+    @property
+    def text(self) -> str:
+        """One player-facing line: 'Irkutsk is printed ...; used: ...; other readings: ...; switch: ...'."""
+        where = f"{self.rule} {self.step}" if self.step else self.rule
+        others = ", ".join(name for name, _ in self.alternatives) or "none"
+        label = "erratum" if self.kind == "errata" else "reading"
+        return (f"{label} {self.key} ({where}): {self.conflict} Used: {self.reading} — {self.reading_text}. "
+                f"Other readings: {others}. Switch: {self.option} in the pack.")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "kind": self.kind, "rule": self.rule, "step": self.step,
+                "reading": self.reading, "reading_text": self.reading_text,
+                "alternatives": [{"reading": r, "text": t} for r, t in self.alternatives],
+                "option": self.option, "conflict": self.conflict, "text": self.text}
+
+
 @dataclass
 class EventEntry:
     rule: str
@@ -67,6 +118,9 @@ class EventEntry:
     steps: list[Step] = field(default_factory=list)
     choices: list[Choice] = field(default_factory=list)
     waiting_for: list[str] = field(default_factory=list)  # choice ids
+    missing: list[MissingFact] = field(default_factory=list)  # facts it could not read (undecided)
+    errata: list[ErratumNote] = field(default_factory=list)  # readings of errata its Steps applied
+    tables: list[dict[str, Any]] = field(default_factory=list)  # e.g. AWAW 60.11 (rules/plan_tables.py)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +132,8 @@ class EventEntry:
             "steps": [s.to_json() for s in self.steps],
             "choices": [c.to_json() for c in self.choices],
             "waiting_for": list(self.waiting_for),
+            "missing": [m.to_json() for m in self.missing],
+            "errata": [e.to_json() for e in self.errata],
         }
 
 
@@ -102,6 +158,9 @@ class Plan:
     violations: list[Violation] = field(default_factory=list)
     resulting_position: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)  # about the position as a whole (e.g. `*` counters)
+    # Facts missing for the position as a whole (e.g. most pieces of a save unmapped): no event can be
+    # ruled out, so the plan is undecided even where every event says "not due".
+    missing: list[MissingFact] = field(default_factory=list)
 
     @property
     def pending_choices(self) -> list[Choice]:
@@ -112,6 +171,18 @@ class Plan:
         """True when the faction has something to do: an event fired or waits, or an action broke 6.1."""
         return bool(self.violations) or any(e.status in (FIRED, WAITING) for e in self.events)
 
+    @property
+    def undecided(self) -> bool:
+        """True when some event could not be decided for lack of a fact (or a decided one lacked one)."""
+        return bool(self.missing) or any(e.status == UNDECIDED or e.missing for e in self.events)
+
+    @property
+    def exit_status(self) -> int:
+        """0 nothing due and nothing undecided, 1 due or violated, 3 nothing due but something undecided."""
+        if self.due:
+            return EXIT_DUE
+        return EXIT_UNDECIDED if self.undecided else EXIT_NOTHING_DUE
+
     def to_json(self) -> dict[str, Any]:
         return {
             "format": "adjutant-plan",
@@ -120,11 +191,15 @@ class Plan:
             "phasing": self.phasing,
             "turn": self.turn,
             "due": self.due,
+            "undecided": self.undecided,
             "violations": [v.to_json() for v in self.violations],
             "events": [e.to_json() for e in self.events],
             "pending_choices": [c.id for c in self.pending_choices],
             "resulting_position": self.resulting_position,
             "notes": list(self.notes),
+            "tables": [t for e in self.events for t in e.tables],
+            "readings": unique_readings(self.events),
+            "missing": [m.to_json() for m in self.missing],
         }
 
     def render_text(self) -> str:
@@ -133,13 +208,21 @@ class Plan:
             f"[pack {self.pack}]"
         ]
         lines.extend(f"note: {note}" for note in self.notes)
+        lines.extend(f"missing: {m.text}" for m in self.missing)
         if self.violations:
-            lines.append("War & Peace Segment (6.1) violations:")
+            war_peace = any(v.rule.startswith("6.") for v in self.violations)
+            lines.append("War & Peace Segment (6.1) violations:" if war_peace
+                         else "Rules broken by recorded actions:")
             lines.extend(f"  ! {v.rule}: action #{v.action_index + 1}: {v.text}" for v in self.violations)
         for entry in self.events:
-            mark = {FIRED: "DUE", NOT_DUE: "not due", IGNORED: "ignored", WAITING: "WAITING"}[entry.status]
+            mark = {FIRED: "DUE", NOT_DUE: "not due", IGNORED: "ignored", WAITING: "WAITING",
+                    UNDECIDED: "UNDECIDED"}[entry.status]
             lines.append(f"{entry.rule} {entry.title} [{entry.source}]: {mark}")
             lines.extend(f"    why: {reason}" for reason in entry.why)
+            lines.extend(line for table in entry.tables for line in table_lines(table))
+            lines.extend(f"    missing: {entry.rule} {m.subject + ': ' if m.subject else ''}{m.text}"
+                         for m in entry.missing)
+            lines.extend(f"    {note.text}" for note in entry.errata)
             for step in entry.steps:
                 label = f"{step.rule} {step.step}" if step.step else step.rule
                 lines.append(f"    - ({label}) {step.text}")
@@ -151,6 +234,13 @@ class Plan:
                 )
             if entry.waiting_for and entry.status == WAITING:
                 lines.append(f"    waiting for: {', '.join(entry.waiting_for)}")
-        if not self.due:
+        undecided = [e.rule for e in self.events if e.status == UNDECIDED or e.missing]
+        if not self.due and self.missing:
+            also = f" (and undecided for lack of a fact: {', '.join(undecided)})" if undecided else ""
+            lines.append("Nothing is decided: " + "; ".join(m.text for m in self.missing) + also + ".")
+        elif not self.due and undecided:
+            lines.append("Nothing is due that the pack can decide; undecided for lack of a fact: "
+                         + ", ".join(undecided) + ".")
+        elif not self.due:
             lines.append("Nothing is due.")
         return "\n".join(lines)

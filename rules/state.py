@@ -262,6 +262,10 @@ class GameState:
     counters: dict[str, Counter]
     actions: list[dict[str, Any]] = field(default_factory=list)  # War & Peace Segment actions (6.1)
     source: str = "<position>"
+    # Shared Posture Boxes (DS "US and Western Minors", "Soviet Minors"; pack [posture_boxes]): box name ->
+    # the Policy/Truce markers in it. A member country's own `markers` stay empty (docs/position-format.md).
+    posture_boxes: dict[str, list[str]] = field(default_factory=dict)
+    awaw: Any = None  # A World at War part (rules.awaw.position.AwawPosition), or None
 
     # ---- construction -------------------------------------------------------------------------
     @classmethod
@@ -352,6 +356,25 @@ class GameState:
                     raise InputError(src, f"action #{index + 1}: {key!r} must be text or true/false")
         if not isinstance(data.get("pack"), str | None):
             raise InputError(src, "'pack' must be a pack name (text)")
+        boxes: dict[str, list[str]] = {}
+        raw_boxes = data.get("posture_boxes", {})
+        if not isinstance(raw_boxes, dict):
+            raise InputError(src, "'posture_boxes' must be an object keyed by Posture Box name")
+        for name, box in raw_boxes.items():
+            markers = box.get("markers", []) if isinstance(box, dict) else None
+            if not isinstance(box, dict) or set(box) - {"markers"} or not isinstance(markers, list) \
+                    or not all(isinstance(m, str) for m in markers):
+                raise InputError(src, f"posture box {name!r} must be {{\"markers\": [<marker names>]}}")
+            boxes[name] = list(markers)
+        awaw = None
+        if data.get("awaw") is not None:
+            from rules.awaw.position import parse_awaw  # A World at War positions only
+
+            awaw = parse_awaw(data["awaw"], src)
+            if "phasing" in turn_data and turn.phasing != awaw.phasing_faction:
+                raise InputError(src, f"turn.phasing {turn.phasing!r} contradicts awaw side/powers "
+                                      f"({awaw.phasing_faction})")
+            turn.phasing = awaw.phasing_faction
         return cls(
             pack=data.get("pack"),
             turn=turn,
@@ -359,6 +382,8 @@ class GameState:
             counters=counters,
             actions=actions,
             source=src,
+            posture_boxes=boxes,
+            awaw=awaw,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -370,6 +395,9 @@ class GameState:
             },
             "counters": [asdict(c) for c in self.counters.values()],
             "actions": copy.deepcopy(self.actions),
+            **({"posture_boxes": {n: {"markers": list(m)} for n, m in self.posture_boxes.items()}}
+               if self.posture_boxes else {}),
+            **({"awaw": self.awaw.to_json()} if self.awaw is not None else {}),
         }
 
     def clone(self) -> GameState:

@@ -37,7 +37,7 @@ from vassal_parser.errors import InputError
 from vassal_parser.layout import MapLayout
 from vassal_parser.module import BoardSelection, Module, parse_board_picker
 from vassal_parser.pieces import Deck, Piece, Stack, make_piece
-from vassal_parser.traits import Trait
+from vassal_parser.traits import Trait, never_stacks
 
 _MISSING = object()
 _MEMO_TOKENS = itertools.count(1)  # each memo filling gets its own: memo keys never collide
@@ -401,9 +401,9 @@ class _Board:
         return container.members if container is not None else []
 
     def _does_not_stack(self, piece_id: str) -> bool:
-        """`Properties.NO_STACK`: true for pieces with the "Does not stack" (`immob;`) trait."""
+        """`Properties.NO_STACK`: a "Does not stack" (`immob;`) trait whose stacking option is not `L`."""
         piece = self.pieces.get(piece_id)
-        return piece is not None and any(trait.prefix == "immob;" for trait in piece.traits)
+        return piece is not None and any(never_stacks(trait) for trait in piece.traits)
 
     def _merge_target(self, moving: str, point: tuple[str | None, int, int]) -> str | None:
         """`MovePiece.createMergeFinder`, top-most first: a Deck at the point always takes the piece;

@@ -30,6 +30,7 @@ from lxml import etree
 from vassal_parser import grids
 from vassal_parser.container import Container, open_container, parse_xml, safe_xml_parser
 from vassal_parser.errors import InputError
+from vassal_parser.oblique_numbering import module_hex_numberings
 from vassal_parser.sequence import decode
 
 PKG = "VASSAL.build.module."
@@ -350,6 +351,7 @@ def _hex_grid(element: etree._Element, size: tuple[int, int] | None) -> grids.He
             direction=_bool(child, "direction", True),
             **_numbering_fields(child),
         ),
+        **module_hex_numberings(element, _numbering_fields, _bool),  # ThirdReich.* (module-shipped)
     })
     return grids.HexGrid(
         dx=dx,

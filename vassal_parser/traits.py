@@ -878,3 +878,16 @@ def encode_state_chain(traits: list[Trait]) -> str | None:
 
 def encode_chain(traits: list[Trait]) -> tuple[str, str | None]:
     return encode_type_chain(traits), encode_state_chain(traits)
+
+
+def never_stacks(trait: Trait) -> bool:
+    """`Immobilized` ("Does not stack", `immob;select;move;stacking;description`): Properties.NO_STACK
+    unless the stacking option starts with `L` (stack normally); a missing option means never stack.
+
+    Why here: the reader (where VASSAL's merge puts a moved piece) and the writer (how it rebuilds stacks)
+    must agree on it."""
+    if trait.prefix != "immob;":
+        return False
+    tokens = sequence.decode(trait.type, ";")
+    stacking = tokens[3] if len(tokens) > 3 else "R"
+    return not stacking.startswith("L")

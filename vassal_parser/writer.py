@@ -14,7 +14,7 @@ Public API:
     ensure_loadable(tree) -> CommandTree               (members before containers, SETUP_STACK)
     write_game_file(path, stream, *, module_metadata=None, comment=None,
                     module_version="", vassal_version=DEFAULT_VASSAL_VERSION, key=None,
-                    ensure=True) -> Path
+                    ensure=True, plain=False) -> Path
     write_save = write_log = write_game_file
 """
 
@@ -145,11 +145,13 @@ def write_game_file(
     vassal_version: str = DEFAULT_VASSAL_VERSION,
     key: int | None = None,
     ensure: bool = True,
+    plain: bool = False,
 ) -> Path:
     """Write a save or log zip atomically (temp file in the same folder, then `os.replace`).
 
     `module_metadata`: the module's `moduledata` bytes to copy (as VASSAL does), or fields to
     generate it from. `ensure` applies `ensure_loadable` (skip only to copy a stream verbatim).
+    `plain` writes the stream unobfuscated (VASSAL reads that too): for inputs that were plain.
     """
     target = Path(path)
     tree = stream if isinstance(stream, CommandTree) else decode_stream(stream)
@@ -165,7 +167,8 @@ def write_game_file(
     savedata = metadata_xml(
         {"version": module_version, "VassalVersion": vassal_version, "description": comment or ""}, "savedata"
     )
-    entries = {"savedGame": obfuscate(text, key), "savedata": savedata, "moduledata": moduledata}
+    saved_game = text.encode("utf-8") if plain else obfuscate(text, key)
+    entries = {"savedGame": saved_game, "savedata": savedata, "moduledata": moduledata}
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for name in ENTRY_ORDER:

@@ -1,7 +1,8 @@
 """`adjutant check SAVE_OR_LOG --module M --pack P`: the conditional-events plan for a VASSAL file.
 
-Exit status says what the player must do: 0 nothing is due, 1 events are due (or a War & Peace
-action broke 6.1), 2 bad input (the CLI turns `InputError` into one line).
+Exit status says what the player must do: 0 nothing is due and nothing undecided, 1 events are due
+(or a War & Peace action broke 6.1), 2 bad input (the CLI turns `InputError` into one line), 3 nothing
+is due but some event is undecided because the pack or position lacks a fact it needs.
 """
 
 from __future__ import annotations

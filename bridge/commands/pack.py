@@ -1,24 +1,31 @@
-"""`adjutant pack scaffold MODULE -o DIR` and `adjutant pack check PACK --module MODULE [--save FILE]`.
+"""`adjutant pack scaffold MODULE [--base tk|ds] -o DIR`, `adjutant pack check PACK [--module MODULE]
+[--save FILE]` (and `pack edit`, bridge/commands/pack_edit.py).
 
-Why these two: completing a pack for a real module is the user's job, so Adjutant writes the
-starting point (every map, board, grid, zone and piece of the module, as TOML comments and rules to
-fill in) and then says, with counts, what the pack still does not map.  `check` exits 1 while
-anything is unmapped, 0 when the pack covers the module (and the save, if given).
+Why: completing a pack for a real module is the user's job, so Adjutant writes the starting point
+(every map, board, grid, zone and piece of the module, as TOML comments and rules to fill in; with
+`--base`, the edition's rules data inherited by reference and the hex rules the module's numbering
+calls for, bridge/hexnaming.py) and then says, with counts, what the pack still lacks: map facts its
+events need (bridge/pack_report.py) and, against a module, what it does not map. `check` exits 0 only
+when nothing is missing or unmapped, else 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 from collections import Counter as Tally
-from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bridge.hexnaming import HexNaming, detect_hex_naming
+from bridge.hexnaming import grid_summary as _grid_summary
+from bridge.hexnaming import location_pattern as _location_pattern
 from bridge.mapping import VassalMapping, slot_pieces
-from rules.packs import load_pack
-from vassal_parser import grids
+from bridge.pack_report import coverage_report, hex_id_report, render_coverage
+from rules.packs import PACKS_DIR, Pack, load_pack
 from vassal_parser.errors import InputError
 from vassal_parser.layout import OFFBOARD
 from vassal_parser.module import Module, load_module
@@ -38,14 +45,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     scaffold.add_argument("--extension", action="append", default=[], metavar="VMDX")
     scaffold.add_argument("--force", action="store_true",
                           help="overwrite the scaffold files in an existing DIR")
+    scaffold.add_argument("--base", metavar="PACK",
+                          help="inherit this pack's rules data by reference (tk, ds, or a pack directory)")
     scaffold.set_defaults(handler=run_scaffold)
-    check = actions.add_parser("check", help="report what a pack does not map in a module (and a save)")
+    check = actions.add_parser("check", help="report what a pack lacks: map facts its events need, and "
+                                             "(with --module) what it does not map in a module and save")
     check.add_argument("pack", metavar="PACK", help="pack name or directory")
-    check.add_argument("--module", required=True)
+    check.add_argument("--module", help="also check the pack's [vassal] mapping and hex ids against it")
     check.add_argument("--extension", action="append", default=[], metavar="VMDX")
     check.add_argument("--save", help="also map this save or log and report its unmapped pieces and places")
     check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--json", dest="format", action="store_const", const="json",
+                       help="same as --format json")
     check.set_defaults(handler=run_check)
+    from bridge.commands import pack_edit
+
+    pack_edit.register(actions)
     parser.set_defaults(handler=lambda args: _usage(parser))
 
 
@@ -63,45 +78,15 @@ def _comment(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def _location_pattern(formats: Iterable[str]) -> str:
-    """A regex for the names a map's grids produce: the numbering's format with `$...$` as wildcards."""
-    alternatives = []
-    for fmt in sorted(set(formats)):
-        parts = re.split(r"\$[^$]*\$", fmt)
-        alternatives.append(".+".join(re.escape(p) for p in parts))
-    return alternatives[0] if len(alternatives) == 1 else "(" + "|".join(alternatives) + ")"
+def scaffold_text(module: Module, base: BaseRef | None = None,
+                  naming: list[HexNaming] | None = None) -> dict[str, str]:
+    """The starting pack's files: every map/zone/piece of the module, ready to be mapped.
 
-
-def _grid_summary(grid: grids.Grid | None) -> tuple[str, list[str], list[str]]:
-    """(description, numbering formats, zone names) of a board's grid."""
-    if grid is None:
-        return "no grid", [], []
-    kind = type(grid).__name__
-    numbering = getattr(grid, "numbering", None)
-    formats = [numbering.location_format] if numbering is not None else []
-    zones: list[str] = []
-    if isinstance(grid, grids.ZonedGrid):
-        for zone in grid.zones:
-            zones.append(zone.name)
-            inner = zone.grid or (grid.background if zone.use_parent_grid else None)
-            inner_numbering = getattr(inner, "numbering", None)
-            if inner_numbering is not None and "$gridLocation$" in zone.location_format:
-                formats.append(zone.location_format.replace("$name$", zone.name).replace(
-                    "$gridLocation$", inner_numbering.location_format))
-        background = getattr(grid.background, "numbering", None)
-        if background is not None:
-            formats.append(background.location_format)
-        kind += f" ({len(grid.zones)} zones)"
-    if isinstance(grid, grids.RegionGrid):
-        kind += f" ({len(getattr(grid, 'regions', []) or [])} regions)"
-    return kind, formats, zones
-
-
-def scaffold_text(module: Module) -> dict[str, str]:
-    """The starting pack's files: every map/zone/piece of the module, ready to be mapped."""
+    With `base`, pack.toml inherits the base pack's rules data by reference (`base = "tk"`) and the
+    hex rules use the naming `detect_hex_naming` found, so the base pack's hex ids are the places."""
     name = module.name or "module"
     pack_name = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "pack"
-    pack_toml = "\n".join([
+    pack_toml = _based_pack_toml(module, pack_name, base, naming or []) if base else "\n".join([
         f"# Starting pack for the VASSAL module {name} {module.version},",
         "# written by `adjutant pack scaffold`.",
         "# Add [countries], [hexes], [areas], [cards], [order] and [events] (docs/pack-format.md),",
@@ -138,7 +123,16 @@ def scaffold_text(module: Module) -> dict[str, str]:
                               "has no grid: all its pieces")
         boards_text = _comment("; ".join(board_notes)) or "none"
         lines.append(f"# map {_comment(map_def.identifier)} -- boards: {boards_text}")
-        if formats:
+        found = next((n for n in naming or [] if n.map_id == map_def.identifier), None)
+        if found is not None and found.rules:
+            lines += [f"# {_comment(line)}" for line in found.lines()]
+            for rule in found.rules:
+                lines += ["[[vassal.places.hexes]]", f"map = {_toml_string(map_def.identifier)}",
+                          f"pattern = {_toml_string(rule.pattern)}"]
+                if rule.template != "{location}":
+                    lines.append(f"hex = {_toml_string(rule.template)}")
+                lines.append("")
+        elif formats:
             lines += ["[[vassal.places.hexes]]", f"map = {_toml_string(map_def.identifier)}",
                       f"pattern = {_toml_string(_location_pattern(formats))}", ""]
     lines += ["", "[vassal.places.boxes]",
@@ -172,7 +166,10 @@ def _write_new(path: Path, text: str) -> None:
 
 def run_scaffold(args: argparse.Namespace) -> int:
     module = load_module(args.module, args.extension)
-    files = scaffold_text(module)
+    base = naming = None
+    if args.base:
+        base = BaseRef.of(args.base)
+        naming = detect_hex_naming(module, base.pack)
     default = re.sub(r"[^A-Za-z0-9]+", "-", module.name or "module").strip("-").lower() + "-pack"
     target = Path(args.output or default)
     if target.exists() and not target.is_dir():
@@ -180,24 +177,89 @@ def run_scaffold(args: argparse.Namespace) -> int:
     clash = [name for name in SCAFFOLD_FILES if (target / name).exists()]
     if clash and not args.force:
         raise InputError(target, f"already holds {', '.join(clash)}; use --force to overwrite them")
+    if base is not None:
+        base = base.relative_to(target)
+    files = scaffold_text(module, base, naming)
     target.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
         _write_new(target / name, text)
     print(f"wrote a starting pack for {module.name} {module.version} to {target} "
           f"({len(module.maps)} maps, {len(module.piece_slots)} piece slots); "
           f"next: adjutant pack check {target} --module {args.module}")
+    if base is not None:
+        print(f"inherits {base.pack.name} by reference: its events, order, cards, countries, hexes, areas, "
+              f"border defense and [complete] (base = {base.value!r} in pack.toml)")
+        for found in naming or []:
+            for line in found.lines():
+                print(f"  {line}")
     return 0
 
 
+# ---- scaffold --base: inherit a pack, detect how the module names its hexes ------------------------
+INHERITED_TABLES = ("events", "order", "cards", "countries", "hexes", "areas", "border_defense", "complete")
+
+
+@dataclass
+class BaseRef:
+    """The pack a scaffold inherits: as written in pack.toml (`value`) and loaded (`pack`)."""
+
+    value: str
+    pack: Pack
+
+    @classmethod
+    def of(cls, text: str) -> BaseRef:
+        pack = load_pack(text)
+        shipped = pack.path.resolve().parent == PACKS_DIR.resolve()
+        return cls(pack.path.name if shipped else str(pack.path.resolve()), pack)
+
+    def relative_to(self, target: Path) -> BaseRef:
+        """A directory base is written relative to the new pack, so the two can move together."""
+        if not Path(self.value).is_absolute():
+            return self
+        return BaseRef(Path(os.path.relpath(self.value, target.resolve())).as_posix(), self.pack)
+
+
+def _based_pack_toml(module: Module, pack_name: str, base: BaseRef, naming: list[HexNaming]) -> str:
+    name = module.name or "module"
+    lines = [
+        f"# Pack for the VASSAL module {name} {module.version}, written by "
+        f"`adjutant pack scaffold --base {base.pack.name}`.",
+        f"# The rules data (events, cards, countries, named hexes) is {base.pack.name}'s, by reference:",
+        f"# a fix to {base.pack.name} reaches this pack. Add hexes here to extend or override the base's,",
+        "# entry by entry and field by field (docs/pack-format.md, \"Inheritance\"); `adjutant pack edit`",
+        "# does it on the module's own map. How the module names hexes (detected from its grid numbering):",
+    ]
+    for found in naming:
+        lines += [f"#   {_comment(line)}" for line in found.lines()]
+    lines += [
+        "[pack]",
+        f"name = {_toml_string(pack_name)}",
+        f"edition = {_toml_string(base.pack.edition)}",
+        f"title = {_toml_string(f'{base.pack.title} on {name}')}",
+        f"base = {_toml_string(base.value)}",
+        "base_tables = [" + ", ".join(_toml_string(t) for t in INHERITED_TABLES) + "]",
+        "incomplete = [" + _toml_string("vassal.toml: the module's counters and boxes are not mapped yet "
+                                        "(adjutant pack check PACK --module M)") + "]",
+        "",
+    ]
+    return "\n".join(lines)
+
+
 # ---- check ---------------------------------------------------------------------------------------
-def check_report(pack_arg: str, module_path: str, extensions: list[str],
+def check_report(pack_arg: str, module_path: str | None, extensions: list[str],
                  save: str | None) -> dict[str, Any]:
+    """What the pack lacks: map facts its events need (always), and with a module what it does not map
+    there (pieces, zones, hex ids that name no location) and, with a save, what it leaves out of it."""
     pack = load_pack(pack_arg)
+    report: dict[str, Any] = {"pack": pack.name, **coverage_report(pack)}
+    if module_path is None:
+        if save:
+            raise InputError(save, "--save needs --module (the module the save was made with)")
+        return report
     mapping = VassalMapping.from_pack(pack)
     module = load_module(module_path, extensions)
     warnings = mapping.module_warnings(module.name, module.version, module.extensions)
-    report: dict[str, Any] = {"pack": pack.name, "module": {"name": module.name, "version": module.version},
-                              "warnings": warnings}
+    report.update({"module": {"name": module.name, "version": module.version}, "warnings": warnings})
     unmapped_slots: Tally[str] = Tally()
     for piece in slot_pieces(module):
         if not mapping.recognises(piece):
@@ -210,6 +272,7 @@ def check_report(pack_arg: str, module_path: str, extensions: list[str],
     report["maps_without_hex_rule"] = sorted(
         m.identifier for m in module.maps
         if m.identifier not in hex_maps and any(_grid_summary(b.grid)[1] for b in m.boards))
+    report["hex_ids"] = hex_id_report(pack, mapping, module)
     if save:
         from bridge.pipeline import CheckPipeline
 
@@ -221,8 +284,10 @@ def check_report(pack_arg: str, module_path: str, extensions: list[str],
 
 
 def _total(report: dict[str, Any]) -> int:
+    if "module" not in report:
+        return 0
     total = sum(report["unmapped_piece_slots"].values()) + len(report["unmapped_zones"])
-    total += len(report["maps_without_hex_rule"])
+    total += len(report["maps_without_hex_rule"]) + len(report["hex_ids"]["not_in_module"])
     if "save" in report:
         save = report["save"]
         total += sum(save["unmapped_pieces"].values()) + sum(save["unmapped_places"].values())
@@ -230,9 +295,16 @@ def _total(report: dict[str, Any]) -> int:
 
 
 def render_check(report: dict[str, Any]) -> str:
+    lines = [f"pack {report['pack']}", *render_coverage(report)]
+    if "module" not in report:
+        return "\n".join(lines)
     module = report["module"]
-    lines = [f"pack {report['pack']} against module {module['name']} {module['version']}"]
+    lines.append(f"pack {report['pack']} against module {module['name']} {module['version']}")
     lines += [f"warning: {w}" for w in report["warnings"]]
+    hex_ids = report["hex_ids"]
+    lines.append(f"hex ids naming a location of the module: {hex_ids['verified']} of {hex_ids['checked']}")
+    lines += [f"  not in the module: {h} ({why})" for h, why in hex_ids["not_in_module"].items()]
+    lines += [f"  not verified: {h} ({why})" for h, why in hex_ids["unverified"].items()]
     slots = report["unmapped_piece_slots"]
     lines.append(f"piece slots no rule recognises: {sum(slots.values())}")
     lines += [f"  {name} x{count}" for name, count in slots.items()]
@@ -251,10 +323,17 @@ def render_check(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def check_status(report: dict[str, Any]) -> int:
+    """0 only when the pack has events, none lacks a fact it needs and (with --module) nothing is
+    unmapped; else 1."""
+    complete = _total(report) == 0 and report["facts_missing"] == 0 and report["events"] > 0
+    return 0 if complete else 1
+
+
 def run_check(args: argparse.Namespace) -> int:
     report = check_report(args.pack, args.module, args.extension, args.save)
     if args.format == "json":
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         print(render_check(report))
-    return 0 if _total(report) == 0 else 1
+    return check_status(report)

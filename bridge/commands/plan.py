@@ -2,8 +2,9 @@
 
 Why a command on the neutral position: players (and tests) can ask "what is due?" without VASSAL at
 all. A combined Axis Empires position (`{"maps": {"TK": ..., "DS": ...}}`, rules/combined.py) is planned
-TK map first, then DS (AE 6.2 ©), each map with its own pack. Exit status: 0 nothing is due, 1 events are
-due or a War & Peace action broke 6.1, 2 bad input.
+TK map first, then DS (AE 6.2 ©), each map with its own pack. Exit status: 0 nothing is due and nothing
+undecided, 1 events are due or a War & Peace action broke 6.1, 2 bad input, 3 nothing is due but some event
+is undecided for lack of a fact.
 """
 
 from __future__ import annotations
@@ -124,11 +125,14 @@ def run(args: argparse.Namespace) -> int:
                 args.position, 'not a combined position ({"maps": {"TK": ..., "DS": ...}}): use --pack'
             )
         state = GameState.from_json(data, source=args.position)
-        pack = resolve_pack(args.pack, state.pack, args.position, "tk")
+        pack = resolve_pack(args.pack, state.pack, args.position, "awaw" if state.awaw is not None else "tk")
+        if state.awaw is not None and "awaw" not in pack.extra:
+            raise InputError(args.position, f"an A World at War position (it has 'awaw') needs an AWAW pack, "
+                                            f"not {pack.name}")
         check_answer_ids(answers, pack, answers_source)
         result = plan(state, pack, answers=answers, answers_source=answers_source)
     if args.json:
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     else:
         print(result.render_text())
-    return 1 if result.due else 0
+    return result.exit_status

@@ -49,6 +49,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="also accept pages from this origin (e.g. http://192.168.1.5:8765); repeatable",
     )
     parser.add_argument(
+        "--out", type=Path, metavar="FOLDER",
+        help="enable the control view's \"Write the moves\": writes NAME-adjutant.vlog into FOLDER",
+    )
+    parser.add_argument(
+        "--write-save", action="store_true",
+        help="with --out: \"Write the moves\" also writes NAME-adjutant.vsav, a save with the moves made",
+    )
+    parser.add_argument(
         "--debounce", type=float, default=DEFAULT_DEBOUNCE_S, help="seconds of quiet before a file is read"
     )
     parser.set_defaults(handler=run_watch)
@@ -82,6 +90,44 @@ def pipeline_planner(
     return plan_file, replay_file
 
 
+def moves_writer(module: Path, pack: str, extensions: tuple[Path, ...], out: Path, also_save: bool = False):
+    """The daemon's "Write the moves": `<name>-adjutant.vlog` in `out` (bridge.applier.apply_plan).
+
+    Why a file this daemon wrote may be replaced and no other: the players press the button again
+    after answering or after a new save; a file of that name that was already there is theirs."""
+    from bridge.applier import NeedsAnswers, apply_plan
+    from bridge.pipeline import CheckPipeline
+
+    pipeline = CheckPipeline(module, pack, extensions=extensions, remember=False)
+    ours: set[Path] = set()
+
+    def free_name(path: Path, suffix: str) -> Path:
+        target = out / f"{path.stem}-adjutant{suffix}"
+        number = 2
+        while target.exists() and target not in ours:
+            target = out / f"{path.stem}-adjutant-{number}{suffix}"
+            number += 1
+        return target
+
+    def write(path: Path, answers: Mapping[str, Any]) -> dict:
+        target = free_name(path, ".vlog")
+        try:
+            applied = apply_plan(pipeline, path, target, answers, force=target in ours)
+            ours.add(target)
+            written = {"file": target.name, "path": str(target.resolve()), "description": applied.description,
+                       "steps": applied.steps, "source": path.name}
+            if also_save:
+                save = free_name(path, ".vsav")
+                apply_plan(pipeline, path, save, answers, force=save in ours)
+                ours.add(save)
+                written.update({"save_file": save.name, "save_path": str(save.resolve())})
+        except NeedsAnswers as waiting:
+            raise InputError(path, " ".join(waiting.lines[1:]) or waiting.lines[0]) from None
+        return written
+
+    return write
+
+
 async def serve_until_signal(daemon: WatchDaemon) -> None:
     """Run until Ctrl-C or SIGTERM, then shut down cleanly (observer joined, sockets closed)."""
     stop = asyncio.Event()
@@ -105,11 +151,19 @@ def run_watch(args: argparse.Namespace) -> int:
         raise InputError(args.module, "module file not found")
     if not 0 <= args.port <= 65535:
         raise InputError(None, f"--port {args.port} is not a TCP port")
+    out = getattr(args, "out", None)
+    if out is not None and not out.is_dir():
+        raise InputError(out, "--out must be an existing folder (where the continuation logs go)")
     plan_function, replay_function = pipeline_planner(args.module, args.pack, tuple(args.extension))
+    if getattr(args, "write_save", False) and out is None:
+        raise InputError("--write-save", "needs --out FOLDER (where the files go)")
+    write_function = (moves_writer(args.module, args.pack, tuple(args.extension), out,
+                                   also_save=getattr(args, "write_save", False)) if out else None)
     daemon = WatchDaemon(
         folder,
         plan_function,
         replay_function=replay_function,
+        write_function=write_function,
         host=args.host,
         port=args.port,
         allowed_origins=tuple(args.allow_origin),

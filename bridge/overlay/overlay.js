@@ -241,6 +241,9 @@
     if (brief) return node;
     const why = Array.isArray(event.why) ? event.why : event.why ? [event.why] : [];
     if (why.length) node.append(el("ul", { class: "why" }, ...why.map((line) => el("li", {}, line))));
+    // Readings of errata the event's Steps applied (docs/plan-format.md "errata"): which, the others, the option.
+    const errata = Array.isArray(event.errata) ? event.errata : [];
+    if (errata.length) node.append(el("ul", { class: "errata" }, ...errata.map((note) => el("li", { class: "erratum", "data-key": note.key || "" }, note.text || ""))));
     if (steps.length) node.append(el("ul", { class: "steps" }, ...steps.map(renderStep)));
     const inset = renderInset(event);
     if (inset) node.append(inset);

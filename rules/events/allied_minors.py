@@ -35,7 +35,8 @@ from rules.state import (
 
 
 def _policy_markers(ctx: EventContext, country: str) -> list[str]:
-    markers = list(ctx.state.country(country).markers)
+    # "a Policy marker in its corresponding Posture Box": a shared one too (DS Soviet Minors, 16.5.1).
+    markers = ctx.board.posture_markers(country)
     markers += [c.name for c in ctx.state.counters_at(posture_box(country))]
     return markers
 
@@ -57,10 +58,13 @@ def reactivation(ctx: EventContext) -> None:
             continue
         places: list[str] = []
         capital = ctx.board.capital(country)
+        if cstate.faction == faction and not capital:
+            ctx.fact("capital", country)  # records it missing: its Capital might be free (issue 9)
         if cstate.faction == faction and capital:
             enemy = ctx.board.enemy_presence(capital, faction)
             if enemy:
-                ctx.why(f"{country}: its Capital {capital} holds {', '.join(ctx.name(c.id) for c in enemy)}")
+                ctx.why(f"{country}: its Capital {ctx.place(capital)} holds "
+                        f"{', '.join(ctx.name(c.id) for c in enemy)}")
             else:
                 places.append(capital)
         for base in partisan_base_hexes(ctx, country):
@@ -193,6 +197,8 @@ def liberation(ctx: EventContext) -> None:
         ):
             continue
         checked = True
+        if ctx.fact("city_hexes", country) is None:
+            continue  # undecided, never "do not occupy none" (issue 9: 16.3.2 India)
         special = (
             facts is not None
             and country == france
@@ -302,6 +308,8 @@ def operation_avalanche(ctx: EventContext) -> None:
             for h in ctx.board.cities(country)
             if any(u.nationality == us and u.supplied for u in ctx.board.ground_units(h))
         ]
+        if not held and ctx.fact("city_hexes", country) is None:
+            continue  # undecided: a City the pack does not locate might hold one (issue 9)
         if held:
             eligible[country] = f"supplied {us} ground unit in {describe_hexes(ctx, held)}"
         else:

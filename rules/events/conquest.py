@@ -21,6 +21,7 @@ from rules.events.common import (
     in_play,
     occupies_all,
     partisan_base_hexes,
+    place_name,
     remaining_to_conquered_box,
     remove_step1,
     require_facts,
@@ -105,21 +106,35 @@ def minor_conquest(ctx: EventContext) -> None:
                 continue
             _france_case(ctx, country, conqueror, facts)
             continue
-        targets = sorted(set(ctx.board.cities(country)) | set(partisan_base_hexes(ctx, country)))
+        if ctx.need("city_hexes", country) is None:
+            continue  # undecided: the pack does not locate the Cities this event checks
+        bases = set(partisan_base_hexes(ctx, country))
+        targets = sorted(set(ctx.board.cities(country)) | bases)
         held, occupied, free = occupies_all(ctx, targets, conqueror)
         if not targets:
-            ctx.not_due(f"{country}: the pack gives it no City hex (complete the pack)")
+            ctx.not_due(f"{country}: it holds no City or Partisan Base hex now (all ceded away)")
             continue
         if not held:
-            ctx.not_due(f"{country}: {conqueror} ground units do not occupy {describe_hexes(ctx, free)}")
+            ctx.not_due(f"{country}: {conqueror} ground units do not occupy {_targets(ctx, free, bases)}")
             continue
         ctx.fire(
             f"{country}: {conqueror} ground units occupy every City and Partisan Base hex "
-            f"({describe_hexes(ctx, occupied)}); it is conquered"
+            f"({_targets(ctx, occupied, bases)}); it is conquered"
         )
         conquer_minor(ctx, country, conqueror)
+    # Exemptions are named where they decide (issue 12 item 16): DS "Kansu and Kiangsu ... are exempt".
+    for country in sorted(set(ctx.param("exempt", []))):
+        cstate = ctx.state.country(country)
+        if cstate.status == "active" and cstate.faction in ALLIED_FACTIONS:
+            ctx.why(f"{country}: exempt from this event, it cannot be conquered (16.1.1 exception)")
     if not ctx.entry.why:
         ctx.not_due("no active Allied Minor Country")
+
+
+def _targets(ctx: EventContext, hexes: list[str], bases: set[str]) -> str:
+    """The hexes 16.1.1 checks, a Partisan Base hex named as such ("w1234 (Partisan Base)")."""
+    named = [f"{place_name(ctx.pack, h)}{' (Partisan Base hex)' if h in bases else ''}" for h in hexes]
+    return ", ".join(named) or "none"
 
 
 def _france_case(ctx: EventContext, france: str, conqueror: str, facts: FranceCaseFacts) -> None:

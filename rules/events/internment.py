@@ -58,7 +58,10 @@ def intern(
             )
             ctx.eliminate(counter, step, rule=rule)
         elif counter.kind == "port_a_fort":
-            ctx.flip(counter, step, "Port-a-Fort flipped to its infantry/mech side", rule=rule)
+            # The side as the edition's 16.7 words it (pack `[internment] port_a_fort_side`): TK "infantry
+            # or mech", DS "infantry" (issue 12 item 11).
+            side = ctx.pack.extra.get("internment", {}).get("port_a_fort_side", "other")
+            ctx.flip(counter, step, f"Port-a-Fort flipped to its {side} side", rule=rule)
             ctx.move(counter, pending_card(faction), step, why=f"interned in {where}{why}", rule=rule)
         elif counter.steps <= 1:
             ctx.move(counter, pending_card(faction), step, why=f"interned in {where}{why}", rule=rule)
@@ -101,14 +104,16 @@ def internment_due(ctx: EventContext) -> list[InternmentCase]:
             continue
         country, cstate = _territory_state(ctx, hex_id)
         if cstate.status == "neutral" or cstate.faction == "Neutral":
-            cases.append(InternmentCase(counter, f"{hex_id} is in Neutral {country}"))
+            cases.append(InternmentCase(counter, f"{ctx.place(hex_id)} is in Neutral {country}"))
             continue
         if faction == "Axis":
-            if cstate.markers and cstate.status != "conquered":
+            # Policy markers in its Posture Box: its own, or a shared box's (DS "US and Western Minors").
+            policy = board.posture_markers(country)
+            if policy and cstate.status != "conquered":
                 cases.append(
                     InternmentCase(
                         counter,
-                        f"{hex_id} is in {country}, affected by {', '.join(cstate.markers)}",
+                        f"{ctx.place(hex_id)} is in {country}, affected by {', '.join(policy)}",
                         policy_country=country,
                     )
                 )
@@ -122,7 +127,8 @@ def internment_due(ctx: EventContext) -> list[InternmentCase]:
             ):
                 what = "multi-national unit" if counter.multinational else f"{counter.nationality} unit"
                 cases.append(
-                    InternmentCase(counter, f"{what} in {hex_id}, in {major} or a Dependent of {major}")
+                    InternmentCase(counter, f"{what} in {ctx.place(hex_id)}, in {major} or a Dependent of "
+                                            f"{major}")
                 )
         elif faction in ALLIED_FACTIONS:
             area_id = ctx.pack.hex(hex_id).area
@@ -131,12 +137,13 @@ def internment_due(ctx: EventContext) -> list[InternmentCase]:
                 cases.append(
                     InternmentCase(
                         counter,
-                        f"{hex_id} is in {area.name}, a {area.ceded_to} Dependent "
+                        f"{ctx.place(hex_id)} is in {area.name}, a {area.ceded_to} Dependent "
                         "created by a Conditional Event",
                     )
                 )
             elif counter.kind == "partisan_base" and cstate.faction == "Axis":
-                cases.append(InternmentCase(counter, f"Partisan Base in enemy {country} ({hex_id})"))
+                where = ctx.place(hex_id)
+                cases.append(InternmentCase(counter, f"Partisan Base in enemy {country} ({where})"))
     return cases
 
 
@@ -165,14 +172,23 @@ def internment_check(ctx: EventContext) -> None:
             )
             if answer == "end_policy":
                 ended.add(country)
-                ctx.set_country(
-                    country,
-                    None,
-                    "Policy ended instead of internment (16.7); this is not "
-                    "ending a Policy voluntarily (13.6.1.2)",
-                    rule="16.7",
-                    markers=[],
-                )
+                shared = ctx.board.shared_posture_box(country)
+                if shared is not None:
+                    # The Policy marker is in a shared Posture Box (DS "US and Western Minors").
+                    ctx.state.posture_boxes[shared] = []
+                    ctx.record(None, "remove_marker", f"remove the Policy marker from the {shared} Posture "
+                               "Box: Policy ended instead of internment (16.7); this is not ending a "
+                               "Policy voluntarily (13.6.1.2)", None, None, country, rule="16.7",
+                               box=shared)
+                else:
+                    ctx.set_country(
+                        country,
+                        None,
+                        "Policy ended instead of internment (16.7); this is not "
+                        "ending a Policy voluntarily (13.6.1.2)",
+                        rule="16.7",
+                        markers=[],
+                    )
                 if ctx.state.turn.war_state == "Pre-War":
                     ctx.state.turn.war_state = "Limited War"
                     ctx.note(

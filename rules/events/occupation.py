@@ -50,17 +50,28 @@ def _holding_nationalities(ctx: EventContext, counter: Counter) -> set[str | Non
     return {c.nationality for c in ctx.state.counters.values() if c.location == box}
 
 
-def occupation_causers(ctx: EventContext, country: str, major: str) -> list[Counter]:
-    """Ground units in the country or its Dependents that cause Occupation (16.1.2 and its exceptions)."""
+def occupation_causers(ctx: EventContext, country: str, major: str,
+                       spared: list[str] | None = None) -> list[Counter]:
+    """Ground units in the country or its Dependents that cause Occupation (16.1.2 and its exceptions).
+
+    `spared`, when given, receives one line per unit an exception spares, naming the exception, so the
+    plan says why it does not count (issue 12 item 16)."""
     causers: list[Counter] = []
     for hex_id in ctx.board.country_hexes(country, dependents=True):
         for unit in ctx.board.ground_units(hex_id):
             if ctx.board.faction_of(unit) != "Axis" or unit.nationality == country:
                 continue
             if unit.exp and unit.steps == 1:
+                if spared is not None:
+                    spared.append(f"{ctx.name(unit.id)} in {ctx.place(hex_id)}: one-step Exp units do not "
+                                  "cause Occupation (16.1.2 exception)")
                 continue  # Exception: one-step Exp units
             if unit.multinational:
                 if country in _holding_nationalities(ctx, unit):
+                    if spared is not None:
+                        spared.append(f"{ctx.name(unit.id)} in {ctx.place(hex_id)}: a multi-national unit "
+                                      f"whose Holding Box holds a {country} unit does not cause Occupation "
+                                      "(16.1.2 exception)")
                     continue  # Exception: its Holding Box holds a unit of this very country (Med HQ example)
                 causers.append(unit)
             elif unit.nationality == major:
@@ -100,10 +111,14 @@ def minor_occupation(ctx: EventContext) -> None:
         marker = _no_occupation_marker(ctx, country)
         if marker:
             ctx.not_due(
-                f"{country}: a No Occupation marker is in {', '.join(marker)}; not subject to Occupation"
+                f"{country}: a No Occupation marker is in {', '.join(marker)}; "
+                "not subject to Occupation (16.1.2 exception)"
             )
             continue
-        causers = occupation_causers(ctx, country, major)
+        spared: list[str] = []
+        causers = occupation_causers(ctx, country, major, spared)
+        for line in spared:
+            ctx.why(f"{country}: {line}")
         for exception in exceptions:
             causers = exception.remaining(ctx, country, causers)
         if not causers:

@@ -2,14 +2,41 @@
 
 from __future__ import annotations
 
+import atexit
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from rules.engine import plan
+from rules.facts import FACT_KINDS
 from rules.packs import load_pack
 from rules.plan import Plan
 from rules.state import GameState
 
-DS = load_pack("ds")
+SHIPPED = load_pack("ds")  # honest: its [complete] table is empty (rule 16 names only some hexes)
+
+# Most DS tests plan on the hexes rule 16 names as if they were the whole map: a test copy of the pack that
+# declares every map fact complete (like tests/rules/packs/mini for TK). Tests of `undecided` use SHIPPED.
+COMPLETE_TABLE = "[complete]\n" + "".join(f'{fact} = "all"\n' for fact in sorted(FACT_KINDS))
+_COMPLETE_DIR = Path(tempfile.mkdtemp(prefix="adjutant-ds-complete-"))
+atexit.register(shutil.rmtree, _COMPLETE_DIR, True)
+
+
+def _copy_pack(folder: Path, options: str = "", complete: bool = True) -> None:
+    for source in SHIPPED.path.glob("*.toml"):
+        text = source.read_text(encoding="utf-8")
+        if source.name == "errata.toml" and options:
+            text = text.replace("[options]\n", f"[options]\n{options}\n")
+        if source.name == "pack.toml" and complete:
+            head, sep, _ = text.partition("\n[complete]\n")
+            assert sep, "the DS pack.toml must end with its [complete] table"
+            text = head + "\n" + COMPLETE_TABLE
+        (folder / source.name).write_text(text, encoding="utf-8")
+
+
+_copy_pack(_COMPLETE_DIR)
+DS = load_pack(_COMPLETE_DIR)
 
 
 def unit(cid: str, nationality: str, location: str, steps: int = 1, kind: str = "ground",
@@ -62,13 +89,10 @@ def counters_at(result: Plan, location: str) -> list[dict[str, Any]]:
     return [c for c in result.resulting_position["counters"] if c["location"] == location]
 
 
-def extended_pack(folder, extra_toml: str, options: str = ""):
-    """The DS pack plus test-only data (hexes the incomplete pack lacks) and/or `[options]` readings."""
-    for source in DS.path.glob("*.toml"):
-        text = source.read_text(encoding="utf-8")
-        if source.name == "errata.toml" and options:
-            text = text.replace("[options]\n", f"[options]\n{options}\n")
-        (folder / source.name).write_text(text, encoding="utf-8")
+def extended_pack(folder, extra_toml: str, options: str = "", complete: bool = True):
+    """The DS test pack (every fact declared complete; `complete=False`: the shipped, empty [complete])
+    plus test-only data (hexes the incomplete pack lacks) and/or `[options]` readings."""
+    _copy_pack(Path(folder), options, complete)
     if extra_toml:
         (folder / "zz_test_only.toml").write_text(extra_toml, encoding="utf-8")
     return load_pack(folder)

@@ -183,7 +183,13 @@ def test_cli_plans_the_combined_example_tk_map_first(capsys):
     assert status == 1 and shown["format"] == "adjutant-combined-plan" and shown["order"] == ["TK", "DS"]
     tk = {e["rule"]: e["status"] for e in shown["maps"]["TK"]["events"]}
     ds = {e["rule"]: e["status"] for e in shown["maps"]["DS"]["events"]}
-    assert tk["16.1.1"] == "fired" and ds["16.1.3"] == "not_due"
+    assert tk["16.1.1"] == "fired"
+    # The shipped DS pack locates no Japanese Dependent's borders in full (issue 9): 16.1.3 is undecided,
+    # naming what it lacks, never "not due".
+    assert ds["16.1.3"] == "undecided"
+    missing = next(e for e in shown["maps"]["DS"]["events"] if e["rule"] == "16.1.3")["missing"]
+    assert {"fact": "neighbors", "subject": "Manchukuo"} in [{k: m[k] for k in ("fact", "subject")}
+                                                             for m in missing]
 
 
 def test_cli_combined_carries_tk_case_yellow_over_with_packs_and_answers(capsys, tmp_path, TK):

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.ds.helpers import ceded, entry, extended_pack, marker, position, run, unit, where
 
 QUIET = {"16.1.5:dissolve": "no"}
@@ -100,15 +102,24 @@ def test_16_4_4_not_due_without_a_supplied_us_unit():
     assert entry(run(state), "16.4.4").status == "not_due"
 
 
-def test_16_4_5_operation_avalanche_removes_port_a_fort_and_places_no_occupation():
+@pytest.fixture(scope="module")
+def ph_pack(tmp_path_factory):
+    return extended_pack(tmp_path_factory.mktemp("ds_ph"), '[hexes.w9950]\ncountry = "Philippines"\n'
+                         'city = true\nname = "a second Philippine City (test only)"\n')
+
+
+def test_16_4_5_operation_avalanche_removes_port_a_fort_and_places_no_occupation(ph_pack):
     """16.4.5 Step 1 removes port-a-forts (DS), Step 3 places a No Occupation marker in the Capital."""
+    # The US is a Western Major Power (pack faction): with Manila its only City, 16.3.2 would liberate
+    # the Philippines first, so a second, Axis-held City (test only) keeps it an Axis Minor for 16.4.5.
     countries = {"Philippines": {"faction": "Axis", "status": "active"},
                  "France": {"faction": "Western", "status": "active"}}
     counters = [unit("us_inf", "US", "w3824", supplied=True),
                 unit("ph_paf", "Philippines", "w3824", kind="port_a_fort"),
+                unit("jp_other", "Japan", "w9950"),
                 marker("no_occ", "set_aside", ["no_occupation"])]
     state = position("Western", countries, counters, cards={"Western": "operation_avalanche"})
-    result = run(state, {"16.4.5:country": "Philippines"})
+    result = run(state, {"16.4.5:country": "Philippines"}, pack=ph_pack)
     assert where(result, "ph_paf") == "removed"
     assert where(result, "no_occ") == "w3824"
 

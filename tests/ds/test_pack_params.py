@@ -21,9 +21,9 @@ from tests.rules.pack_probe import only_event, params_asked
 from vassal_parser.errors import InputError
 
 SETTLEMENT = {"major", "settlement_dependent_tag", "surrender_marker"}
-SURRENDER = SETTLEMENT | {"country", "enforced_peace_tag", "returned_areas", "listed", "home_on_map"}
+SURRENDER = SETTLEMENT | {"country", "enforced_peace_tag", "returned_of", "listed", "home_on_map"}
 CHINESE_SURRENDER = SETTLEMENT | {"country", "faction", "exempt_minor", "exempt_minor_area",
-                                  "enforced_peace_tag", "returned_areas", "dependents_placed"}
+                                  "enforced_peace_tag", "returned_of", "dependents_placed"}
 INTERNMENT = {"major", "kwantung_tag", "kwantung_countries", "settlement_dependent_tag"}
 RESERVES = {"posture_country", "limited_tag", "total_tag"}
 

@@ -166,7 +166,8 @@ def test_16_4_3_us_surrender_manila_makes_the_philippines_a_japanese_dependent()
                      cards={"Western": "37"})
     result = run(state, {"16.4.3:influence": "none"})
     assert where(result, "cl_philippines_jd") == "ceded_lands"
-    assert "Surrender" in result.resulting_position["countries"]["US"]["markers"]
+    # Step 1 "Place a Surrender Policy marker in the US and Western Minors Posture Box" (shared box).
+    assert result.resulting_position["posture_boxes"]["US and Western Minors"]["markers"] == ["Surrender"]
 
 
 def test_16_6_1_communist_surrender_kansu_becomes_a_japanese_dependent():

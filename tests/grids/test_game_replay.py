@@ -10,6 +10,7 @@ from tests.grids import builders
 from vassal_parser.errors import InputError
 from vassal_parser.game import check_same_module, load_game
 from vassal_parser.module import load_module
+from vassal_parser.traits import encode_chain, make_trait
 
 
 @pytest.fixture
@@ -214,3 +215,28 @@ def test_merge_finder_joins_a_stack_at_the_exact_point_without_under_id_3_3(tmp_
     game = load_game(builders.write_game(tmp_path, text, "game.vlog"), module)
     after = by_id(game.position_at(1))
     assert (after["c"].stack_id, after["c"].stack_index) == ("s1", 2)
+
+
+def _immobile(piece_id: str, name: str, x: int, y: int, stacking: str) -> str:
+    """A piece with a "Does not stack" (`immob;`) trait over the builders' Marker and BasicPiece."""
+    basic_state = builders.encode(["Main Map", str(x), str(y), "1", "0"], ";")
+    chain = [make_trait(f"immob;;;{stacking};", ""), make_trait("mark;Side", "Allies"),
+             make_trait(f"piece;;;{name}.png;{name}", basic_state)]
+    type_chain, state_chain = encode_chain(chain)  # nested as Decorator.getType/getState nest them
+    return "+/" + builders.encode([piece_id, type_chain, state_chain], "/")
+
+
+@pytest.mark.parametrize(("stacking", "stacks"), [("L", True), ("R", False), ("", False)])
+def test_does_not_stack_trait_honours_its_stacking_option_3_3(
+    tmp_path: Path, module, stacking: str, stacks: bool
+) -> None:
+    """Immobilized: Properties.NO_STACK unless the stacking option starts with `L` (stack normally);
+    MovePiece.createMergeFinder then leaves a NO_STACK piece alone at the point."""
+    text = builders.stream(
+        [builders.piece("a", "Tank", "Main Map", 135, 145), _immobile("c", "Marker", 235, 245, stacking)],
+        steps=[["M/c/Main Map/135/145/null/Main Map/235/245/null/secret"]],  # no underId: merge finder
+    )
+    game = load_game(builders.write_game(tmp_path, text, "game.vlog"), module)
+    after = by_id(game.position_at(1))
+    assert (after["c"].x, after["c"].y) == (135, 145)
+    assert (after["c"].stack_id is not None and after["c"].stack_id == after["a"].stack_id) is stacks

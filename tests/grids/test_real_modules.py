@@ -137,24 +137,24 @@ def test_template_vmod_hex_name_6_5(corpus_dir: Path) -> None:
     assert polygon is not None and len(polygon) == 6
 
 
-def test_a3r_awaw_custom_numbering_is_reported_not_guessed_6_3(corpus_dir: Path) -> None:
+def test_a3r_awaw_custom_numbering_names_hexes_6_3(corpus_dir: Path) -> None:
     """The "A3R with AWAW Map" build file (patricksurry/jspy-vassal, XML despite its .yml name) numbers
     its sideways hex grid with `ThirdReich.ObliqueHexGridNumbering`, a class shipped inside that module,
-    not VASSAL core (docs/locations.md). Its hex names cannot be computed: such points name as VASSAL
-    would with no numbering (`offboard`) and the layout says why; zones of the same board still name."""
+    not VASSAL core; `vassal_parser/oblique_numbering.py` implements it (hand-worked cases in
+    tests/grids/test_oblique_numbering.py), so every piece on that map now names a hex or a zone."""
     from vassal_parser.game import load_game
 
     folder = corpus_dir / "patricksurry__jspy-vassal/test"
     module = load_module(folder / "buildFile-a3r.yml")
     grid = module.map_by_id("Map Window").boards[0].grid
     assert isinstance(grid, ZonedGrid) and isinstance(grid.background, HexGrid)
-    assert grid.background.numbering is None
-    assert grid.background.unknown_numbering == "ThirdReich.ObliqueHexGridNumbering"
+    assert grid.background.numbering is not None
+    assert grid.background.unknown_numbering is None
     game = load_game(folder / "A3R_1939_Scenario_Template_Rev1702_AWAW.vsav", module)
     on_map = [p for p in game.position() if p.map == "Map Window"]
     names = {p.location for p in on_map}
-    assert names == {"offboard", "US Box", "Turn Tracker"}
-    assert any("ThirdReich.ObliqueHexGridNumbering" in problem for problem in game.problems())
+    assert "offboard" not in names and {"US Box", "Turn Tracker", "C35", "H55"} <= names
+    assert not any("ThirdReich.ObliqueHexGridNumbering" in problem for problem in game.problems())
 
 
 def _stack_points(path: Path) -> list[tuple[str | None, int, int]]:

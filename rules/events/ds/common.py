@@ -10,21 +10,18 @@ from __future__ import annotations
 from typing import Any
 
 from rules.board import Board
+from rules.errata import reading_of
 from rules.packs import Pack
 from rules.state import Counter, GameState
 from vassal_parser.errors import InputError
 
 
 def reading(pack: Pack, key: str) -> str:
-    """The reading the pack uses for an erratum or open wording: `[options]` override, else `used`."""
-    entry = pack.extra.get("errata", {}).get(key) or pack.extra.get("readings", {}).get(key)
-    if entry is None:
-        raise InputError(pack.path, f"no errata/readings entry {key!r} in pack {pack.name}")
-    chosen = pack.extra.get("options", {}).get(key, entry.get("used"))
-    if chosen not in entry.get("readings", {}):
-        legal = ", ".join(entry.get("readings", {}))
-        raise InputError(pack.path, f"options.{key} = {chosen!r} is not one of its readings ({legal})")
-    return str(chosen)
+    """The reading the pack uses for an erratum or open wording (rules.errata.reading_of).
+
+    Events that APPLY a reading call `ctx.erratum(key, step)` instead, which also shows it in the plan;
+    this silent form is for helpers that only ask which reading is in force (e.g. pack checks)."""
+    return reading_of(pack, key)
 
 
 def pack_fact(pack: Pack, key: str) -> Any:

@@ -27,19 +27,30 @@ def _japanese_steps(board: Board, hex_id: str, japan: str) -> int:
 
 def border_hexes(ctx: EventContext, japan: str, russia: str) -> tuple[dict[str, list[str]], list[str]]:
     """The Japanese Dependents sharing a border with a Soviet Country, and their road/rail hexes
-    that share that border (16.1.3 Border Defense Requirements)."""
+    that share that border (16.1.3 Border Defense Requirements).
+
+    Map facts (issue 9): each Japanese Dependent's neighbouring Countries (`neighbors`) and, where one is
+    a Soviet Country, its border road/rail hexes (`border_road_rail_hexes`); a Dependent whose facts the
+    pack lacks is left undecided (recorded), never read as sharing no border."""
     board = ctx.board
 
     def soviet(country: str) -> bool:
         return is_soviet_country(ctx.state, ctx.pack, country, russia)
 
+    found = japanese_dependents(board, japan)
+    located = {info.country for info in ctx.pack.hexes.values()}
+    unlocated = [n for n, info in ctx.pack.countries.items()
+                 if n != japan and n not in located and board.home_of(n) == japan]
     checked: dict[str, list[str]] = {}
     required: list[str] = []
-    for dependent, hexes in sorted(japanese_dependents(board, japan).items()):
+    for dependent in sorted({*found, *unlocated}):
+        hexes = found.get(dependent, [])
         bordering = [h for h in hexes if borders_country(board, h, soviet)]
-        if not bordering:
-            continue
+        neighbours = ctx.need("neighbors", dependent)
+        if not bordering and not any(soviet(n) for n in neighbours or ()):
+            continue  # no Soviet neighbour (or, with `neighbors` missing, undecided: recorded)
         checked[dependent] = hexes
+        ctx.need("border_road_rail_hexes", dependent)  # partial or missing -> recorded
         required.extend(h for h in bordering if ctx.pack.hex(h).road or ctx.pack.hex(h).rail)
     return checked, sorted(required)
 
@@ -111,6 +122,8 @@ def manchukuo_garrison_check(ctx: EventContext) -> None:
     def japanese_steps(hex_id: str) -> int:
         return _japanese_steps(board, hex_id, japan)
 
+    # Which Countries are "Soviet Countries" is a reading of the text (pack [readings.soviet_country]).
+    ctx.erratum("soviet_country")
     checked, required = border_hexes(ctx, japan, russia)
     if not checked:
         ctx.not_due("no Japanese Dependent shares a border with a Soviet Country")

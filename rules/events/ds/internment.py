@@ -11,13 +11,14 @@ when they place it. These are interned first, then the shared check runs unchang
 from __future__ import annotations
 
 from rules.engine import EventContext, event_impl
-from rules.events.ds.common import is_japanese_dependent, reading
-from rules.events.internment import InternmentCase, intern, internment_check
+from rules.events.ds.common import is_japanese_dependent
+from rules.events.internment import InternmentCase, intern, internment_check, internment_due
+from rules.packs import areas_covering
 from rules.state import CEDED_LANDS
 
 
 def policy_affected(ctx: EventContext, country: str) -> bool:
-    return bool(ctx.state.country(country).markers)
+    return bool(ctx.board.posture_markers(country))  # its own or its shared Posture Box (pack)
 
 
 def kwantung_cases(ctx: EventContext, japan: str, kwantung_tag: str,
@@ -25,20 +26,21 @@ def kwantung_cases(ctx: EventContext, japan: str, kwantung_tag: str,
     """Axis Kwantung units outside a Japanese Dependent (16.7, fifth Axis condition); `watched` is
     "Russia, Communist China, or Nationalist China" (pack param `kwantung_countries`)."""
     not_pac = [c for c in watched if not policy_affected(ctx, c)]
-    if reading(ctx.pack, "kwantung_trigger") == "all_not_pac":
+    board = ctx.board
+    outside = [c for c in ctx.state.tagged(kwantung_tag)
+               if c.location in ctx.pack.hexes and not is_japanese_dependent(board, c.location, japan)]
+    if not outside:
+        return []
+    if ctx.erratum("kwantung_trigger") == "all_not_pac":
         triggered = len(not_pac) == len(watched)
     else:
         triggered = bool(not_pac)
     if not triggered:
         return []
-    board = ctx.board
-    cases = []
-    for counter in sorted(ctx.state.tagged(kwantung_tag), key=lambda c: c.id):
-        if counter.location in ctx.pack.hexes and not is_japanese_dependent(board, counter.location, japan):
-            cases.append(InternmentCase(counter, f"Kwantung unit outside a Japanese Dependent while "
-                                        f"{', '.join(not_pac)} {'is' if len(not_pac) == 1 else 'are'} not "
-                                        "Policy Affected"))
-    return cases
+    verb = "is" if len(not_pac) == 1 else "are"
+    return [InternmentCase(counter, f"Kwantung unit outside a Japanese Dependent while "
+                           f"{', '.join(not_pac)} {verb} not Policy Affected")
+            for counter in sorted(outside, key=lambda c: c.id)]
 
 
 def settlement_dependent_cases(ctx: EventContext, settlement_tag: str) -> list[InternmentCase]:
@@ -55,9 +57,9 @@ def settlement_dependent_cases(ctx: EventContext, settlement_tag: str) -> list[I
             continue
         if board.faction_of(counter) not in ("Western", "Soviet"):
             continue
-        area = ctx.pack.hex(hex_id).area
-        if area in created:
-            cases.append(InternmentCase(counter, f"{hex_id} is in {ctx.pack.areas[area].name}, a Japanese "
+        area = next((a for a in areas_covering(ctx.pack, ctx.pack.hex(hex_id).area) if a.id in created), None)
+        if area is not None:
+            cases.append(InternmentCase(counter, f"{ctx.place(hex_id)} is in {area.name}, a Japanese "
                                         "Dependent created by Forced Settlement or a Surrender"))
     return cases
 
@@ -79,4 +81,8 @@ def ds_internment(ctx: EventContext) -> None:
                  + "; ".join(f"{ctx.name(c.counter.id)} — {c.reason}" for c in cases))
         for case in cases:
             intern(ctx, [case.counter], None, case.reason)
+        if not internment_due(ctx):
+            # Due for the Pacific cases: the why-line must not say nothing interns (issue 12 item 18).
+            ctx.why("no other counter is in territory that forces its internment (the other 16.7 conditions)")
+            return
     internment_check(ctx)

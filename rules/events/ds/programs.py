@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.engine import EventContext, event_impl
-from rules.events.ds.common import reading
+from rules.events.common import place_name
 from rules.state import DELAY, conditional_events, force_pool
 
 
@@ -80,7 +80,7 @@ def european_reserves(ctx: EventContext) -> None:
     """16.3.6 / 16.5.4 (*): each of the two markers once per game, on the European war state."""
     country = ctx.require_param("posture_country")
     limited_tag, total_tag = ctx.require_param("limited_tag"), ctx.require_param("total_tag")
-    if ctx.state.turn.combined_game and reading(ctx.pack, "european_reserves_in_combined") == "skip":
+    if ctx.state.turn.combined_game and ctx.erratum("european_reserves_in_combined") == "skip":
         ctx.not_due("`*` rule: not used in the combined game (pack reading european_reserves_in_combined)")
         return
     box = conditional_events(ctx.phasing)
@@ -157,8 +157,14 @@ def colonial_liberation(ctx: EventContext) -> None:
             continue
         held = [h for h in board.cities(country, dependents=True)
                 if any(u.nationality == us and u.supplied for u in board.ground_units(h))]
+        if not held:
+            # "a City within the selected Country or one of its Dependents": unknown Cities leave it open.
+            lands = [country, *sorted(n for n, info in ctx.pack.countries.items()
+                                      if info.dependent_of == country)]
+            if [c for c in lands if ctx.need("city_hexes", c) is None]:
+                continue
         if held:
-            eligible[country] = ", ".join(held)
+            eligible[country] = ", ".join(place_name(ctx.pack, h) for h in held)
     if not eligible:
         listed = ", ".join(countries)
         ctx.not_due(f"no Axis or Soviet {listed} City (or Dependent City) holds a supplied {us} ground unit")

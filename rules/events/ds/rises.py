@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from rules.engine import EventContext, event_impl
+from rules.errata import reading_of
 from rules.events.common import place_name, unguarded_cities
-from rules.events.ds.common import reading
+from rules.events.ds.settlements import remove_posture_markers
 from rules.state import CEDED_LANDS, force_pool
 
 
@@ -24,10 +25,22 @@ def _ignored_by_card(ctx: EventContext, step: dict[str, Any]) -> str | None:
     return None
 
 
-def _areas(ctx: EventContext, step: dict[str, Any]) -> list[str]:
+def _card_errata(ctx: EventContext, step: dict[str, Any], label: str) -> None:
+    """The errata behind this Step's card test (pack `errata`, e.g. card_29: which deck's card 29), shown
+    where the test decides something: the Step is ignored, or it acts."""
+    for key in step.get("errata", []):
+        ctx.erratum(str(key), label)
+
+
+def _areas(ctx: EventContext, step: dict[str, Any], label: str) -> list[str]:
+    """The Step's Dependent areas; an erratum reading may add some (`reading_areas`), shown in the plan
+    whenever one of those markers is in the Ceded Lands Box (where the reading changes the Step)."""
     areas = list(step["areas"])
     for key, value, extra in step.get("reading_areas", []):
-        if reading(ctx.pack, key) == value:
+        in_box = any(c.kind == "ceded_land" and c.area in extra and c.location == CEDED_LANDS
+                     for c in ctx.state.counters.values())
+        chosen = ctx.erratum(key, label) if in_box else reading_of(ctx.pack, key)
+        if chosen == value:
             areas.extend(extra)
     return [a for a in areas if a in ctx.pack.areas]
 
@@ -39,10 +52,11 @@ def _rises_step(ctx: EventContext, label: str, step: dict[str, Any], japan: str,
     its Japanese Dependent markers leave the Ceded Lands Box)."""
     ignored = _ignored_by_card(ctx, step)
     if ignored:
+        _card_errata(ctx, step, label)
         ctx.why(f"{label} ignored: {ignored}")
         return
     country = step["country"]
-    areas = _areas(ctx, step)
+    areas = _areas(ctx, step, label)
     # First bullet: the surrendered Country may go back to War. Already at War, there is no Surrender
     # to end and nothing to choose: go straight to the second bullet (docs/ds-notes.md).
     already_at_war = ctx.state.country(country).posture == "War"
@@ -50,18 +64,22 @@ def _rises_step(ctx: EventContext, label: str, step: dict[str, Any], japan: str,
         # "has become a Japanese Dependent and a City in it does not contain a Japanese unit, ..."
         free = unguarded_cities(ctx, [area_id], japan)
         if not free:
+            if ctx.board.ceded_area_active(ctx.pack.areas[area_id]):
+                ctx.need("area_city_hexes", area_id)  # unknown Cities might be unguarded (issue 9)
             continue
         city = free[0]
-        cstate = ctx.state.country(country)
-        surrender = [m for m in cstate.markers if m in surrender_markers]
+        # Its Posture Box: its own, or the shared "US and Western Minors" box (16.3.8 Step 3).
+        surrender = [m for m in ctx.board.posture_markers(country) if m in surrender_markers]
+        box = ctx.board.shared_posture_box(country)
+        box_name = f"the {box}" if box else f"{country}'s"
+        _card_errata(ctx, step, label)
         ctx.fire(f"{label}: {ctx.pack.areas[area_id].name} is a Japanese Dependent and its City "
                  f"{place_name(ctx.pack, city)} holds no Japanese unit, Detachment or Logistics marker")
         answer = ctx.choose(f"{label.lower().replace(' ', '')}:war", step["decider"],
-                            f"Remove the Surrender marker from {country}'s Posture Box and change "
+                            f"Remove the Surrender marker from {box_name} Posture Box and change "
                             "its Posture to War?", ["yes", "no"])
         if answer == "yes":
-            ctx.set_country(country, label, "Surrender marker removed; Posture is War",
-                            markers=[m for m in cstate.markers if m not in surrender], posture="War")
+            remove_posture_markers(ctx, country, surrender, label, posture="War")
         break
     # Second bullet: at War, the Japanese Dependent markers go.
     posture = ctx.state.country(country).posture
@@ -73,6 +91,7 @@ def _rises_step(ctx: EventContext, label: str, step: dict[str, Any], japan: str,
     if not present:
         ctx.why(f"{label}: {country} is at War; no Japanese Dependent marker of its to remove")
         return
+    _card_errata(ctx, step, label)
     ctx.fire(f"{label}: {country}'s Posture is War")
     for marker in sorted(present, key=lambda c: c.id):
         faction = ctx.pack.areas[marker.area].marker_faction or "Axis"

@@ -12,14 +12,17 @@ from __future__ import annotations
 
 from rules.engine import EventContext, event_impl
 from rules.events.common import influence_choice, place_name
-from rules.events.ds.common import country_chain, reading
+from rules.events.ds.common import country_chain
 from rules.events.ds.settlements import (
+    add_posture_marker,
     cede_listed,
+    ceded_to_areas,
     influence_candidates,
     intern_matching,
     one_year_ahead,
     pick_one,
     place_dependent_marker,
+    recreate,
     return_ceded,
     surrender_policy,
     western_minors,
@@ -95,24 +98,22 @@ def _listed_for(ctx: EventContext, sacs: list[str], named: str, japan: str) -> l
     # errata concessions_mandates: a reading other than "both" names the one SAC whose list keeps
     # the doubly listed islands (pack param `mandate_readings`: reading -> that SAC).
     owners = ctx.require_param("mandate_readings")
-    keeper = owners.get(reading(ctx.pack, "concessions_mandates"))
-    if keeper is not None and named != keeper and named in owners.values():
+    if named not in owners.values():
+        return pairs
+    keeper = owners.get(ctx.erratum("concessions_mandates", "Step 4"))
+    if keeper is not None and named != keeper:
         pairs = [p for p in pairs if p[0] not in islands]
     return pairs
 
 
-def recreated_note(ctx: EventContext) -> str:
+def recreated_countries(ctx: EventContext) -> list[str]:
     """16.2.5 Step 3: which re-created Countries become Axis Minors (pack param `recreated`, plus the
-    Countries an erratum reading adds: `recreated_by_reading = [[key, reading, [countries]]]`)."""
+    Countries an erratum reading adds: `recreated_by_reading = [[key, reading, [countries]]]`, shown)."""
     named = list(ctx.require_param("recreated"))
-    added, keys = [], []
     for key, value, extra in ctx.param("recreated_by_reading", []):
-        if reading(ctx.pack, key) == value:
-            added.extend(extra)
-            keys.append(key)
-    also = f" (or {' or '.join(added)}, errata {', '.join(keys)})" if added else ""
-    return (f"if {' or '.join(named)}{also} is re-created, it becomes an Axis Minor Country and its units "
-            "go to the Axis Force Pool")
+        if ctx.erratum(key, "Step 3") == value:
+            named.extend(extra)
+    return named
 
 
 def named_sac(ctx: EventContext) -> str | None:
@@ -134,39 +135,56 @@ def forced_settlement(ctx: EventContext) -> None:
     surrender_marker = ctx.require_param("surrender_marker")
     step5, peace_tags = ctx.require_param("step5"), ctx.require_param("enforced_peace_tags")
     ctx.require_param("listed")  # Step 4's hex lists, read per SAC in _listed_for
-    recreated = recreated_note(ctx)
+    ctx.require_param("recreated")
     named = named_sac(ctx)
     if named is None:
         return
     sacs = settlement_affected(ctx, named, with_conquered=True, non_chinese_only=True)
     inside = _in_sacs(ctx, sacs)
+    # "Allied Strategic Hexes in a SAC or its Dependents" (issue 9): each SAC's and each Dependent's
+    # Strategic Hexes must be known (`strategic_hexes`; an empty list only where [complete] says so).
+    lands = sorted({*sacs, *(n for n in ctx.pack.countries if ctx.board.home_of(n) in sacs)})
+    unknown = [c for c in lands if ctx.need("strategic_hexes", c) is None]
     strategic = sorted(h for h, info in ctx.pack.hexes.items() if info.strategic and inside(h))
     held = [h for h in strategic if axis_controls(ctx, h, control_tag)]
     listing = ", ".join(place_name(ctx.pack, h) for h in held) or "none"
+    if unknown and len(held) < 3:
+        # Fewer than three known: the unknown Strategic Hexes may change which Settlement applies.
+        ctx.why(f"SACs {', '.join(sacs)}: Allied Strategic Hexes under Axis Control known: {listing} "
+                f"({len(held)}); the pack does not locate those of {', '.join(unknown)}")
+        return
     if not held:
         ctx.not_due(f"SACs {', '.join(sacs)}: no Allied Strategic Hex under Axis Control "
-                    f"(Strategic Hexes known to the pack: {len(strategic)})")
+                    f"(Strategic Hexes in them: {len(strategic)})")
         return
     ctx.fire(f"SACs {', '.join(sacs)}; Allied Strategic Hexes under Axis Control: {listing} ({len(held)})")
+    # Step 1 "the SAC's Posture Box(es)": every SAC's box, a shared one once ("US and Western Minors",
+    # "Soviet Minors"; pack [posture_boxes]) -- issue 12 item 9.
+    boxes = sorted({ctx.board.shared_posture_box(c) or f"{c}'s" for c in sacs})
     if len(held) <= 2:
-        truce = ctx.choose("truce", "Axis", f"Step 1: which Truce marker goes in {named}'s Posture Box?",
-                           list(truce_markers))
-        markers = ctx.state.country(named).markers
-        ctx.set_country(named, "Step 1", f"{truce} Truce marker placed in its Posture Box",
-                        markers=[*markers, str(truce)])
+        truce = ctx.choose("truce", "Axis", f"Step 1: which Truce marker goes in the SACs' Posture Box(es) "
+                           f"({', '.join(boxes)})?", list(truce_markers))
+        seen: set[str] = set()
+        for country in sacs:
+            box = ctx.board.shared_posture_box(country) or country
+            if box not in seen:
+                seen.add(box)
+                add_posture_marker(ctx, country, str(truce), "Step 1")
         _government_to_delay(ctx, "Step 2", government_tag)
         return
-    surrender_policy(ctx, [named], peace_tags.get(named), surrender_marker)
+    surrender_policy(ctx, sacs, peace_tags.get(named), surrender_marker)
     _government_to_delay(ctx, "Step 2", government_tag)
-    returned = [a for a, info in ctx.pack.areas.items() if info.ceded_to in sacs]
-    return_ceded(ctx, returned, "Step 3")
-    ctx.note(recreated, "Step 3")
+    returned = return_ceded(ctx, ceded_to_areas(ctx, sacs), "Step 3")
+    recreate(ctx, returned, recreated_countries(ctx), "Step 3")
     created = cede_listed(ctx, _listed_for(ctx, sacs, named, japan), {japan}, "Step 4", settlement_tag)
     # Step 5: pack param `step5` = Country -> {area: its Dependent marker, sac: the SAC it goes with}.
     for country, entry in step5.items():
         if named != entry["sac"]:
             continue
         area_id = entry["area"]
+        if ctx.need("city_hexes", country) is None:
+            ctx.why(f"Step 5: undecided: the pack does not locate all Cities in {country}")
+            continue
         cities = ctx.board.cities(country)
         if cities and all(axis_controls(ctx, h, control_tag) for h in cities):
             place_dependent_marker(ctx, area_id, "Step 5", settlement_tag)
@@ -182,6 +200,9 @@ def forced_settlement(ctx: EventContext) -> None:
         return inside(hex_id) is not None and not any(
             board.country_state(c).status == "conquered" for c in country_chain(board, hex_id))
 
+    if created:
+        # "created in Step 2 above": Step 2 creates none (erratum forced_settlement_step_ref, shown).
+        ctx.erratum("forced_settlement_step_ref", "Step 6")
     intern_matching(ctx, "Step 6", "Axis counter in an active SAC or its Dependents",
                     lambda c, h: board.faction_of(c) == "Axis" and active_sac(h))
     intern_matching(ctx, "Step 7", "SAC counter outside its Home Country or Dependents",
@@ -202,11 +223,12 @@ def japanese_concessions(ctx: EventContext) -> None:
     named = named_sac(ctx)
     if named is None:
         return
-    wording = reading(ctx.pack, "sac_expansion")
+    wording = ctx.erratum("sac_expansion")
     sacs = settlement_affected(ctx, named, with_conquered=wording == "same_as_16_2_5",
                                non_chinese_only=wording == "same_as_16_2_5")
     ctx.fire(f"Japanese Concessions to {', '.join(sacs)} (once per game)")
-    surrender_policy(ctx, [named], peace_tags.get(named), surrender_marker)
+    # Step 1 "the SAC's Posture Box": each SAC's box (a shared one once), as 16.2.5 (issue 12 item 9).
+    surrender_policy(ctx, sacs, peace_tags.get(named), surrender_marker)
     government = ctx.state.tagged(government_tag)
     box = f"turn_track:{one_year_ahead(ctx.state.turn.date)}"
     for marker in government:
@@ -219,11 +241,14 @@ def japanese_concessions(ctx: EventContext) -> None:
     # Allied gains are no Japanese Dependents: their markers are not tagged for 16.7.
     placed = cede_listed(ctx, pairs, set(sacs), "Step 4", settlement_tag=None)
     if not placed and pairs:
-        pick_one(ctx, pairs, "Step 5", "Axis", must=True, settlement_tag=None)
+        placed = pick_one(ctx, pairs, "Step 5", "Axis", must=True, settlement_tag=None)
     inside = _in_sacs(ctx, sacs)
     board = ctx.board
     intern_matching(ctx, "Step 6", "Axis counter in the SAC",
                     lambda c, h: board.faction_of(c) == "Axis" and inside(h) is not None)
+    if placed:
+        # "created in Step 2": Step 2 creates none (erratum concessions_step_ref, shown).
+        ctx.erratum("concessions_step_ref", "Step 7")
     intern_matching(ctx, "Step 7", "SAC counter outside its Home Country or Dependents",
                     lambda c, h: c.nationality in sacs and c.nationality not in country_chain(board, h))
     intern_matching(ctx, "Step 8", "non-SAC Allied counter inside the SAC or its Dependents",

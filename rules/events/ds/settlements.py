@@ -15,7 +15,7 @@ from collections.abc import Callable
 from rules.board import PRESENCE_KINDS
 from rules.engine import EventContext, event_impl
 from rules.events.common import in_play, influence_choice, place_name
-from rules.events.ds.common import country_chain, marker_for, pack_fact, reading
+from rules.events.ds.common import country_chain, marker_for, pack_fact
 from rules.events.internment import intern
 from rules.state import CEDED_LANDS, REMOVED, Counter, conquered_minors, force_pool
 
@@ -34,13 +34,14 @@ def one_year_ahead(date: str) -> str:
     return f"{date or 'this turn'} +1 year"
 
 
-def resolve_hex(ctx: EventContext, token: str) -> str | None:
+def resolve_hex(ctx: EventContext, token: str, step: str | None = None) -> str | None:
     """A hex id, or "@<errata key>" for a place the text prints two ways (errata.toml); None when the
-    reading says the hex is unknown and the players must be asked."""
+    reading says the hex is unknown and the players must be asked. The reading applied is shown in the
+    plan (`ctx.erratum`, issue 12 item 7: 16.2.5 / 16.6.2 Irkutsk, 16.2.6 Tsitsihar)."""
     if not token.startswith("@"):
         return token
     key = token[1:]
-    chosen = reading(ctx.pack, key)
+    chosen = ctx.erratum(key, step)
     printed = ctx.param("printed", {}).get(key)
     if chosen == "ask":
         return None
@@ -49,15 +50,52 @@ def resolve_hex(ctx: EventContext, token: str) -> str | None:
     return chosen if chosen in ctx.pack.hexes else str(printed)
 
 
+def add_posture_marker(ctx: EventContext, country: str, marker: str, step: str) -> str:
+    """Place a Policy/Truce marker in `country`'s Posture Box -- a shared box (pack `[posture_boxes]`,
+    e.g. "US and Western Minors") when the Country is in one; returns the box's name as players say it."""
+    box = ctx.board.shared_posture_box(country)
+    if box is None:
+        markers = ctx.state.country(country).markers
+        ctx.set_country(country, step, f"{marker} marker placed in its Posture Box",
+                        markers=[*markers, marker] if marker not in markers else list(markers))
+        return f"{country}'s Posture Box"
+    held = ctx.state.posture_boxes.setdefault(box, [])
+    ctx.record(step, "place_marker", f"place a {marker} marker in the {box} Posture Box", None, None,
+               country, box=box, marker=marker)
+    if marker not in held:
+        held.append(marker)
+    return f"the {box} Posture Box"
+
+
+def remove_posture_markers(ctx: EventContext, country: str, names: list[str], step: str,
+                           **fields: object) -> None:
+    """Remove these markers from `country`'s Posture Box (its own or its shared one) and set `fields`."""
+    box = ctx.board.shared_posture_box(country)
+    if box is None:
+        cstate = ctx.state.country(country)
+        ctx.set_country(country, step, f"{' / '.join(names)} marker removed from its Posture Box",
+                        markers=[m for m in cstate.markers if m not in names], **fields)
+        return
+    ctx.state.posture_boxes[box] = [m for m in ctx.state.posture_boxes.get(box, []) if m not in names]
+    ctx.record(step, "remove_marker", f"remove the {' / '.join(names)} marker from the {box} Posture Box",
+               None, None, country, box=box, markers=list(names))
+    if fields:
+        ctx.set_country(country, step, ", ".join(f"{k} {v}" for k, v in fields.items()), **fields)
+
+
 def surrender_policy(ctx: EventContext, countries: list[str], peace_tag: str | None, marker: str,
                      step: str = "Step 1") -> None:
-    """Step 1 of 16.4.1 / 16.4.3 / 16.6.2 (and the Chinese Surrenders 16.4.2 / 16.6.1): place a Surrender
-    Policy marker (its name: pack param `surrender_marker`) in the Posture Box(es); the Enforced Peace
-    marker one year ahead."""
+    """Step 1 of 16.4.1 / 16.4.3 / 16.6.2 (and the Chinese Surrenders 16.4.2 / 16.6.1, 16.2.5 / 16.2.6):
+    place a Surrender Policy marker (its name: pack param `surrender_marker`) in each Country's Posture
+    Box -- once per box, a shared one included (16.4.3 "the US and Western Minors Posture Box") -- and the
+    Enforced Peace marker one year ahead."""
+    boxes: set[str] = set()
     for country in countries:
-        markers = ctx.state.country(country).markers
-        ctx.set_country(country, step, f"{marker} Policy marker placed in its Posture Box",
-                        markers=[*markers, marker] if marker not in markers else list(markers))
+        box = ctx.board.shared_posture_box(country) or country
+        if box in boxes:
+            continue
+        boxes.add(box)
+        add_posture_marker(ctx, country, marker, step)
     if peace_tag is None:
         return
     box = f"turn_track:{one_year_ahead(ctx.state.turn.date)}"
@@ -68,12 +106,48 @@ def surrender_policy(ctx: EventContext, countries: list[str], peace_tag: str | N
         ctx.note(f"place the {peace_tag} marker on the Turn Track one year ahead ({box})", step)
 
 
-def return_ceded(ctx: EventContext, area_ids: list[str], step: str) -> None:
-    """Remove these Ceded Land markers from the Ceded Lands Box: the areas go back to their owners."""
+def return_ceded(ctx: EventContext, area_ids: list[str], step: str) -> list[str]:
+    """Remove these Ceded Land markers from the Ceded Lands Box: the areas go back to their owners.
+    Returns the areas whose marker left the box."""
+    returned = []
     for counter in in_play(ctx.state.counters.values()):
         if counter.kind == "ceded_land" and counter.area in area_ids and counter.location == CEDED_LANDS:
             faction = ctx.pack.areas[counter.area].marker_faction or "Axis"
             ctx.move(counter, force_pool(faction), step, why=f"{ctx.pack.areas[counter.area].name} returned")
+            returned.append(str(counter.area))
+    return returned
+
+
+def ceded_to_areas(ctx: EventContext, owners: list[str]) -> list[str]:
+    """"All <owner> Ceded Land markers" (16.2.5 Step 3, 16.2.6 Step 3, surrenders Step 2): every pack area
+    ceded to one of `owners` -- read from the pack, never a fixed list (issue 12 item 10)."""
+    return sorted(a for a, info in ctx.pack.areas.items() if info.ceded_to in owners)
+
+
+def recreate(ctx: EventContext, returned: list[str], countries: list[str], step: str) -> list[str]:
+    """16.2.5 Step 3 / 16.6.2 Step 2: "If Mongolia [or Tannu Tuva] is re-created as a result of this, that
+    country becomes an Axis Minor Country; place its units in the Axis Force Pool."
+
+    Re-created: an area of the Country came back in this Step and none of its land is ceded any more."""
+    board = ctx.board
+    done = []
+    for country in countries:
+        mine = [a for a, info in ctx.pack.areas.items() if info.country == country and info.ceded_to]
+        if not any(a in returned for a in mine):
+            continue
+        if any(board.ceded_area_active(ctx.pack.areas[a]) for a in mine):
+            ctx.why(f"{step}: {country} is not re-created: part of it is still ceded")
+            continue
+        ctx.set_country(country, step, "re-created: it becomes an Axis Minor Country", faction="Axis",
+                        status="active")
+        for counter in sorted(board.nationals(country), key=lambda c: c.id):
+            if counter.kind != "ceded_land" and counter.location != force_pool("Axis"):
+                ctx.move(counter, force_pool("Axis"), step, subject=country,
+                         why=f"{country} is re-created as an Axis Minor Country")
+        done.append(country)
+    if not done:
+        ctx.note(f"no Country is re-created ({' or '.join(countries)}: none of its land came back)", step)
+    return done
 
 
 def place_dependent_marker(ctx: EventContext, area_id: str, step: str, settlement_tag: str | None) -> bool:
@@ -102,8 +176,9 @@ def cede_listed(ctx: EventContext, pairs: list[list[str]], nationalities: set[st
     """The treaties' (16.4.1 / 16.4.3 / 16.6.2, and 16.2.5) 'If there is a supplied <nationality> ground unit
     in the hex listed below, the associated Region or Dependent becomes ...': returns the areas placed."""
     placed = []
-    for token, area_id in pairs:
-        hex_id = resolve_hex(ctx, token)
+    for pair in pairs:
+        token, area_id = pair[0], pair[1]
+        hex_id = resolve_hex(ctx, token, step)
         if hex_id is None:
             name = ctx.pack.areas[area_id].name
             answer = ctx.choose(f"unit_in:{area_id}", "Axis", f"{step}: is there a supplied "
@@ -114,20 +189,22 @@ def cede_listed(ctx: EventContext, pairs: list[list[str]], nationalities: set[st
                 placed.append(area_id)
             continue
         unit = supplied_unit_of(ctx, hex_id, nationalities)
+        # The town as the list prints it (a third entry), so "Tsitsihar (w5226)" is not shown as the
+        # Mukden the pack names that hex after (errata mukden_tsitsihar; issue 12 item 18).
+        where = f"{pair[2]} ({hex_id})" if len(pair) > 2 else place_name(ctx.pack, hex_id)
         if unit is None:
-            ctx.why(f"{step}: no supplied {'/'.join(sorted(nationalities))} ground unit in "
-                    f"{place_name(ctx.pack, hex_id)}")
+            ctx.why(f"{step}: no supplied {'/'.join(sorted(nationalities))} ground unit in {where}")
             continue
-        ctx.why(f"{step}: supplied {ctx.name(unit.id)} in {place_name(ctx.pack, hex_id)}")
+        ctx.why(f"{step}: supplied {ctx.name(unit.id)} in {where}")
         place_dependent_marker(ctx, area_id, step, settlement_tag)
         placed.append(area_id)
     return placed
 
 
 def pick_one(ctx: EventContext, pairs: list[list[str]], step: str, decider: str, must: bool,
-             settlement_tag: str | None) -> None:
+             settlement_tag: str | None) -> list[str]:
     """Step 4/5: no marker placed -> the Axis faction may (or must) select one Region from the list."""
-    options = [area for _, area in pairs if area in ctx.pack.areas]
+    options = [pair[1] for pair in pairs if pair[1] in ctx.pack.areas]
     labels = {a: ctx.pack.areas[a].name for a in options}
     if not must:
         options, labels = ["none", *options], {"none": "select none", **labels}
@@ -135,6 +212,8 @@ def pick_one(ctx: EventContext, pairs: list[list[str]], step: str, decider: str,
                         "Dependent from the list" + ("" if must else " (optional)"), options, labels)
     if answer != "none":
         place_dependent_marker(ctx, str(answer), step, settlement_tag)
+        return [str(answer)]
+    return []
 
 
 def intern_matching(ctx: EventContext, step: str, reason: str, test: Callable[[Counter, str], bool]) -> None:
@@ -187,17 +266,21 @@ def surrender(ctx: EventContext) -> None:
     settlement_tag = ctx.require_param("settlement_dependent_tag")
     surrender_marker = ctx.require_param("surrender_marker")
     peace_tag = ctx.require_param("enforced_peace_tag")
-    returned, pairs = ctx.require_param("returned_areas"), ctx.require_param("listed")
+    owners, pairs = ctx.require_param("returned_of"), ctx.require_param("listed")
     home = bool(ctx.require_param("home_on_map"))
     ctx.fire(f"{sac} surrenders (once per game)")
     surrender_policy(ctx, ctx.param("posture_boxes", [sac]), peace_tag, surrender_marker)
-    return_ceded(ctx, returned, "Step 2")
+    # Step 2 "Remove all <SAC> Ceded Land markers from the Ceded Lands Box".
+    returned = return_ceded(ctx, ceded_to_areas(ctx, list(owners)), "Step 2")
     if ctx.param("recreated"):
-        ctx.note(f"if {' or '.join(ctx.param('recreated'))} is re-created, it becomes an Axis Minor Country; "
-                 "place its units in the Axis Force Pool", "Step 2")
+        recreate(ctx, returned, list(ctx.param("recreated")), "Step 2")
     placed = cede_listed(ctx, pairs, {japan}, "Step 3", settlement_tag)
     if not placed:
-        pick_one(ctx, pairs, "Step 4", "Axis", must=False, settlement_tag=settlement_tag)
+        placed = pick_one(ctx, pairs, "Step 4", "Axis", must=False, settlement_tag=settlement_tag)
+    step_ref = ctx.param("step_ref_erratum")
+    if step_ref and placed:
+        # Step 5 "created in Step 2 above" (errata surrender_step_ref / russian_surrender_step_ref, shown).
+        ctx.erratum(str(step_ref), "Step 5")
     in_sac = lands_of(ctx, sac, home)
     minors = western_minors(ctx, ("active",)) if ctx.param("with_western_minors") else []
     board = ctx.board
@@ -255,7 +338,8 @@ def chinese_surrender(ctx: EventContext) -> None:
     settlement_tag = ctx.require_param("settlement_dependent_tag")
     surrender_marker = ctx.require_param("surrender_marker")
     peace_tag = ctx.require_param("enforced_peace_tag")
-    returned, placed = ctx.require_param("returned_areas"), ctx.require_param("dependents_placed")
+    owners, placed = ctx.require_param("returned_of"), ctx.require_param("dependents_placed")
+    returned = ceded_to_areas(ctx, list(owners))  # Step 2 "Remove all Chinese Ceded Land markers"
     special_area = ctx.require_param("exempt_minor_area")
     board = ctx.board
     ctx.fire(f"{china} surrenders (once per game)")

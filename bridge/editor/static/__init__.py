@@ -1,0 +1,1 @@
+"""Static files of the pack editor page (a package so that they install with bridge)."""

@@ -1,0 +1,106 @@
+// "Write the moves" (docs/protocol.md, `writeback`): the control view's button, and in every view a
+// line saying the moves were written. Self-contained on purpose: it keeps its own connection and its
+// own copy of the state, so the main overlay script (overlay.js) needs no change to carry it.
+(function () {
+  "use strict";
+  const params = new URLSearchParams(window.location.search);
+  const view = params.get("view") || "player";
+  if (!["player", "stream", "control"].includes(view)) return; // overlay.js reports a mistyped view
+  let state = null;
+  let run = null;
+  let seq = 0;
+  let socket = null;
+
+  const box = document.createElement("section");
+  box.id = "writeback";
+  box.className = "writeback";
+  box.hidden = true;
+  const anchor = document.getElementById("content");
+  if (anchor && anchor.parentNode) anchor.parentNode.insertBefore(box, anchor);
+  else document.body.appendChild(box);
+
+  function send(message) {
+    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+  }
+
+  function connect() {
+    const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
+    socket = new WebSocket(`${scheme}//${window.location.host}/ws?view=${encodeURIComponent(view)}`);
+    socket.onmessage = (event) => {
+      let message;
+      try { message = JSON.parse(event.data); } catch (error) { return; }
+      if (message.type === "snapshot") {
+        state = message.state; run = message.run; seq = message.seq; render();
+      } else if (message.type === "delta") {
+        if (state === null || message.run !== run || message.seq !== seq + 1) {
+          send({ type: "resync", since: seq || 0, run: run });
+          return;
+        }
+        Object.assign(state, message.set);
+        seq = message.seq;
+        render();
+      } else if (message.type === "heartbeat" && (message.run !== run || message.seq > seq)) {
+        send({ type: "resync", since: seq || 0, run: run });
+      }
+    };
+    socket.onclose = () => { socket = null; setTimeout(connect, 1000); };
+  }
+
+  function hasSteps(plan) {
+    return (plan.events || []).some((event) => event.status === "fired" && (event.steps || []).length > 0);
+  }
+
+  // Why the button is off, or null when it can write.
+  function blocked(writeback, plan) {
+    if (!writeback || !writeback.enabled) return (writeback && writeback.how) || "writing the moves is off";
+    if (!plan || state.status === "waiting") return "no game file has been planned yet";
+    const open = plan.pending_choices || [];
+    if (open.length) return `answer every choice first (${open.join(", ")})`;
+    if (!hasSteps(plan)) return "nothing to write: no event is due";
+    return null;
+  }
+
+  function line(cls, text) {
+    const p = document.createElement("p");
+    p.className = cls;
+    p.textContent = text;
+    return p;
+  }
+
+  function render() {
+    const writeback = state && state.writeback;
+    box.replaceChildren();
+    box.hidden = !writeback || (view !== "control" && !writeback.last);
+    if (!writeback) return;
+    if (view === "control") {
+      const reason = blocked(writeback, state.plan);
+      const button = document.createElement("button");
+      button.type = "button";
+      button.id = "write-moves";
+      button.className = "write-moves";
+      button.textContent = "Write the moves";
+      button.disabled = reason !== null;
+      button.title = reason || "write a VASSAL continuation log of the required moves";
+      button.addEventListener("click", () => send({ type: "write_moves" }));
+      box.appendChild(button);
+      if (reason) box.appendChild(line("writeback-hint", reason));
+    }
+    const last = writeback.last;
+    box.dataset.written = last ? last.file : "";
+    if (last) {
+      const where = last.path && view !== "stream" ? ` (${last.path})` : "";
+      box.appendChild(line("writeback-done", `Moves written: ${last.file}${where}`));
+      if (last.save_file) {
+        const saved = last.save_path && view !== "stream" ? ` (${last.save_path})` : "";
+        box.appendChild(line("writeback-save", `Save with the moves made: ${last.save_file}${saved}`));
+      }
+      if (last.description) box.appendChild(line("writeback-description", last.description));
+      if (view !== "stream") {
+        box.appendChild(line("writeback-how", "Send it to your opponent: File > Load Game or Log…, then Page Down."));
+      }
+    }
+    if (writeback.error && view !== "stream") box.appendChild(line("writeback-error", `Not written: ${writeback.error}`));
+  }
+
+  connect();
+})();
