@@ -520,8 +520,8 @@ def validate_country_model(state: GameState, pack: Pack) -> None:
         standing = sorted(policy & set(country.markers))
         if standing and country.posture == "War":
             raise InputError(src, f"country {name!r}: posture War contradicts the {', '.join(standing)} "
-                                  "Policy marker in its Posture Box (a Policy marker stands instead of War; "
-                                  "16.5.5)")
+                                  "Policy marker in its Posture Box (a Policy marker stands instead of a "
+                                  "Posture of War: TK 16.5.5, DS 16.3.8/16.5.5)")
         target = country.annexed_to
         if target is None:
             continue
