@@ -32,14 +32,16 @@ from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_ROOT))
+DECODE_CHILD = Path(__file__).resolve().with_name("decode_child.py")  # the timed whole process
 
 # shared/ is located as tests/conftest.py does (not imported: it would import pytest into the timed
 # --decode-only child process)
 CORPUS_DIR = Path(os.environ.get("ADJUTANT_SHARED", PROJECT_ROOT.parent / "shared")).resolve() / "corpus"
-from vassal_parser.commands import decode_stream, encode_stream, iter_commands  # noqa: E402
+from benchmarks.decode_child import _add_pieces, full_decode  # noqa: E402
+from vassal_parser.commands import decode_stream  # noqa: E402
 from vassal_parser.container import open_container  # noqa: E402
 from vassal_parser.pieces import Piece, make_piece  # noqa: E402
-from vassal_parser.traits import encode_chain, forget_shared_traits  # noqa: E402
+from vassal_parser.traits import forget_shared_traits  # noqa: E402
 
 FILES = (
     "Cattlesquat__PathsOfGlory/Historical10-8.vsav",
@@ -51,59 +53,6 @@ FILES = (
 
 
 BUILD_NAMES = ("buildFile.xml", "buildFile")
-
-
-def _add_pieces(node):
-    """Every add-piece command, LOG payloads unwrapped in place (replay order)."""
-    return (command for command in iter_commands(node, unwrap_log=True) if command.kind == "add_piece")
-
-
-def full_decode(path: Path, reencode: bool = True) -> dict[str, float | int]:
-    """One complete pass; returns counts and per-phase seconds.
-
-    `reencode=False` stops after decoding (what pywargame's `vsavdump -d` does: decode and dump), so
-    the side-by-side comparison times the same job; the byte-identity check is extra work of ours.
-    """
-    forget_shared_traits()
-    t0 = time.perf_counter()
-    container = open_container(path)
-    text = container.command_text()
-    t1 = time.perf_counter()
-    tree = decode_stream(text)
-    t2 = time.perf_counter()
-    pieces = traits = depth = 0
-    for command in _add_pieces(tree):
-        piece = make_piece(command.fields["id"], command.fields["type"], command.fields["state"])
-        pieces += 1
-        if isinstance(piece, Piece):
-            chain = piece.traits
-            traits += len(chain)
-            depth = max(depth, len(chain))
-            for trait in chain:
-                _ = trait.fields
-            piece.properties()
-    t3 = time.perf_counter()
-    same = encode_stream(tree) == text if reencode else False
-    for command in _add_pieces(tree) if reencode else ():
-        piece = make_piece(command.fields["id"], command.fields["type"], command.fields["state"])
-        if isinstance(piece, Piece):
-            type_string, state_string = encode_chain(piece.traits)
-            same = same and type_string == piece.type_string()
-            same = same and (state_string or "") == piece.state_string()
-    t4 = time.perf_counter()
-    return {
-        "bytes": path.stat().st_size,
-        "chars": len(text),
-        "pieces": pieces,
-        "traits": traits,
-        "depth": depth,
-        "identical": int(same),
-        "open": t1 - t0,
-        "tree": t2 - t1,
-        "pieces_s": t3 - t2,
-        "reencode": t4 - t3,
-        "total": t4 - t0,
-    }
 
 
 def locate_with_game(path: Path) -> str:
@@ -138,10 +87,10 @@ def floor_run(path: Path, module: object) -> dict[str, float | int]:
 
     forget_shared_traits()
     gc.collect()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     container = open_container(path)
     container.command_text()
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     game = game_from_container(path, container, module)  # type: ignore[arg-type]
     placed = game.position()
     traits = 0
@@ -149,8 +98,9 @@ def floor_run(path: Path, module: object) -> dict[str, float | int]:
         for trait in piece.traits:
             _ = trait.fields
             traits += 1
-    t2 = time.perf_counter()
-    return {"open": t1 - t0, "decode": t2 - t1, "pieces": len(placed), "traits": traits}
+    t2, c2 = time.perf_counter(), time.process_time()
+    return {"open": t1 - t0, "decode": t2 - t1, "open_cpu": c1 - c0, "decode_cpu": c2 - c1,
+            "pieces": len(placed), "traits": traits}
 
 
 def floor_ratio(runs: int) -> None:
@@ -160,8 +110,10 @@ def floor_ratio(runs: int) -> None:
     print()
     print(f"floor ratio (median of {runs}; module parsed beforehand, not timed; cold shared tables): "
           "decode = command tree + replay + locate every piece + every trait's fields")
-    print("| file | open s | decode s | decode / open | located pieces | their traits |")
-    print("|---|---|---|---|---|---|")
+    print("(wall clock, and CPU time of this process: the CPU ratio is the one other load moves less)")
+    print("| file | open s | decode s | decode / open | open CPU s | decode CPU s | CPU ratio "
+          "| located pieces | their traits |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for relative in FILES[:3]:
         path = CORPUS_DIR / relative
         build = build_file_for(path)
@@ -172,8 +124,11 @@ def floor_ratio(runs: int) -> None:
         opened = statistics.median(r["open"] for r in results)
         decoded = statistics.median(r["decode"] for r in results)
         ratios = statistics.median(r["decode"] / r["open"] for r in results)
-        print(f"| {relative} | {opened:.3f} | {decoded:.3f} | {ratios:.2f}x | {results[0]['pieces']} "
-              f"| {results[0]['traits']} |")
+        open_cpu = statistics.median(r["open_cpu"] for r in results)
+        decode_cpu = statistics.median(r["decode_cpu"] for r in results)
+        cpu_ratio = statistics.median(r["decode_cpu"] / max(r["open_cpu"], 1e-9) for r in results)
+        print(f"| {relative} | {opened:.3f} | {decoded:.3f} | {ratios:.2f}x | {open_cpu:.3f} "
+              f"| {decode_cpu:.3f} | {cpu_ratio:.2f}x | {results[0]['pieces']} | {results[0]['traits']} |")
 
 
 GROWTH_CORPUS = (
@@ -201,7 +156,7 @@ def synthetic_save(factor: int, folder: Path) -> Path:
     base = CORPUS_DIR / SYNTHETIC_BASE
     tree = decode_stream(open_container(base).command_text())
     with zipfile.ZipFile(base) as archive:
-        moduledata = archive.read("moduledata")
+        moduledata = archive.read("moduledata") if "moduledata" in archive.namelist() else None
     group = next(child for child in tree.children if isinstance(child, CommandGroup))
     members: set[str] = set()
     originals = []
@@ -230,24 +185,29 @@ def growth_row(label: str, path: Path, module_path: Path | None, runs: int) -> s
 
     module = load_module(module_path) if module_path is not None else None
     times = []
-    count = 0
+    cpu = []
+    count = chars = 0
     for _ in range(runs):
         forget_shared_traits()
         gc.collect()
-        start = time.perf_counter()
-        game = game_from_container(path, open_container(path), module)
+        start, start_cpu = time.perf_counter(), time.process_time()
+        container = open_container(path)
+        game = game_from_container(path, container, module)
         placed = game.position()
         for piece in placed:
             for trait in piece.traits:
                 _ = trait.fields
         times.append(time.perf_counter() - start)
-        count = len(placed)
+        cpu.append(time.process_time() - start_cpu)
+        count, chars = len(placed), len(container.command_text())
     child = [sys.executable, __file__, "--rss", str(path)] + ([str(module_path)] if module_path else [])
     rss = subprocess.run(child, capture_output=True, text=True, timeout=600, check=False).stdout.strip()
     size = path.stat().st_size / 1024
-    seconds = statistics.median(times)
-    per_piece = seconds / count * 1e6 if count else 0.0
-    return f"| {label} | {size:.0f} | {count} | {seconds:.3f} | {per_piece:.0f} | {rss} |"
+    seconds, cpu_seconds = statistics.median(times), statistics.median(cpu)
+    per_piece = cpu_seconds / count * 1e6 if count else 0.0
+    per_char = cpu_seconds / chars * 1e9 if chars else 0.0
+    return (f"| {label} | {size:.0f} | {chars / 1e6:.2f} | {count} | {seconds:.3f} | {cpu_seconds:.3f} "
+            f"| {per_piece:.0f} | {per_char:.0f} | {rss} |")
 
 
 def growth_table(runs: int) -> None:
@@ -256,8 +216,9 @@ def growth_table(runs: int) -> None:
     print()
     print(f"growth (open + decode + locate + every trait's fields, median of {runs}, cold tables; "
           "RSS = a fresh process doing the same once, interpreter and module included):")
-    print("| input | size KB | pieces located | seconds | us per piece | max RSS MB |")
-    print("|---|---|---|---|---|---|")
+    print("| input | size KB | stream M chars | pieces located | wall s | CPU s | CPU us per piece "
+          "| CPU ns per char | peak RSS MB |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for relative in GROWTH_CORPUS:
         path = CORPUS_DIR / relative
         if path.exists():
@@ -272,8 +233,20 @@ def growth_table(runs: int) -> None:
                              build_file_for(base), runs))
 
 
+def _peak_rss_mb() -> float:
+    """This program's peak RSS: /proc's VmHWM (Linux), which starts again at exec — unlike
+    ru_maxrss, which keeps the forking parent's peak in a child."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def rss_child(path: Path, module_path: Path | None) -> None:
-    """`--rss`: one open + decode + locate + fields in this fresh process; prints its max RSS in MB."""
+    """`--rss`: one open + decode + locate + fields in this fresh process; prints its peak RSS in MB."""
     from vassal_parser.game import load_game
     from vassal_parser.module import load_module
 
@@ -281,7 +254,7 @@ def rss_child(path: Path, module_path: Path | None) -> None:
     for piece in load_game(path, module).position():
         for trait in piece.traits:
             _ = trait.fields
-    print(f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}")
+    print(f"{_peak_rss_mb():.0f}")
 
 
 def peak_memory_mb(path: Path) -> float:
@@ -307,12 +280,18 @@ def find_pywargame_python(explicit: str | None) -> str | None:
 
 def process_seconds(command: list[str], runs: int) -> float:
     """Median wall time of a whole process (interpreter start included for both sides: same footing)."""
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900, check=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return statistics.median(process_times(command)[0] for _ in range(runs))
+
+
+def process_times(command: list[str]) -> tuple[float, float]:
+    """(wall, CPU) seconds of one whole process; CPU = its user + system time (getrusage of children),
+    which other load on the machine moves far less than the wall clock."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900, check=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def compare_with_pywargame(explicit: str | None, runs: int) -> None:
@@ -327,19 +306,31 @@ def compare_with_pywargame(explicit: str | None, runs: int) -> None:
     print()
     print(f"pywargame comparison (whole processes incl. interpreter start, median of {runs}; both decode "
           f"every command, piece and trait; pywargame under {other}):")
-    print("| file | adjutant s | pywargame vsavdump -d s | ratio |")
-    print("|---|---|---|---|")
+    print("| file | adjutant wall s | pywargame wall s | wall ratio ours/theirs (median of pairs) "
+          "| adjutant CPU s | pywargame CPU s | CPU ratio |")
+    print("|---|---|---|---|---|---|---|")
     for relative in FILES:
         path = CORPUS_DIR / relative
         if not path.exists() or path.suffix not in (".vsav", ".sav"):
             continue  # vsavdump reads saves; the logs have no counterpart there
-        ours = process_seconds([sys.executable, __file__, "--decode-only", str(path)], runs)
+        # pair by pair (ours, then theirs, `runs` times): both of a pair see the same machine load
+        pairs = []
         try:
-            theirs = process_seconds([other, "-c", dump, str(path)], runs)
+            for _ in range(runs):
+                ours = process_times([sys.executable, str(DECODE_CHILD), str(path)])
+                theirs = process_times([other, "-c", dump, str(path)])
+                pairs.append((ours, theirs))
         except subprocess.CalledProcessError as exc:
-            print(f"| {relative} | {ours:.2f} | failed (exit {exc.returncode}) | - |")
+            print(f"| {relative} | - | failed (exit {exc.returncode}) | - | - |")
             continue
-        print(f"| {relative} | {ours:.2f} | {theirs:.2f} | {theirs / ours:.1f}x |")
+        ours, theirs = (statistics.median(pair[0][0] for pair in pairs),
+                        statistics.median(pair[1][0] for pair in pairs))
+        ratio = statistics.median(pair[0][0] / pair[1][0] for pair in pairs)
+        ours_cpu, theirs_cpu = (statistics.median(pair[0][1] for pair in pairs),
+                                statistics.median(pair[1][1] for pair in pairs))
+        cpu_ratio = statistics.median(pair[0][1] / max(pair[1][1], 1e-9) for pair in pairs)
+        print(f"| {relative} | {ours:.2f} | {theirs:.2f} | {ratio:.3f} | {ours_cpu:.2f} | {theirs_cpu:.2f} "
+              f"| {cpu_ratio:.3f} |")
 
 
 def main() -> int:
@@ -349,6 +340,7 @@ def main() -> int:
     parser.add_argument("--decode-only", type=Path, help=argparse.SUPPRESS)  # child: timed as a process
     parser.add_argument("--rss", type=Path, nargs="+", help=argparse.SUPPRESS)  # child: growth memory
     parser.add_argument("--skip-growth", action="store_true", help="leave out the growth table")
+    parser.add_argument("--only-pywargame", action="store_true", help="print only the pywargame comparison")
     parser.add_argument(
         "--pywargame-python",
         help="a Python >= 3.12 with pywargame installed (default: $ADJUTANT_PYWARGAME_PYTHON, "
@@ -369,6 +361,9 @@ def main() -> int:
     if not CORPUS_DIR.exists():
         print(f"corpus not found at {CORPUS_DIR}; set ADJUTANT_SHARED")
         return 1
+    if args.only_pywargame:
+        compare_with_pywargame(args.pywargame_python, args.runs)
+        return 0
     print(f"Python {sys.version.split()[0]}, median of {args.runs} runs, peak = tracemalloc peak of one run")
     header = (
         "| file | size KB | pieces | traits | max depth | open s | tree s | pieces+traits s "

@@ -1,1 +1,3 @@
-"""Adjutant's command line and daemon: the bridge between VASSAL files and the rules engine."""
+"""The bridge between VASSAL files and the rules engine: the CLI, mapping, pipeline, daemon and overlay."""
+
+__version__ = "0.1.0"

@@ -22,7 +22,7 @@ from rules.engine import check_answer_ids
 from rules.engine import plan as run_plan
 from rules.packs import PACKS_DIR, Pack, load_pack
 from rules.plan import EXIT_DUE, MissingFact
-from rules.state import GameState
+from rules.state import FACTIONS, GameState
 from vassal_parser.errors import InputError
 from vassal_parser.game import PositionMemo, load_game
 from vassal_parser.module import Module, load_module
@@ -202,6 +202,7 @@ class CheckPipeline:
                     "(start it with --base tk or ds)")
             plan.missing.append(MissingFact("events", None, text))
         data = plan.to_json()
+        data["factions"] = list(FACTIONS)  # for the overlay: a faction in a URL is checked against these
         data["vassal"] = {
             "file": info["file"],
             "kind": info["kind"],

@@ -66,7 +66,7 @@ def empty_state() -> dict[str, Any]:
 # which lists every counter) is dropped for it.
 STREAM_PLAN_KEYS = frozenset(
     {"format", "version", "pack", "phasing", "turn", "due", "events", "violations", "pending_choices"}
-    | {"choices", "map"}
+    | {"choices", "map", "undecided", "tables", "factions", "missing"}
 )
 # Plan-level lists naming pieces no public viewer may see.
 PRIVATE_NAME_LISTS = ("hidden_pieces", "private_pieces")

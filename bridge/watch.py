@@ -439,6 +439,21 @@ class FolderWatcher:
 Publish = Callable[[Mapping[str, Any]], None]
 
 
+def due_summary(plan: Mapping[str, Any], previous: Mapping[str, Any] | None = None) -> str:
+    """What the console says of a plan: what is due (rule and title), what became due since the
+    previous plan, and what is undecided (a fact it needs is missing)."""
+    events = protocol.iter_events(plan)
+    due = [e for e in events if protocol.event_is_due(e)]
+    before = {e.get("rule") for e in protocol.iter_events(previous) if protocol.event_is_due(e)}
+    undecided = [str(e.get("rule")) for e in events if e.get("status") == "undecided"]
+    named = [f"{event.get('rule')} {event.get('title')}" for event in due]
+    text = f"{len(due)} event(s) due" + (f": {', '.join(named)}" if named else "")
+    became = [str(e.get("rule")) for e in due if e.get("rule") not in before]
+    if previous is not None and became:
+        text += f"; became due: {', '.join(became)}"
+    return text + (f"; undecided: {', '.join(undecided)}" if undecided else "")
+
+
 class PlanCoordinator:
     """Turns complete files and client answers into state changes.
 
@@ -602,6 +617,7 @@ class PlanCoordinator:
         plan = protocol.annotate_step_keys(plan)
         live_keys = protocol.step_keys(plan)
         self.ticks = {key: True for key in self.ticks if key in live_keys}
+        previous = self.plan
         self.current, self.plan = path, plan
         self._publish(
             {
@@ -615,10 +631,9 @@ class PlanCoordinator:
                 "updated": time.time(),
             }
         )
-        due = sum(1 for event in protocol.iter_events(plan) if protocol.event_is_due(event))
         elapsed_ms = (time.monotonic() - started) * 1000
         what = "replayed" if replay is not None else "planned"
-        self._log_line(f"{path.name}: {what} ({reason}), {due} event(s) due, {elapsed_ms:.0f} ms")
+        self._log_line(f"{path.name}: {what} ({reason}), {due_summary(plan, previous)}, {elapsed_ms:.0f} ms")
         return True
 
     async def _plan_bounded(self, path: Path, answers: dict[str, Any]) -> tuple[dict, dict[str, Any] | None]:
@@ -652,6 +667,20 @@ class PlanCoordinator:
 # --- the whole daemon ----------------------------------------------------------------------------
 
 
+def _persisting(publish: Publish, store: Any, log_line: Callable[[str], None]) -> Publish:
+    """`publish`, also writing the answers to the store whenever a change carries them."""
+
+    def publish_and_keep(changes: Mapping[str, Any]) -> None:
+        publish(changes)
+        if "answers" in changes:
+            try:
+                store.save(dict(changes["answers"] or {}))
+            except OSError as exc:
+                log_line(f"cannot keep the answers in {store.path}: {exc.strerror or exc}")
+
+    return publish_and_keep
+
+
 class WatchDaemon:
     """Folder watcher + planner + overlay server, wired together (what `adjutant watch` runs)."""
 
@@ -675,6 +704,7 @@ class WatchDaemon:
         plan_existing: bool = True,
         log_line: Callable[[str], None] = print,
         plan_budget: float | None = None,
+        answer_store: Any = None,
     ) -> None:
         from bridge.server import OverlayServer  # server imports nothing from here; keep it one-way
 
@@ -687,13 +717,20 @@ class WatchDaemon:
             queue_limit=queue_limit,
             history_limit=history_limit,
         )
+        publish = self.server.publish
+        if answer_store is not None:  # bridge.answer_store: answers kept across a restart
+            publish = _persisting(publish, answer_store, log_line)
         self.coordinator = PlanCoordinator(
-            plan_function, self.server.publish, replay_function=replay_function,
+            plan_function, publish, replay_function=replay_function,
             write_function=write_function, log_line=log_line, plan_budget=plan_budget,
         )
         # The starting state, not a change: no delta (sequence numbers still start at 0).
         self.server.history.state["writeback"] = dict(self.coordinator.writeback)
         self.server.on_write = self.coordinator.write_moves
+        if answer_store is not None:  # the answers given before a restart (starting state, too)
+            self.coordinator.answers = answer_store.load()
+            if self.coordinator.answers:
+                self.server.history.state["answers"] = dict(self.coordinator.answers)
         self.server.on_answer = self.coordinator.set_answer
         self.server.on_tick = self.coordinator.set_tick
         self.watcher = FolderWatcher(

@@ -164,3 +164,73 @@ def write_saves(folder: Path = SAVES_DIR, world: World | None = None) -> list[Pa
                           vassal_version=world.module["vassal_version"], key=FIXED_KEY, ensure=False)
         written.append(path)
     return written
+
+
+# --- the story as one VASSAL log (.vlog) --------------------------------------------------------------
+
+LOG_FILE = "story.vlog"
+
+
+def _pieces_of(stream: str) -> dict[str, Any]:
+    """Piece id -> piece of a save's restore commands (stacks left out: the replay stacks by point)."""
+    from vassal_parser.pieces import Piece, make_piece
+
+    restore, _steps = commands.split_log(commands.decode_stream(stream))
+    found = {}
+    for command in restore:
+        if command.kind == "add_piece":
+            piece = make_piece(command.fields["id"], command.fields["type"], command.fields["state"])
+            if isinstance(piece, Piece):
+                found[piece.id] = piece
+    return found
+
+
+def _trait_states(piece: Any) -> list[str | None]:
+    return [trait.state for trait in piece.traits if trait.prefix != "piece;"]
+
+
+def step_commands(before: dict[str, Any], after: dict[str, Any], scene: Scene) -> list[str]:
+    """What a player does in VASSAL between two scenes, as the commands VASSAL logs (spec §3.3, §3.5):
+    a chat line naming the scene, then `M/` for each move, `D/` for each changed trait, `-/` and `+/`."""
+    speaker = next(name for _id, name, faction in PLAYERS if faction == scene.phasing)
+    texts = [f"CHAT<{speaker}> - {scene.title}"]
+    player_id = next(pid for pid, _name, faction in PLAYERS if faction == scene.phasing)
+    for piece_id, new in after.items():
+        old = before.get(piece_id)
+        if old is None:
+            texts.append(commands.add_piece_command(piece_id, new.type_string(), new.state_string()).text)
+            continue
+        if (old.map, old.x, old.y) != (new.map, new.x, new.y):
+            texts.append(commands.move_piece_command(piece_id, new.map, new.x, new.y, old.map, old.x, old.y,
+                                                     player_id=player_id).text)
+        if _trait_states(old) != _trait_states(new):
+            texts.append(commands.change_piece_command(piece_id, new.state_string(), old.state_string()).text)
+    texts += [commands.remove_piece_command(piece_id).text for piece_id in before if piece_id not in after]
+    return texts
+
+
+def log_stream(world: World | None = None) -> str:
+    """The whole story as a log: the first scene's save as the restore, one replay step per later
+    scene, so step N of the log is the position of save N+1 (`adjutant check story.vlog --step N`)."""
+    streams = scene_streams(world)
+    tree = commands.decode_stream(streams[0][1])
+    previous = _pieces_of(streams[0][1])
+    for scene, stream in streams[1:]:
+        current = _pieces_of(stream)
+        logged = [commands.leaf_command("LOG\t" + text) for text in step_commands(previous, current, scene)]
+        tree.children.append(commands.CommandGroup(logged))
+        previous = current
+    return commands.encode_stream(tree)
+
+
+def write_log(folder: Path = SAVES_DIR, world: World | None = None) -> Path:
+    """Write `story.vlog` with the project's writer (same fixed key and module metadata as the saves)."""
+    from module_patches.demo_module import moduledata_xml
+    from vassal_parser.writer import write_game_file
+
+    world = world or WORLD()
+    return write_game_file(folder / LOG_FILE, log_stream(world), module_metadata=moduledata_xml(world),
+                           comment="The demo story as one VASSAL log: one replay step per scene",
+                           module_version=world.module["version"],
+                           vassal_version=world.module["vassal_version"], key=FIXED_KEY,
+                           ensure=False)  # the saves' own restore, as written (see write_saves)

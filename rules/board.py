@@ -38,13 +38,27 @@ class Board:
         )
 
     def political_country(self, hex_id: str) -> str:
-        """The country (or Dependent) the hex counts as part of right now."""
+        """The country (or Dependent) the hex counts as part of right now: a ceded area's receiver, and an
+        annexed country's annexer (16.7 example: after a Reich Annex, Krakow is in Germany)."""
         info = self.pack.hex(hex_id)
+        here = info.country
         # Every marker covering the hex's area (its own, and any `hexes_of` it: DS 16.2.6 Step 4).
         for area in areas_covering(self.pack, info.area):
             if area.ceded_to is not None and self.ceded_area_active(area):
-                return area.name if area.dependent else area.ceded_to
-        return info.country
+                here = area.name if area.dependent else area.ceded_to
+                break
+        return self.annexer(here)
+
+    def annexer(self, country: str) -> str:
+        """The country an annexed country is part of (`annexed_to`, followed); itself when not annexed."""
+        seen: set[str] = set()
+        while country not in seen:
+            seen.add(country)
+            listed = self.state.countries.get(country)
+            if listed is None or not listed.annexed_to:
+                break
+            country = listed.annexed_to
+        return country
 
     def home_of(self, country: str) -> str:
         """The home country a Dependent or annexed country belongs to (itself for a home country)."""
@@ -91,9 +105,11 @@ class Board:
         info = self.pack.countries.get(name)
         if info is None:
             return False
+        listed = self.state.countries.get(name)
+        if listed is not None and listed.annexed_to:
+            return False  # annexed: part of another country, no Minor Country while it lasts (16.7 example)
         if info.kind == "minor":
             return True
-        listed = self.state.countries.get(name)
         return info.kind == "dependent" and listed is not None and listed.dependent_of == name
 
     # ---- Posture Boxes ---------------------------------------------------------------------------

@@ -72,14 +72,28 @@ class CombinedPlan:
             "pending_choices": self.pending_choices,
         }
 
-    def render_text(self) -> str:
-        lines = [f"Axis Empires combined game — {self.phasing} faction: TK map first, then DS (AE 6.2 ©)"]
+    def render_text(self, verbose: bool = False) -> str:
+        """Both maps' plans, then ONE closing line for the whole game (20: a map's own "Nothing is due."
+        must not close the text while the other map has something due)."""
+        lines = [f"Axis Empires combined game (AE 6.2) — {self.phasing} faction: "
+                 "TK map first, then DS"]
         for name in self.order:
             lines.append(f"== {name} map ==")
-            lines.append(self.plans[name].render_text())
+            lines.append(self.plans[name].render_text(verbose=verbose, closing=False))
             if name == "TK" and self.bridge:
                 lines.append("== carried over to the DS map ==")
                 lines.extend(f"    - ({s.rule} {s.step}) {s.text}" for s in self.bridge)
+        due = [name for name in self.order if self.plans[name].due]
+        undecided = [name for name in self.order if self.plans[name].undecided]
+        if self.due:
+            where = " and ".join(f"the {n} map" for n in due) or "the DS map (carried over)"
+            also = " and ".join(f"the {n} map" for n in undecided)
+            lines.append(f"Due on {where}." + (f" Some events are undecided on {also}." if undecided else ""))
+        elif undecided:
+            lines.append("Nothing is due that the packs can decide; undecided on "
+                         + " and ".join(f"the {n} map" for n in undecided) + ".")
+        else:
+            lines.append("Nothing is due on either map.")
         return "\n".join(lines)
 
 
@@ -195,8 +209,8 @@ def plan_combined(data: dict[str, Any], tk_pack: Pack, ds_pack: Pack, answers: d
             entry.status = WAITING
             entry.waiting_for = [f"TK/{c}" for c in tk_blocked]
             entry.steps, entry.choices = [], []
-            entry.why = ["the TK map's Conditional Events are performed first (AE 6.2 ©) and wait for "
-                         + ", ".join(tk_blocked)]
+            entry.why = ["the TK map's Conditional Events are performed first (AE 6.2, combined game) and "
+                         "wait for " + ", ".join(tk_blocked)]
         ds_plan.resulting_position = None
     phasing = states["TK"].turn.phasing
     return CombinedPlan(phasing=phasing, plans={"TK": tk_plan, "DS": ds_plan}, bridge=bridge)

@@ -16,9 +16,9 @@ from typing import Any
 
 from rules.board import Board
 from rules.errata import entry_of, option_text, reading_of
-from rules.facts import FACT_KINDS
+from rules.facts import FACT_KINDS, subject_name
 from rules.facts import check as check_fact
-from rules.packs import EventSpec, Pack, hex_label
+from rules.packs import EventSpec, Pack, adjective, hex_label, pack_source
 from rules.plan import (
     FIRED,
     IGNORED,
@@ -102,6 +102,7 @@ class EventContext:
         self.phasing = state.turn.phasing
         self._status: str | None = None
         self._deferred: list[Choice] = []
+        self._not_due_lines: list[str] = []
         self.violations: list[Violation] = []  # rules an action broke, found by the event (AWAW 60.8)
 
     # ---- views -------------------------------------------------------------------------------
@@ -138,7 +139,8 @@ class EventContext:
             raise ValueError(f"{self.rule}: reads fact {fact!r} without declaring it in the pack's needs")
         value, lacking = check_fact(self.pack, fact, subject)
         if lacking is not None:
-            self.missing(fact, subject, lacking)
+            shown = subject_name(self.pack, FACT_KINDS[fact], subject)
+            self.missing(fact, subject, lacking, name=shown if shown != subject else None)
             return None
         return value
 
@@ -177,15 +179,19 @@ class EventContext:
             return None
         return value
 
-    def missing(self, fact: str, subject: str | None, text: str) -> None:
+    def missing(self, fact: str, subject: str | None, text: str, name: str | None = None) -> None:
         """Record a fact the event cannot read (from the pack, or a field the position leaves out)."""
-        record = MissingFact(fact, subject, text)
+        record = MissingFact(fact, subject, text, name)
         if record not in self.entry.missing:
             self.entry.missing.append(record)
 
     def name(self, counter_id: str) -> str:
         counter = self.state.counters.get(counter_id)
         return f"{counter.name} ({counter_id})" if counter and counter.name != counter_id else counter_id
+
+    def adjective(self, country: str) -> str:
+        """'German' for Germany (pack data): "German ground units", never "Germany ground units"."""
+        return adjective(self.pack, country)
 
     def place(self, location: str) -> str:
         """A location as players say it: 'Paris (w3516)', 'Western Force Pool', 'Holding Box of Med HQ'."""
@@ -201,16 +207,30 @@ class EventContext:
         self.entry.why.append(why)
 
     def not_due(self, why: str) -> None:
+        """A reason the event (or one of its subjects) is not due; once the event fires, such lines are
+        detail (shown with --verbose / `why_detail`): the fired subject is what decides."""
         if self._status is None:
             self._status = NOT_DUE
         self.entry.why.append(why)
+        self._not_due_lines.append(why)
 
     def ignore(self, why: str) -> None:
         self._status = IGNORED
         self.entry.why.append(why)
 
-    def why(self, text: str) -> None:
+    def why(self, text: str, detail: bool = False) -> None:
+        """A reason line; `detail` marks one that does not decide (a candidate that does not qualify)."""
         self.entry.why.append(text)
+        if detail:
+            self.entry.detail.append(text)
+
+    def finish_why(self) -> None:
+        """After the event ran: when it fired, the not-due lines of the other subjects are detail; when it
+        did not, why each candidate fails is what decides, so nothing is detail."""
+        if self._status == FIRED:
+            self.entry.detail.extend(w for w in self._not_due_lines if w not in self.entry.detail)
+        else:
+            self.entry.detail.clear()
 
     def violation(self, rule: str, action_index: int, text: str) -> None:
         """An action the position records broke `rule` (listed with the plan's 6.1 violations)."""
@@ -236,6 +256,10 @@ class EventContext:
 
         Why public: events whose step is neither a move nor a flip (dice, markers) record it here;
         the helpers below record through it too, so every step gets the same fields."""
+        if counter is not None:
+            owner = self.board.faction_of(counter)
+        else:
+            owner = self.board.country_state(subject).faction if subject in self.pack.countries else None
         record = Step(
             rule=rule or self.rule,
             step=step,
@@ -246,6 +270,7 @@ class EventContext:
             from_=counter.location if counter else None,
             subject=subject,
             details=details,
+            faction=owner if owner in FACTIONS else None,
         )
         self.entry.steps.append(record)
         return record
@@ -438,6 +463,7 @@ def validate_position(state: GameState, pack: Pack) -> None:
     for name in state.countries:
         if name not in pack.countries:
             raise InputError(src, f"unknown country {name!r} (not in pack {pack.name})")
+    validate_country_model(state, pack)
     shared = pack.extra.get("posture_boxes", {})
     for box in state.posture_boxes:
         if box not in shared:
@@ -479,6 +505,42 @@ def resolve_card(pack: Pack, faction: str, card: str, source: str) -> str:
     raise InputError(source, f"turn.current_cards: {faction} card {card!r} is not in pack {pack.name}")
 
 
+def validate_country_model(state: GameState, pack: Pack) -> None:
+    """Refuse positions that contradict the position model (docs/position-format.md "countries"):
+
+    * posture and Policy markers: a Policy marker (pack `[pack] policy_markers`, TK: Ostland Accord) stands in
+      a Posture Box instead of a Posture of War -- 16.5.5 "remove the Ostland Accord marker ... and change
+      Russia's Posture to War" -- so `posture: "War"` beside one is a contradiction. Truce markers (6.1.2)
+      are not Policy markers and do not contradict War.
+    * annexed countries: `annexed_to` names another pack country (no loop); an annexed country is part of
+      that country (16.7 Reich Annex example), so it cannot also be an `active` Minor Country."""
+    src = state.source
+    policy = set(pack.meta.get("policy_markers", ()))
+    for name, country in state.countries.items():
+        standing = sorted(policy & set(country.markers))
+        if standing and country.posture == "War":
+            raise InputError(src, f"country {name!r}: posture War contradicts the {', '.join(standing)} "
+                                  "Policy marker in its Posture Box (a Policy marker stands instead of a "
+                                  "Posture of War: TK 16.5.5, DS 16.3.8/16.5.5)")
+        target = country.annexed_to
+        if target is None:
+            continue
+        if target not in pack.countries or target == name:
+            raise InputError(src, f"country {name!r}: annexed_to {target!r} must name another country of "
+                                  f"pack {pack.name}")
+        seen = {name}
+        while target is not None:
+            if target in seen:
+                raise InputError(src, f"country {name!r}: annexed_to loops back to {target!r}")
+            seen.add(target)
+            listed = state.countries.get(target)
+            target = listed.annexed_to if listed is not None else None
+        if country.status == "active":
+            raise InputError(src, f"country {name!r} is annexed to {country.annexed_to}: it counts as part "
+                                  f"of {country.annexed_to} (16.7), not as an active Minor Country -- "
+                                  "give its status as conquered or neutral, or leave annexed_to out")
+
+
 def _events_in_order(state: GameState, pack: Pack) -> list[tuple[str, str]]:
     """6.2 Step 1 then Step 2: (rule, source) pairs for the phasing faction."""
     phasing = state.turn.phasing
@@ -487,6 +549,13 @@ def _events_in_order(state: GameState, pack: Pack) -> list[tuple[str, str]]:
     if card_id is not None:
         ordered.extend((rule, f"card:{card_id}") for rule in pack.cards[card_id].events)
     return ordered
+
+
+def _factions_of(entry: EventEntry) -> list[str]:
+    """Factions a player view must show this event to (19): whose counters or countries its steps change,
+    and who decides one of its choices."""
+    found = {s.faction for s in entry.steps if s.faction} | {c.decider for c in entry.choices}
+    return sorted(f for f in found if f in FACTIONS)
 
 
 def plan(
@@ -511,7 +580,8 @@ def plan(
         if info.faction and name not in work.countries:
             work.ensure_country(name).faction = info.faction
             work.countries[name].status = "active"
-    result = Plan(pack=pack.name, phasing=work.turn.phasing, turn=work.turn.date)
+    result = Plan(pack=pack.name, phasing=work.turn.phasing, turn=work.turn.date,
+                  pack_source=pack_source(pack))
     result.violations = validate_actions(work, pack)
     if work.turn.combined_game:
         starred = sorted(cid for cid, c in work.counters.items() if c.star)
@@ -522,6 +592,7 @@ def plan(
                 "`*` counters are not used in the combined game; ignored: " + ", ".join(starred)
             )
     blocked_by: list[str] = []
+    blocking: dict[str, str] = {}  # choice id -> how players name it ("the Axis decision in 16.1.2")
     for rule, source in _events_in_order(work, pack):
         spec = pack.event(rule)
         entry = EventEntry(rule=rule, title=spec.title, source=source, status=NOT_DUE)
@@ -529,7 +600,8 @@ def plan(
         if blocked_by:
             entry.status = WAITING
             entry.waiting_for = list(blocked_by)
-            entry.why.append("checked after the position is settled by " + ", ".join(blocked_by))
+            entry.why.append("checked after the position is settled by "
+                             + ", ".join(blocking.get(c, c) for c in blocked_by))
             continue
         if spec.once and work.fired(rule):
             entry.why.append("once per game, and it has already occurred")
@@ -539,16 +611,21 @@ def plan(
             raise InputError(pack.path, f"event {rule}: no implementation named {spec.impl!r}")
         ctx = EventContext(work, pack, spec, entry, answers, answers_source)
         try:
-            impl(ctx)
-            ctx.settle()
+            try:
+                impl(ctx)
+                ctx.settle()
+            finally:
+                ctx.finish_why()
+                entry.factions = _factions_of(entry)
         except WaitingForAnswer as waiting:
             unanswered = list({c.id: c for c in [*ctx._deferred, waiting.choice] if not c.answered}.values())
             ids = [c.id for c in unanswered]
             entry.status = WAITING
             entry.waiting_for = [*entry.waiting_for, *(i for i in ids if i not in entry.waiting_for)]
             for choice in unanswered:
-                entry.why.append(f"waiting for {choice.decider}'s answer to {choice.id}")
+                entry.why.append(f"waiting for the {choice.decider} faction's decision: {choice.prompt}")
             blocked_by.extend(c.id for c in unanswered if c.affects_position and c.id not in blocked_by)
+            blocking.update({c.id: f"the {c.decider} decision in {c.rule} ({c.id})" for c in unanswered})
             continue
         result.violations.extend(ctx.violations)
         entry.status = ctx._status or NOT_DUE

@@ -125,6 +125,24 @@ def _road_rail_hexes(pack: Pack, area: str) -> list[str]:
     return sorted(h.id for h in pack.hexes.values() if h.area == area and (h.road or h.rail))
 
 
+@fact_kind("region_strategic_hex", "area", "Strategic Hex", "regions")
+def _region_strategic_hex(pack: Pack, area: str) -> list[str]:
+    """16.2.2 Step 3: the Soviet Strategic Hex listed for each Ostland Region (the text lists them)."""
+    info = pack.areas.get(area)
+    return [info.strategic_hex] if info is not None and info.strategic_hex else []
+
+
+@fact_kind("area_neighbors", "area", "neighbouring countries", "regions")
+def _area_neighbors(pack: Pack, area: str) -> list[str]:
+    """16.2.2 Step 10: the countries sharing a border with a Region (pack `neighbors`, or hex `borders`)."""
+    info = pack.areas.get(area)
+    found = set(info.neighbors) if info is not None else set()
+    for hex_info in pack.hexes.values():
+        if hex_info.area == area:
+            found.update(hex_info.borders)
+            found.update(pack.hexes[o].country for o in hex_info.adjacent
+                         if o in pack.hexes and pack.hexes[o].area != area)
+    return sorted(found)
 def _area_by_key(pack: Pack, key: str) -> Any:
     """An area by id, or by the name it takes as a Dependent (e.g. "Inner Mongolia")."""
     return pack.areas.get(key) or next((a for a in pack.areas.values() if a.name == key), None)
@@ -230,7 +248,15 @@ def is_complete(pack: Pack, fact: str, subject: str) -> bool:
     if pack.complete is None:
         return True
     listed = pack.complete.get(fact)
-    return listed == "all" or (listed is not None and subject in listed)
+    if listed is None:  # a fact kind the table does not name: `others = "trusted"` keeps the no-table rule
+        return pack.complete.get("others") == "trusted"
+    return listed == "all" or subject in listed
+
+
+def claims_complete(pack: Pack, fact: str, subject: str) -> bool:
+    """Does the [complete] table NAME this fact for `subject` (so that nothing located means none)?"""
+    listed = pack.complete.get(fact) if pack.complete is not None else None
+    return listed is not None and listed != "trusted" and (listed == "all" or subject in listed)
 
 
 def check(pack: Pack, fact: str, subject: str) -> tuple[Any, str | None]:
@@ -241,14 +267,27 @@ def check(pack: Pack, fact: str, subject: str) -> tuple[Any, str | None]:
     Strategic Hex)."""
     kind = FACT_KINDS[fact]
     value = kind.lookup(pack, subject)
+    shown = subject_name(pack, kind, subject)
     if not value:
-        if pack.complete is not None and is_complete(pack, fact, subject):
-            return value, None
-        return value, kind.missing_text(subject)
+        if claims_complete(pack, fact, subject):
+            return value, None  # listed under [complete]: the pack says there is none (a landlocked country)
+        return value, kind.missing_text(shown)
     if not is_complete(pack, fact, subject):
-        return value, (f"the pack locates only some {kind.label} of {subject} "
-                       f"(it does not list {subject} under [complete] {fact})")
+        if isinstance(value, str):  # one hex (a Capital): located, but the pack does not vouch for it
+            return value, (f"the pack does not confirm the {kind.label} of {shown} "
+                           f"(it does not list {subject!r} under [complete] {fact})")
+        return value, (f"the pack locates only some {kind.label} of {shown} "
+                       f"(it does not list {subject!r} under [complete] {fact})")
     return value, None
+
+
+def subject_name(pack: Pack, kind: FactKind, subject: str) -> str:
+    """A subject as players name it: an area by its name ("Eastern Poland"), never its pack id."""
+    if kind.per == "area":
+        area = pack.areas.get(subject)
+        if area is not None:
+            return area.name
+    return subject
 
 
 def present(pack: Pack, fact: str, subject: str) -> bool:

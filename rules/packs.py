@@ -54,6 +54,7 @@ class CountryInfo:
     region: str | None = None  # "Europe" / "Pacific" when both maps are combined
     neighbors: tuple[str, ...] = ()  # countries it shares a border with (Influence options, 15.19)
     faction: str | None = None  # default alignment when a position does not list the country (Major Powers)
+    adjective: str | None = None  # "German", "Russian": how the rules text names its units (plan text)
 
 
 @dataclass(frozen=True)
@@ -137,15 +138,29 @@ def _is_dir(path: Path) -> bool:
         return False
 
 
+# Packs known by name that do not live under rules/packs: the demo world's own pack, so that
+# `--pack demo` works wherever the project is installed (it ships with module_patches).
+NAMED_PACKS: dict[str, Path] = {
+    "demo": Path(__file__).resolve().parents[1] / "module_patches" / "demo" / "pack",
+}
+
+
 def resolve_pack_dir(name_or_path: str | Path) -> Path:
-    """A pack is a directory: given as a path, or a name under rules/packs/."""
+    """A pack is a directory: a bare name of a built-in pack under rules/packs/, else a path.
+
+    Why the built-in name first: a folder that happens to be called `tk` in the current directory must not
+    silently replace the built-in pack (issue 12.6); give it as a path (`./tk`) to use it. (A folder beside
+    the position file is preferred by `adjutant plan` itself, before this is called.)"""
+    text = str(name_or_path)
+    named = NAMED_PACKS.get(text, PACKS_DIR / text)
+    bare = isinstance(name_or_path, str) and "/" not in text and "\\" not in text and text not in (".", "..")
+    if bare and _is_dir(named):
+        return named
     candidate = Path(name_or_path)
     if _is_dir(candidate):
         return candidate
-    named = PACKS_DIR / str(name_or_path)
-    if isinstance(name_or_path, str) and "/" not in name_or_path and _is_dir(named):
-        return named
     known = sorted(p.name for p in PACKS_DIR.iterdir() if p.is_dir()) if PACKS_DIR.is_dir() else []
+    known = sorted({*known, *(name for name, path in NAMED_PACKS.items() if path.is_dir())})
     shown = str(name_or_path) if len(str(name_or_path)) <= 100 else str(name_or_path)[:97] + "..."
     raise InputError(shown, f"no such pack (give a directory or one of: {', '.join(known)})")
 
@@ -397,6 +412,9 @@ def load_pack(name_or_path: str | Path) -> Pack:
     )
 
 
+OTHERS = "others"  # [complete] key: what a fact kind the table does not name means
+
+
 def _complete_table(raw: dict[str, Any], where: Path, countries: dict[str, Any],
                     areas: dict[str, Any]) -> dict[str, frozenset[str] | str] | None:
     """`[complete] city_hexes = ["Poland", ...]` or `= "all"`: which located facts are the whole fact.
@@ -410,6 +428,11 @@ def _complete_table(raw: dict[str, Any], where: Path, countries: dict[str, Any],
     table = _table(raw, "complete", where)
     out: dict[str, frozenset[str] | str] = {}
     for fact, value in table.items():
+        if fact == OTHERS:  # `others = "trusted"`: facts the table does not name are taken as located
+            if value not in ("trusted", "missing"):
+                raise InputError(where, f'[complete] {OTHERS} must be "trusted" or "missing"')
+            out[OTHERS] = str(value)
+            continue
         if fact not in FACT_KINDS:
             raise InputError(where, f"[complete] names unknown fact {fact!r} "
                                     f"(known: {', '.join(sorted(FACT_KINDS))})")
@@ -426,6 +449,25 @@ def _complete_table(raw: dict[str, Any], where: Path, countries: dict[str, Any],
     return out
 
 
+def adjective(pack: Pack, country: str) -> str:
+    """'German' for Germany (pack `adjective`), so plans say "German ground units" as the rules text does;
+    a country the pack gives no adjective keeps its name."""
+    info = pack.countries.get(country)
+    if info is not None and info.adjective:
+        return info.adjective
+    table = pack.extra.get("adjectives", {})  # an `[adjectives]` table: Country = "Adjective"
+    found = table.get(country) if isinstance(table, dict) else None
+    return str(found) if found else country
+
+
+def pack_source(pack: Pack) -> str:
+    """Where a pack was read from, for the plan header: "built-in" or its folder."""
+    try:
+        if pack.path.resolve().parent == PACKS_DIR:
+            return "built-in"
+    except OSError:
+        pass
+    return str(pack.path)
 def areas_covering(pack: Pack, area_id: str | None) -> list[AreaInfo]:
     """The areas whose marker moves a hex of `area_id`: that area and every area with `hexes_of` it."""
     if area_id is None or area_id not in pack.areas:

@@ -40,6 +40,7 @@ class Step:
     from_: str | None = None
     subject: str | None = None  # the country (or region) this step is about
     details: dict[str, Any] = field(default_factory=dict)
+    faction: str | None = None  # whose counter it moves / country it changes: that player's view shows it
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -61,8 +62,23 @@ class Choice:
     affects_position: bool = True  # when unanswered, later events are reported as waiting
     multiple: bool = False  # the answer is a list of option values (e.g. 16.5.4 redeployments)
 
+    def label_of(self, value: Any) -> str:
+        """An option value as players read it: its label ("Remove all of the Minor Country's units ...")."""
+        for option in self.options:
+            if option.get("value") == value:
+                return str(option.get("label", value))
+        return str(value)
+
+    def answer_words(self) -> str:
+        """The answer by its option label(s) (issue 12.17: "Answered: remove" showed the value)."""
+        if isinstance(self.answer, list):
+            return ", ".join(self.label_of(v) for v in self.answer) or "none"
+        return self.label_of(self.answer)
+
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["answer_label"] = self.answer_words() if self.answered else None
+        return data
 
 
 @dataclass(frozen=True)
@@ -72,11 +88,14 @@ class MissingFact:
     fact: str  # a rules.facts kind, or a position field
     subject: str | None  # the country or area it is about
     text: str  # player-facing, as the rules text names things
+    name: str | None = None  # the subject as players name it (an area's name), when not the id itself
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
+def _subject(missing: MissingFact) -> str:
+    return f"{missing.name or missing.subject}: " if missing.subject else ""
 @dataclass(frozen=True)
 class ErratumNote:
     """A Step applied one reading of an erratum (or open wording) of the rules text: which, the others,
@@ -119,6 +138,15 @@ class EventEntry:
     choices: list[Choice] = field(default_factory=list)
     waiting_for: list[str] = field(default_factory=list)  # choice ids
     missing: list[MissingFact] = field(default_factory=list)  # facts it could not read (undecided)
+    # Why lines that do not decide the outcome (e.g. each country that did NOT trigger an event that fired):
+    # kept for `--verbose` and the JSON `why_detail`, left out of the default text and overlay (issue 12.15).
+    detail: list[str] = field(default_factory=list)
+    factions: list[str] = field(default_factory=list)  # whose counters it moves / who must choose (views)
+
+    @property
+    def deciding_why(self) -> list[str]:
+        hidden = set(self.detail)
+        return [w for w in self.why if w not in hidden]
     errata: list[ErratumNote] = field(default_factory=list)  # readings of errata its Steps applied
     tables: list[dict[str, Any]] = field(default_factory=list)  # e.g. AWAW 60.11 (rules/plan_tables.py)
 
@@ -128,7 +156,9 @@ class EventEntry:
             "title": self.title,
             "source": self.source,
             "status": self.status,
-            "why": list(self.why),
+            "why": self.deciding_why,
+            "why_detail": [w for w in self.why if w in set(self.detail)],
+            "factions": list(self.factions),
             "steps": [s.to_json() for s in self.steps],
             "choices": [c.to_json() for c in self.choices],
             "waiting_for": list(self.waiting_for),
@@ -158,6 +188,7 @@ class Plan:
     violations: list[Violation] = field(default_factory=list)
     resulting_position: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)  # about the position as a whole (e.g. `*` counters)
+    pack_source: str = ""  # which pack folder was used, as players read it ("built-in", "./tk beside ...")
     # Facts missing for the position as a whole (e.g. most pieces of a save unmapped): no event can be
     # ruled out, so the plan is undecided even where every event says "not due".
     missing: list[MissingFact] = field(default_factory=list)
@@ -188,6 +219,7 @@ class Plan:
             "format": "adjutant-plan",
             "version": PLAN_FORMAT_VERSION,
             "pack": self.pack,
+            "pack_source": self.pack_source,
             "phasing": self.phasing,
             "turn": self.turn,
             "due": self.due,
@@ -202,10 +234,12 @@ class Plan:
             "missing": [m.to_json() for m in self.missing],
         }
 
-    def render_text(self) -> str:
+    def render_text(self, verbose: bool = False, closing: bool = True) -> str:
+        """The plan as players read it; `verbose` adds the why lines that do not decide (`why_detail`)."""
+        source = f": {self.pack_source}" if self.pack_source else ""
         lines = [
             f"Conditional Events Segment (6.2) — {self.phasing} faction, {self.turn or 'turn ?'} "
-            f"[pack {self.pack}]"
+            f"[pack {self.pack}{source}]"
         ]
         lines.extend(f"note: {note}" for note in self.notes)
         lines.extend(f"missing: {m.text}" for m in self.missing)
@@ -218,24 +252,26 @@ class Plan:
             mark = {FIRED: "DUE", NOT_DUE: "not due", IGNORED: "ignored", WAITING: "WAITING",
                     UNDECIDED: "UNDECIDED"}[entry.status]
             lines.append(f"{entry.rule} {entry.title} [{entry.source}]: {mark}")
-            lines.extend(f"    why: {reason}" for reason in entry.why)
+            hidden = set(entry.detail)
+            lines.extend(f"    why: {reason}" for reason in entry.why if verbose or reason not in hidden)
             lines.extend(line for table in entry.tables for line in table_lines(table))
-            lines.extend(f"    missing: {entry.rule} {m.subject + ': ' if m.subject else ''}{m.text}"
-                         for m in entry.missing)
+            lines.extend(f"    missing: {entry.rule} {_subject(m)}{m.text}" for m in entry.missing)
             lines.extend(f"    {note.text}" for note in entry.errata)
             for step in entry.steps:
                 label = f"{step.rule} {step.step}" if step.step else step.rule
                 lines.append(f"    - ({label}) {step.text}")
             for choice in entry.choices:
                 options = ", ".join(str(o.get("label", o["value"])) for o in choice.options) or "none"
-                state = f"answered: {choice.answer!r}" if choice.answered else "UNANSWERED"
+                state = f"answered: {choice.answer_words()}" if choice.answered else "UNANSWERED"
                 lines.append(
                     f"    ? [{choice.id}] {choice.decider}: {choice.prompt} Options: {options}. ({state})"
                 )
             if entry.waiting_for and entry.status == WAITING:
                 lines.append(f"    waiting for: {', '.join(entry.waiting_for)}")
         undecided = [e.rule for e in self.events if e.status == UNDECIDED or e.missing]
-        if not self.due and self.missing:
+        if not closing:
+            pass  # a combined game closes once for both maps (rules/combined.py)
+        elif not self.due and self.missing:
             also = f" (and undecided for lack of a fact: {', '.join(undecided)})" if undecided else ""
             lines.append("Nothing is decided: " + "; ".join(m.text for m in self.missing) + also + ".")
         elif not self.due and undecided:

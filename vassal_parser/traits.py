@@ -603,14 +603,17 @@ TRAIT_CLASSES: dict[str, type[Trait]] = {
 # its parsed fields, and equal type chains one split. Bounded: emptied when full.
 _TRAIT_CACHE_LIMIT = 1 << 16
 _CHAIN_CACHE_LIMIT = 4096
+_CHAIN_CHARS_LIMIT = 1 << 25  # 32 M characters of chain texts kept at most (they are the keys)
 _traits: dict[tuple[str, str | None], Trait] = {}
 _type_chains: dict[str, list[str]] = {}
+_chain_chars = [0]
 
 
 def forget_shared_traits() -> None:
     """Empty the shared trait and chain tables (benchmarks time cold decodes with it)."""
     _traits.clear()
     _type_chains.clear()
+    _chain_chars[0] = 0
 
 
 def make_trait(own_type: str, own_state: str | None) -> Trait:
@@ -633,9 +636,11 @@ def _own_types(type_string: str) -> list[str]:
         own_types = _split_levels(type_string, None, False)
         if own_types is None:
             own_types = _split_levels_slowly(type_string, None, False)
-        if len(_type_chains) >= _CHAIN_CACHE_LIMIT:
+        if len(_type_chains) >= _CHAIN_CACHE_LIMIT or _chain_chars[0] > _CHAIN_CHARS_LIMIT:
             _type_chains.clear()
+            _chain_chars[0] = 0
         _type_chains[type_string] = own_types
+        _chain_chars[0] += len(type_string)
     return own_types
 
 
@@ -706,7 +711,8 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
         # starts with a quote. Checked for all levels at once, then one slice per level.
         runs = [len(segment) - len(segment.rstrip("\\")) for segment in segments]
         runs.pop()
-        if runs == list(range(count - 1)) and not any(segment[:1] == "'" for segment in segments):
+        # no segment starts with a quote: none right after a TAB, nor at the very start
+        if runs == list(range(count - 1)) and "\t'" not in text and text[:1] != "'":
             own = [segment[: len(segment) - level] for level, segment in enumerate(segments)]
             own[-1] = segments[-1]  # innermost: no separator after it, nothing to strip
             return own

@@ -12,10 +12,19 @@ import argparse
 import sys
 
 from bridge.applier import NeedsAnswers, PlanUndecided, apply_plan
+from bridge.helptext import HelpFormatter
 from bridge.pipeline import CheckPipeline, load_answers
 
 EXIT_NEEDS_ANSWERS = 1
 EXIT_UNDECIDED = 3  # as `check`: something the pack lacks keeps an event undecided
+EPILOG = """\
+examples:
+  adjutant apply game.vsav --module TK.vmod --pack tk --out game-adjutant.vlog
+  adjutant apply game.vsav --module TK.vmod --pack tk --answers a.json --out next.vsav --json
+
+exit status: 0 written; 1 nothing written, the plan waits on unanswered choices; 3 nothing written,
+an event is undecided (a map fact the pack lacks); 2 bad input (or --out exists without --force).
+"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,7 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "apply", help="write the plan's moves as a VASSAL continuation log or save",
         description="Plan a VASSAL save or log, then write a NEW file with the required moves: a .vlog "
                     "continuation (one replay step per plan step, each citing its rule in the chat) or a "
-                    ".vsav with the moves made. The game file itself is never changed.")
+                    ".vsav with the moves made. The game file itself is never changed.",
+        epilog=EPILOG, formatter_class=HelpFormatter)
     parser.add_argument("file", metavar="GAME", help="a .vsav save or .vlog log")
     parser.add_argument("--module", required=True, help="the VASSAL module (.vmod) the file was saved with")
     parser.add_argument("--extension", action="append", default=[], metavar="VMDX",
@@ -37,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--force", action="store_true",
                         help="replace --out if it exists (never the game file)")
     parser.add_argument("--out", required=True, help="NEW.vlog (continuation log) or NEW.vsav (moves made)")
+    parser.add_argument("--json", action="store_true", help="print what was written as JSON (adjutant-apply)")
     parser.set_defaults(handler=run)
 
 
@@ -49,6 +60,13 @@ def run(args: argparse.Namespace) -> int:
     except NeedsAnswers as waiting:
         print("\n".join(waiting.lines), file=sys.stderr)
         return EXIT_UNDECIDED if isinstance(waiting, PlanUndecided) else EXIT_NEEDS_ANSWERS
+    if getattr(args, "json", False):
+        from bridge.jsonout import dumps, header
+
+        print(dumps({**header("apply"), "out": str(applied.out), "kind": applied.kind, "steps": applied.steps,
+                     "operations": applied.operations, "description": applied.description,
+                     "stopped": applied.stopped, "warnings": list(applied.warnings)}))
+        return 0
     what = "continuation log" if applied.kind == "log" else "save with the moves made"
     print(f"wrote {applied.out} ({what}): {applied.steps} step(s), {applied.operations} piece change(s)")
     print(f"  description: {applied.description}")

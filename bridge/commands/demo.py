@@ -4,8 +4,9 @@ Why live by default: it is the README's first command, so it should show what Ad
 daemon watching a save folder and overlays that update as saves land — with nothing but the
 checked-in demo module, pack and saves. The live run plays VASSAL's part: it copies the story's
 saves one by one into a temporary folder (never the repo's), the real daemon (`bridge.watch`)
-notices and plans each one, and the terminal says what became due. `--no-serve` keeps the plain
-printed walk-through for scripts and CI.
+notices and plans each one, and the terminal says what became due. Once the story is over the last
+plan stays up until Ctrl-C, so a newcomer has time to open the pages; `--exit` stops a few seconds
+after the story instead (scripts, CI), and `--no-serve` keeps the plain printed walk-through.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from bridge.helptext import HelpFormatter
 from bridge.pipeline import CheckPipeline
 from bridge.server import DEFAULT_HOST, DEFAULT_PORT
 from bridge.watch import PlanFunction, ReplayFunction, WatchDaemon
@@ -34,7 +36,17 @@ DEMO_MODULE = DEMO_DIR / "adjutant-demo.vmod"
 DEMO_PACK = DEMO_DIR / "pack"
 SHOWN = {"fired": "DUE", "waiting": "WAITING"}
 DEFAULT_PAUSE_S = 4.0
-DEFAULT_LINGER_S = 5.0
+DEFAULT_LINGER_S = 5.0  # with --exit: seconds served after the story
+EPILOG = """\
+examples:
+  adjutant demo                  serve the story, then keep serving until Ctrl-C
+  adjutant demo --exit           stop 5 s after the story (scripts, CI)
+  adjutant demo --no-serve       print the walk-through, no server
+  adjutant demo --no-serve --json
+
+exit status: 0 every save made the story's events due; 1 some did not; 2 bad option or busy port;
+130 stopped (Ctrl-C, SIGTERM) before the story ended.
+"""
 PLAN_TIMEOUT_S = 60.0  # a demo save plans in well under a second; this only stops a hang
 EXIT_INTERRUPTED = 130
 
@@ -45,13 +57,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Serve the live overlay (as `adjutant watch` does) on a temporary folder and copy the "
                     "demo saves (module_patches/demo/saves) into it one by one, printing for each save the "
                     "events now due by rule number. Exit status 0 when every save made the story's "
-                    "expected events due, 1 otherwise.")
+                    "expected events due, 1 otherwise.",
+        epilog=EPILOG, formatter_class=HelpFormatter)
     parser.add_argument("--no-serve", action="store_true",
                         help="print the walk-through of every save without serving the overlay")
     parser.add_argument("--pause", type=float, default=DEFAULT_PAUSE_S, metavar="SECONDS",
                         help=f"seconds between two saves (default {DEFAULT_PAUSE_S:g})")
-    parser.add_argument("--linger", type=float, default=DEFAULT_LINGER_S, metavar="SECONDS",
-                        help=f"seconds to keep serving after the last save (default {DEFAULT_LINGER_S:g})")
+    parser.add_argument("--exit", action="store_true",
+                        help="stop after the story (default: keep serving the last plan until Ctrl-C)")
+    parser.add_argument("--linger", type=float, default=None, metavar="SECONDS",
+                        help=f"with --exit: seconds to keep serving after the last save (default "
+                             f"{DEFAULT_LINGER_S:g}; giving it implies --exit)")
+    parser.add_argument("--json", action="store_true",
+                        help="print the walk-through as JSON (format adjutant-demo; implies --no-serve)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT,
                         help=f"port (default {DEFAULT_PORT}; 0 = any free port)")
     parser.add_argument("--host", default=DEFAULT_HOST,
@@ -60,14 +78,43 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "json", False):
+        return walk_through_json(sys.stdout)
     if args.no_serve:
         return walk_through(sys.stdout)
     if not 0 <= args.port <= 65535:
         raise InputError(None, f"--port {args.port} is not a TCP port")
     for name in ("pause", "linger"):
-        if getattr(args, name) < 0:
+        if (getattr(args, name) or 0) < 0:
             raise InputError(None, f"--{name} must be zero or more seconds")
-    return serve_story(sys.stdout, host=args.host, port=args.port, pause=args.pause, linger=args.linger)
+    bounded = args.exit or args.linger is not None
+    linger = (args.linger if args.linger is not None else DEFAULT_LINGER_S) if bounded else None
+    return serve_story(sys.stdout, host=args.host, port=args.port, pause=args.pause, linger=linger)
+
+
+def walk_through_json(out: TextIO) -> int:
+    """The walk-through as one JSON document: each scene's file, title, due events and exit status."""
+    from bridge.jsonout import dumps, header, module_json
+
+    pipeline = CheckPipeline(DEMO_MODULE, DEMO_PACK)
+    story = load_story()
+    scenes = []
+    mismatches = 0
+    for scene in story:
+        result = pipeline.plan_file(save_path(scene), answers=scene.answers, answers_source="story.toml")
+        plan = result.plan
+        matches = matches_story(plan, scene)
+        mismatches += not matches
+        scenes.append({"file": f"{scene.file}.vsav", "title": scene.title, "phasing": plan["phasing"],
+                       "turn": plan["turn"], "exit_status": result.exit_status,
+                       "events": [{"rule": e["rule"], "title": e["title"], "status": e["status"]}
+                                  for e in plan["events"] if e["status"] in (*SHOWN, "undecided")],
+                       "expected": scene.expect, "matches_story": matches})
+    module = pipeline.module
+    module_shape = module_json(module.name, module.version, module.vassal_version)
+    out.write(dumps({**header("demo"), "module": module_shape, "pack": pipeline.pack.name,
+                     "scenes": scenes}) + "\n")
+    return 0 if mismatches == 0 else 1
 
 
 # --- shared by both modes ---------------------------------------------------------------------------
@@ -76,6 +123,13 @@ def run(args: argparse.Namespace) -> int:
 def due_rules(plan: Mapping[str, Any]) -> list[str]:
     """Rules the players are told are due (fired or waiting), in the plan's 6.2 order."""
     return [event["rule"] for event in plan["events"] if event["status"] in SHOWN]
+
+
+def nothing_line(plan: Mapping[str, Any]) -> str:
+    """The line for a save with nothing due — unless something is undecided, which is not nothing."""
+    if any(event["status"] == "undecided" for event in plan["events"]):
+        return "  nothing is due that the pack can decide (see UNDECIDED above)"
+    return "  nothing is due"
 
 
 def matches_story(plan: Mapping[str, Any], scene: Scene) -> bool:
@@ -117,8 +171,12 @@ def walk_through(out: TextIO) -> int:
             for choice in event["choices"]:
                 answer = f"answered {choice['answer']!r}" if choice["answered"] else "waiting for an answer"
                 out.write(f"      ? {choice['decider']}: {choice['prompt']} ({answer})\n")
+        for event in plan["events"]:
+            if event["status"] == "undecided":  # unknown is never "not due": say which fact is missing
+                missing = "; ".join(m.get("text", "") for m in event.get("missing") or [])
+                out.write(f"  {event['rule']} {event['title']}: UNDECIDED (missing: {missing})\n")
         if not due_rules(plan):
-            out.write("  nothing is due\n")
+            out.write(nothing_line(plan) + "\n")
         if not matches_story(plan, scene):
             mismatches += 1
             out.write(f"  ! the story expected {scene.expect or 'nothing'} here\n")
@@ -170,8 +228,10 @@ def copy_into(folder: Path, source: Path) -> Path:
 
 
 def serve_story(out: TextIO, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
-                pause: float = DEFAULT_PAUSE_S, linger: float = DEFAULT_LINGER_S) -> int:
-    """Run the live demo to its end (or a signal); 0 when every save made the story's events due."""
+                pause: float = DEFAULT_PAUSE_S, linger: float | None = DEFAULT_LINGER_S) -> int:
+    """Run the live demo to its end (or a signal); 0 when every save made the story's events due.
+
+    `linger`: seconds to keep serving after the story; None = until Ctrl-C or SIGTERM."""
     pipeline = CheckPipeline(DEMO_MODULE, DEMO_PACK)
     story = load_story()
     folder = Path(tempfile.mkdtemp(prefix="adjutant-demo-"))
@@ -182,7 +242,7 @@ def serve_story(out: TextIO, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PO
 
 
 async def _live(out: TextIO, pipeline: CheckPipeline, story: list[Scene], folder: Path, host: str,
-                port: int, pause: float, linger: float) -> int:
+                port: int, pause: float, linger: float | None) -> int:
     def say(text: str) -> None:
         out.write(text + "\n")
         out.flush()
@@ -223,7 +283,9 @@ async def _live(out: TextIO, pipeline: CheckPipeline, story: list[Scene], folder
         mismatches = story_task.result()
         verdict = "every save made the story's events due" if not mismatches else \
             f"{mismatches} save(s) did not make the story's events due"
-        say(f"\nAdjutant demo: story over, {verdict}; serving {linger:g} s more (Ctrl-C stops)")
+        more = ("the last plan stays up until Ctrl-C" if linger is None
+                else f"serving {linger:g} s more (Ctrl-C stops)")
+        say(f"\nAdjutant demo: story over, {verdict}; {more}")
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(stopper, timeout=linger)
         return 0 if not mismatches else 1
@@ -265,8 +327,11 @@ async def _play(say: Callable[[str], None], daemon: WatchDaemon, story: list[Sce
                 if open_choices:
                     detail += f", {open_choices} choice(s) to answer"
                 say(f"  {SHOWN[event['status']]} {event['rule']} {event['title']} ({detail})")
+        for event in plan["events"]:
+            if event["status"] == "undecided":
+                say(f"  UNDECIDED {event['rule']} {event['title']} (a fact it needs is missing)")
         if not due_rules(plan):
-            say("  nothing is due")
+            say(nothing_line(plan))
         if not matches_story(plan, scene):
             mismatches += 1
             say(f"  ! the story expected {scene.expect or 'nothing'} here")

@@ -9,16 +9,26 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from bridge.helptext import HelpFormatter
 from module_patches.extension import build_extension, write_extension
 from rules.packs import load_pack
 from vassal_parser.errors import InputError
+
+EPILOG = """\
+examples:
+  adjutant extension TK.vmod --out Adjutant.vmdx
+  adjutant extension TK.vmod --pack tk --zones --port 8765 --out Adjutant.vmdx --json
+
+exit status: 0 written; 2 bad input (not a module, --out exists without --force, a bad port).
+"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "extension", help="build the Adjutant extension (.vmdx) for a module",
         description="Write a VASSAL module extension that adds Help > Adjutant — live report (the local "
-                    "overlay's player view) and an Adjutant toolbar window explaining Adjutant's files.")
+                    "overlay's player view) and an Adjutant toolbar window explaining Adjutant's files.",
+        epilog=EPILOG, formatter_class=HelpFormatter)
     parser.add_argument("module", metavar="MODULE", help="the VASSAL module (.vmod, or a buildFile)")
     parser.add_argument("--pack", help="rules pack (needed for --zones)")
     parser.add_argument("--port", type=int, default=8765, help="the port `adjutant watch` serves on (8765)")
@@ -26,6 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="also add named Zones for pack boxes with a polygon that no module zone covers")
     parser.add_argument("--force", action="store_true", help="replace --out if it exists")
     parser.add_argument("--out", required=True, help="the .vmdx to write (e.g. Adjutant.vmdx)")
+    parser.add_argument("--json", action="store_true", help="print what was written as JSON")
     parser.set_defaults(handler=run)
 
 
@@ -40,6 +51,14 @@ def run(args: argparse.Namespace) -> int:
     pack = load_pack(args.pack) if args.pack else None
     built = build_extension(args.module, pack=pack, port=args.port, zones=args.zones)
     write_extension(built, out)
+    if getattr(args, "json", False):
+        from bridge.jsonout import dumps, header, module_json
+
+        print(dumps({**header("extension"), "out": str(out), "extension_id": built.extension_id,
+                     "module": module_json(built.module_name, built.module_version),
+                     "components": [{"target": target, "component": tag} for target, tag in built.components],
+                     "notes": list(built.notes)}))
+        return 0
     print(f"wrote {out}: extension {built.extension_id} for module {built.module_name!r} "
           f"{built.module_version}".rstrip())
     for target, tag in built.components:

@@ -10,11 +10,21 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vassal_parser.commands import decode_stream, iter_commands, split_log
-from vassal_parser.container import Container, open_container
-from vassal_parser.pieces import Deck, Stack, make_piece
+from bridge.helptext import HelpFormatter
+from bridge.jsonout import header, module_json
+
+if TYPE_CHECKING:
+    from vassal_parser.container import Container
+
+EPILOG = """\
+examples:
+  adjutant inspect game.vsav
+  adjutant inspect TK.vmod --json
+
+exit status: 0 described; 2 not a VASSAL file (or unreadable).
+"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,13 +33,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="describe a VASSAL module, extension, save or log",
         description="Describe a VASSAL file: kind, savedGame encoding, module, VASSAL version, "
         "extensions, maps/boards/grids (modules), piece and command counts (saves/logs).",
+        epilog=EPILOG,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("file", help="a .vmod, .vmdx, .vsav, .vlog, buildFile, moduledata or command stream")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    parser.add_argument("--format", choices=("text", "json"), help="text (default) or json (= --json)")
     parser.set_defaults(handler=run)
 
 
 def _stream_report(container: Container) -> dict[str, Any]:
+    from vassal_parser.commands import decode_stream, iter_commands, split_log
+    from vassal_parser.pieces import Deck, Stack, make_piece
+
     tree = decode_stream(container.command_text())
     kinds: Counter[str] = Counter()
     maps: Counter[str] = Counter()
@@ -92,13 +108,16 @@ def _module_report(container: Container) -> dict[str, Any]:
 
 def inspect_file(path: str) -> dict[str, Any]:
     """The report as a dict (what `--json` prints); InputError for files that are not VASSAL's."""
+    from vassal_parser.container import open_container
+
     container = open_container(path)
     metadata = container.metadata
     report: dict[str, Any] = {
+        **header("inspect"),
         "file": str(container.path),
         "kind": container.kind,
-        "module": metadata.get("name"),
-        "module_version": metadata.get("moduleVersion", metadata.get("version")),
+        "module": module_json(metadata.get("name"), metadata.get("moduleVersion", metadata.get("version")),
+                              metadata.get("VassalVersion")),
         "vassal_version": metadata.get("VassalVersion"),
         "description": metadata.get("description"),
         "entries": len(container.entry_names),
@@ -119,7 +138,7 @@ def _print_text(report: dict[str, Any]) -> None:
         ("kind", "kind"),
         ("build_root", "build file of"),
         ("savedgame_encoding", "savedGame encoding"),
-        ("module", "module"),
+        ("module_name", "module"),
         ("module_version", "module version"),
         ("vassal_version", "VASSAL version"),
         ("top_level_commands", "top-level commands"),
@@ -133,6 +152,8 @@ def _print_text(report: dict[str, Any]) -> None:
         ("piece_slots", "piece slots"),
         ("prototypes", "prototypes"),
     )
+    module = report.get("module") or {}
+    report = {**report, "module_name": module.get("name"), "module_version": module.get("version")}
     for key, label in labels:
         if key in report and report[key] is not None:
             print(f"{label}: {report[key]}")
@@ -150,7 +171,7 @@ def _print_text(report: dict[str, Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     report = inspect_file(args.file)
-    if args.json:
+    if args.json or getattr(args, "format", None) == "json":
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         _print_text(report)

@@ -251,7 +251,9 @@ def check_report(pack_arg: str, module_path: str | None, extensions: list[str],
     """What the pack lacks: map facts its events need (always), and with a module what it does not map
     there (pieces, zones, hex ids that name no location) and, with a save, what it leaves out of it."""
     pack = load_pack(pack_arg)
-    report: dict[str, Any] = {"pack": pack.name, **coverage_report(pack)}
+    from bridge.jsonout import header
+
+    report: dict[str, Any] = {**header("pack-check"), "pack": pack.name, **coverage_report(pack)}
     if module_path is None:
         if save:
             raise InputError(save, "--save needs --module (the module the save was made with)")
@@ -259,7 +261,10 @@ def check_report(pack_arg: str, module_path: str | None, extensions: list[str],
     mapping = VassalMapping.from_pack(pack)
     module = load_module(module_path, extensions)
     warnings = mapping.module_warnings(module.name, module.version, module.extensions)
-    report.update({"module": {"name": module.name, "version": module.version}, "warnings": warnings})
+    from bridge.jsonout import module_json
+
+    report.update({"module": module_json(module.name, module.version, module.vassal_version),
+                   "warnings": warnings})
     unmapped_slots: Tally[str] = Tally()
     for piece in slot_pieces(module):
         if not mapping.recognises(piece):
@@ -314,13 +319,28 @@ def render_check(report: dict[str, Any]) -> str:
     lines.append(f"numbered maps without a [[vassal.places.hexes]] rule: {len(missing_hex_rules)}")
     lines += [f"  {m}" for m in report["maps_without_hex_rule"]]
     if "save" in report:
-        save = report["save"]
-        lines.append(f"in {save['file']}: unmapped pieces {sum(save['unmapped_pieces'].values())}, "
-                     f"counters on unmapped places {sum(save['unmapped_places'].values())}")
-        lines += [f"  piece {name} x{count}" for name, count in save["unmapped_pieces"].items()]
-        lines += [f"  place {name} x{count}" for name, count in save["unmapped_places"].items()]
+        lines += _save_lines(report["save"])
     lines.append("nothing unmapped" if _total(report) == 0 else f"{_total(report)} things unmapped")
     return "\n".join(lines)
+
+
+SAVE_LIST_LIMIT = 15  # names listed per kind in text; --format json lists them all
+
+
+def _save_lines(save: dict[str, Any]) -> list[str]:
+    """The --save part: the most frequent unmapped names (limited), then a one-line summary."""
+    pieces, places = save["unmapped_pieces"], save["unmapped_places"]
+    lines = [f"in {save['file']}:"]
+    for what, table in (("piece", pieces), ("place", places)):
+        ranked = sorted(table.items(), key=lambda item: (-item[1], item[0]))
+        lines += [f"  {what} {name} x{count}" for name, count in ranked[:SAVE_LIST_LIMIT]]
+        if len(ranked) > SAVE_LIST_LIMIT:
+            rest = ranked[SAVE_LIST_LIMIT:]
+            lines.append(f"  ... and {len(rest)} more {what} names ({sum(c for _n, c in rest)} counters; "
+                         f"--format json lists every one)")
+    lines.append(f"summary of {save['file']}: {sum(pieces.values())} unmapped pieces of {len(pieces)} kinds, "
+                 f"{sum(places.values())} counters on {len(places)} unmapped places")
+    return lines
 
 
 def check_status(report: dict[str, Any]) -> int:
@@ -332,7 +352,7 @@ def check_status(report: dict[str, Any]) -> int:
 
 def run_check(args: argparse.Namespace) -> int:
     report = check_report(args.pack, args.module, args.extension, args.save)
-    if args.format == "json":
+    if args.format == "json" or getattr(args, "json", False):
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         print(render_check(report))

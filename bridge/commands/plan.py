@@ -12,15 +12,27 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rules.combined import is_combined, plan_combined
-from rules.engine import check_answer_ids, plan
-from rules.packs import Pack, load_pack
-from rules.state import GameState
+from bridge.helptext import HelpFormatter
 from vassal_parser.errors import InputError
 
+if TYPE_CHECKING:
+    from rules.packs import Pack
+
 MAX_JSON_BYTES = 32 * 1024 * 1024
+VASSAL_SUFFIXES = (".vsav", ".vlog", ".sav", ".log", ".vmod", ".vmdx")
+
+EPILOG = """\
+examples:
+  adjutant plan examples/tk-16.1.1.json
+  adjutant plan position.json --pack ds --answers answers.json --json
+  adjutant plan combined.json --tk-pack tk --ds-pack ds
+
+exit status: 0 nothing is due; 1 events are due or a War & Peace action broke 6.1;
+3 nothing is due but an event is undecided (a fact it needs is missing); 2 bad input
+(a VASSAL save, a position without a phasing faction, an answer id no event asks).
+"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,7 +40,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "plan",
         help="which conditional events are due in a position (JSON)",
         description="Check the phasing faction's Conditional Events (6.2) in a neutral position file; list "
-        "each event with its rule number, why it fired or not, its steps and the choices to make.",
+        "each event with its rule number, why it fired or not, its steps and the choices to make. "
+        "For a VASSAL save or log use `adjutant check`.",
+        epilog=EPILOG,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("position", metavar="POSITION.json", help="the position (docs/position-format.md)")
     parser.add_argument(
@@ -46,8 +61,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="PACK",
         help="combined position: the DS map's pack (default: maps.DS's pack, else ds)",
     )
-    parser.add_argument("--answers", metavar="ANSWERS.json", help="answers keyed by choice id")
+    from bridge.commands.check import add_answer_arguments
+
+    add_answer_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the machine form (docs/plan-format.md)")
+    parser.add_argument("--format", choices=("text", "json"), help="text (default) or json (= --json)")
     parser.set_defaults(handler=run)
 
 
@@ -79,6 +97,8 @@ def read_json(path: str | Path, what: str) -> Any:
 def resolve_pack(explicit: str | None, named: Any, position_path: str | Path, default: str) -> Pack:
     """The pack to plan with: the option, else the position's own "pack" (a folder beside the position
     file wins over a built-in pack of that name), else the edition's default."""
+    from rules.packs import load_pack
+
     if explicit is not None:
         return load_pack(explicit)
     if not isinstance(named, str) or not named:
@@ -102,10 +122,43 @@ def read_answers(path: str | None) -> dict[str, Any]:
     return answers
 
 
+def refuse_non_positions(path: str, data: Any) -> None:
+    """A VASSAL file, or a position that names no phasing faction, is not something to plan.
+
+    Why refuse `{}`: the position format defaults many fields, but whose Conditional Events Segment
+    it is must be said — "Nothing is due" for an empty file would be a false all-clear. An A World at
+    War position (with its `awaw` part) is the exception: rule 60 has no phasing faction."""
+    from rules.combined import is_combined
+    from rules.state import FACTIONS
+
+    if not isinstance(data, dict):
+        return  # GameState.from_json says what is wrong with it
+    if data.get("awaw") is not None:
+        return  # A World at War rule 60 is checked for the whole war, not in one faction's segment
+    if is_combined(data):
+        turns = [m.get("turn") for m in data["maps"].values() if isinstance(m, dict)]
+    else:
+        turns = [data.get("turn") if isinstance(data, dict) else None]
+    for turn in turns:
+        if turn is not None and not isinstance(turn, dict):
+            return  # GameState.from_json says what is wrong with it
+        if not (isinstance(turn, dict) and turn.get("phasing")):
+            raise InputError(path, f"no phasing faction: the position must give turn.phasing "
+                                   f"({', '.join(FACTIONS)})")
+
+
 def run(args: argparse.Namespace) -> int:
+    from bridge.commands.check import collect_answers
+    from rules.combined import is_combined, plan_combined
+    from rules.engine import check_answer_ids, plan
+    from rules.state import GameState
+
+    if Path(args.position).suffix.lower() in VASSAL_SUFFIXES:
+        raise InputError(args.position, "that is a VASSAL file, not a position; use `adjutant check "
+                                        f"{args.position}` (with --module and --pack)")
     data = read_json(args.position, "position")
-    answers = read_answers(args.answers)
-    answers_source = args.answers or "<answers>"
+    refuse_non_positions(args.position, data)
+    answers, answers_source = collect_answers(args, read_answers)
     if is_combined(data):
         if args.pack is not None:
             raise InputError(
@@ -135,8 +188,11 @@ def run(args: argparse.Namespace) -> int:
                                             f"not {pack.name}")
         check_answer_ids(answers, pack, answers_source)
         result = plan(state, pack, answers=answers, answers_source=answers_source)
-    if args.json:
-        print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+    document = result.to_json()
+    if args.json or getattr(args, "format", None) == "json":
+        print(json.dumps(document, indent=2, ensure_ascii=False))
     else:
-        print(result.render_text())
+        # -v/--verbose (a global option, bridge/cli.py) also shows the why lines that do not decide (e.g.
+        # countries that did not trigger an event that fired); the JSON always has them in why_detail.
+        print(result.render_text(verbose=bool(getattr(args, "verbose", 0))))
     return result.exit_status

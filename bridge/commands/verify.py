@@ -11,10 +11,22 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
-from bridge.commands.pieces import add_game_arguments, load_checked
-from vassal_parser.errors import InputError
-from vassal_parser.game import Game
+from bridge.commands.pieces import add_game_arguments, game_module_json, load_checked
+from bridge.helptext import HelpFormatter
+from bridge.jsonout import header
+
+if TYPE_CHECKING:
+    from vassal_parser.game import Game
+
+EPILOG = """\
+examples:
+  adjutant verify game.vsav --module TK.vmod
+  adjutant verify session.vlog --module TK.vmod --json
+
+exit status: 0 every record agrees (or no piece carries one); 1 some disagree; 2 bad input.
+"""
 
 EXIT_DISAGREE = 1
 
@@ -35,6 +47,7 @@ class VerifyResult:
     agree: int
     total: int
     disagreements: list[Disagreement]
+    pieces: int = 0  # every piece of the position, recorded or not
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -46,9 +59,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "OldY, OldLocationName), recompute the location name of that point from the module and compare. "
             "Exit 0 only when all agree."
         ),
+        epilog=EPILOG,
+        formatter_class=HelpFormatter,
     )
     add_game_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument("--format", choices=("text", "json"), help="text (default) or json (= --json)")
     parser.set_defaults(handler=run_verify)
 
 
@@ -58,9 +74,12 @@ def verify_game(game: Game) -> VerifyResult:
     Only records with a non-empty OldMap count: VASSAL writes empty Old* values for pieces that
     came from no map (e.g. fresh from a piece palette), and those name no point.
     """
+    from vassal_parser.errors import InputError
+
     agree = 0
     disagreements: list[Disagreement] = []
-    for piece in game.position():
+    position = game.position()
+    for piece in position:
         props = piece.properties
         old_map = props.get("OldMap")
         if not old_map or "OldLocationName" not in props or "OldX" not in props or "OldY" not in props:
@@ -85,24 +104,31 @@ def verify_game(game: Game) -> VerifyResult:
             agree += 1
         else:
             disagreements.append(Disagreement(piece.id, piece.basic_name, old_map, x, y, expected, computed))
-    return VerifyResult(agree, agree + len(disagreements), disagreements)
+    return VerifyResult(agree, agree + len(disagreements), disagreements, len(position))
 
 
 def run_verify(args: argparse.Namespace) -> int:
     game = load_checked(args.game, args.module, args.extension)
     result = verify_game(game)
-    if args.json:
+    unrecorded = result.pieces - result.total
+    if args.json or getattr(args, "format", None) == "json":
         document = {
+            **header("verify"),
             "file": str(args.game),
-            "module": game.module.name if game.module else None,
+            "module": game_module_json(game),
             "agree": result.agree,
             "total": result.total,
+            "pieces": result.pieces,
+            "unrecorded": unrecorded,
             "disagreements": [asdict(d) for d in result.disagreements],
             "problems": game.problems(),
         }
         print(json.dumps(document, indent=1, ensure_ascii=False))
     else:
-        print(f"agree {result.agree} of {result.total}")
+        wrong = len(result.disagreements)
+        verdict = "" if not wrong else f", {wrong:,} {'disagrees' if wrong == 1 else 'disagree'}"
+        print(f"{args.game}: {result.agree:,} of {result.total:,} recorded locations agree{verdict}; "
+              f"{unrecorded:,} {'piece carries' if unrecorded == 1 else 'pieces carry'} no record")
         if result.total == 0:
             print("no piece carries VASSAL's record of where it was (OldMap/OldX/OldY/OldLocationName)")
         for d in result.disagreements:

@@ -15,10 +15,24 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from bridge import config
+from bridge.helptext import HelpFormatter
 from bridge.planner_process import DEFAULT_PLAN_BUDGET_S, ProcessPlanner
 from bridge.server import DEFAULT_HOST, DEFAULT_PORT
 from bridge.watch import DEFAULT_DEBOUNCE_S, PlanFunction, ReplayFunction, WatchDaemon
 from vassal_parser.errors import InputError
+
+EPILOG = """\
+examples:
+  adjutant watch ~/vassal/saves --module TK.vmod --pack tk
+  adjutant watch .                                  (module, pack, port from ./adjutant.toml)
+  adjutant watch saves --module TK.vmod --pack tk --host 0.0.0.0 --allow-origin http://192.168.1.5:8765
+
+Prints one URL per view: a player view per faction, the stream view (OBS browser source) and the
+control view. Answers given in the overlay are kept across a restart in the daemon's own state
+folder (--state-dir; never the watched folder).
+exit status: 0 stopped by Ctrl-C or SIGTERM; 2 bad input (no such folder or module, busy port).
+"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,14 +43,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Watch FOLDER for new or changed .vsav saves (re-plan) and .vlog logs (replay step by step), "
             "and serve the overlay page and its WebSocket protocol on one port. Never writes to FOLDER."
         ),
+        epilog=EPILOG,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("folder", type=Path, help="the folder VASSAL saves into")
-    parser.add_argument("--module", required=True, type=Path, help="the VASSAL module (.vmod)")
-    parser.add_argument("--pack", required=True, help="rules pack name or folder (e.g. tk)")
+    parser.add_argument("--module", type=Path, help="the VASSAL module (.vmod; or `module` in adjutant.toml)")
+    parser.add_argument("--pack", help="rules pack name or folder (e.g. tk; or `pack` in adjutant.toml)")
     parser.add_argument(
         "--extension", action="append", default=[], type=Path, help="a module extension (.vmdx); repeatable"
     )
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    parser.add_argument("--port", type=int, default=None,
+                        help=f"port (default {DEFAULT_PORT}, or `port` in adjutant.toml; 0 = any free port)")
     parser.add_argument(
         "--host",
         default=DEFAULT_HOST,
@@ -64,6 +81,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--plan-budget", type=float, default=DEFAULT_PLAN_BUDGET_S, metavar="S",
         help=f"seconds one save may take to plan before it gets a notice (default {DEFAULT_PLAN_BUDGET_S:g})",
     )
+    parser.add_argument("--state-dir", type=Path, metavar="DIR",
+                        help="where answers are kept across restarts (default: $ADJUTANT_STATE_DIR, else "
+                             "$XDG_STATE_HOME/adjutant or ~/.local/state/adjutant)")
+    parser.add_argument("--json", action="store_true",
+                        help="console lines as JSON objects, one a line (format adjutant-watch-log)")
+    config.opt_in(parser, ("module", "extensions", "pack", "port"), anchor="folder",
+                  required=("module", "pack"))
     parser.set_defaults(handler=run_watch)
 
 
@@ -133,7 +157,7 @@ def moves_writer(module: Path, pack: str, extensions: tuple[Path, ...], out: Pat
     return write
 
 
-async def serve_until_signal(daemon: WatchDaemon) -> None:
+async def serve_until_signal(daemon: WatchDaemon, say: Any = None) -> None:
     """Run until Ctrl-C or SIGTERM, then shut down cleanly (observer joined, sockets closed)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -141,33 +165,93 @@ async def serve_until_signal(daemon: WatchDaemon) -> None:
         # Windows has no add_signal_handler: there Ctrl-C still raises KeyboardInterrupt.
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, stop.set)
-    await daemon.run_until(stop)
+    await daemon.start()
+    try:
+        if say is not None:
+            for label, url in view_urls(daemon.server.url, daemon.server.host):
+                say(f"{label}: {url}")
+        await stop.wait()
+    finally:
+        await daemon.stop()
+
+
+def lan_address() -> str | None:
+    """This machine's address on the local network (for a phone or a second PC), if it has one.
+
+    Why a UDP socket: `connect` on UDP only picks the outgoing interface; no packet is sent."""
+    import socket
+
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere real
+        address = probe.getsockname()[0]
+        return None if address.startswith("127.") or address == "0.0.0.0" else address
+    return None
+
+
+def view_urls(base: str, host: str) -> list[tuple[str, str]]:
+    """(label, URL) for every view: one player view per faction, stream, control; LAN copies too."""
+    from rules.state import FACTIONS
+
+    def views(root: str, suffix: str = "") -> list[tuple[str, str]]:
+        urls = [(f"player ({faction}){suffix}", f"{root}?view=player&faction={faction}")
+                for faction in FACTIONS]
+        urls.append((f"stream (OBS browser source){suffix}", f"{root}?view=stream"))
+        urls.append((f"control (OBS dock / table){suffix}", f"{root}?view=control"))
+        return urls
+
+    urls = views(base)
+    if host in ("0.0.0.0", "::", ""):
+        address = lan_address()
+        if address:
+            port = base.rstrip("/").rsplit(":", 1)[-1]
+            urls += views(f"http://{address}:{port}/", " on the LAN")
+    return urls
 
 
 def _log_line(text: str) -> None:
     print(f"adjutant watch: {text}", flush=True)
 
 
+def _json_line(text: str) -> None:
+    import json
+
+    from bridge.jsonout import header
+
+    print(json.dumps({**header("watch-log"), "line": text}, ensure_ascii=False), flush=True)
+
+
 def run_watch(args: argparse.Namespace) -> int:
     folder: Path = args.folder
     if not folder.is_dir():
         raise InputError(folder, "not a folder (give the folder VASSAL saves into)")
-    if not args.module.is_file():
+    if not Path(args.module).is_file():
         raise InputError(args.module, "module file not found")
-    if not 0 <= args.port <= 65535:
-        raise InputError(None, f"--port {args.port} is not a TCP port")
-    if not args.plan_budget > 0:
-        raise InputError(None, f"--plan-budget {args.plan_budget} must be a positive number of seconds")
+    port = DEFAULT_PORT if args.port is None else args.port
+    if not 0 <= port <= 65535:
+        raise InputError(None, f"--port {port} is not a TCP port")
+    from bridge.answer_store import AnswerStore
+
+    state = getattr(args, "state_dir", None)
+    if state is not None and Path(state).resolve() == folder.resolve():
+        raise InputError(state, "--state-dir must not be the watched folder (Adjutant never writes there)")
+    store = AnswerStore(folder, state)
+    if store.path.parent.resolve() == folder.resolve():
+        raise InputError(store.path.parent,
+                         "the state folder must not be the watched folder; give --state-dir")
+    log_line = _json_line if getattr(args, "json", False) else _log_line
     out = getattr(args, "out", None)
     if out is not None and not out.is_dir():
         raise InputError(out, "--out must be an existing folder (where the continuation logs go)")
-    if getattr(args, "write_save", False) and out is None:
-        raise InputError("--write-save", "needs --out FOLDER (where the files go)")
+    module, extensions = Path(args.module), tuple(Path(e) for e in args.extension)
+    if not args.plan_budget > 0:
+        raise InputError(None, f"--plan-budget {args.plan_budget} must be a positive number of seconds")
     # The planner runs in a worker process (bridge/planner_process.py): a save that takes longer
     # than --plan-budget is stopped there, so it cannot stall the saves after it.
-    planner = ProcessPlanner(args.module, args.pack, tuple(args.extension), budget=args.plan_budget)
+    planner = ProcessPlanner(module, args.pack, extensions, budget=args.plan_budget)
     planner.start()  # a bad module or pack: one line, exit 2, before any port is taken
-    write_function = (moves_writer(args.module, args.pack, tuple(args.extension), out,
+    if getattr(args, "write_save", False) and out is None:
+        raise InputError("--write-save", "needs --out FOLDER (where the files go)")
+    write_function = (moves_writer(module, args.pack, extensions, out,
                                    also_save=getattr(args, "write_save", False)) if out else None)
     daemon = WatchDaemon(
         folder,
@@ -175,13 +259,14 @@ def run_watch(args: argparse.Namespace) -> int:
         replay_function=planner.replay,
         write_function=write_function,
         host=args.host,
-        port=args.port,
+        port=port,
         allowed_origins=tuple(args.allow_origin),
         debounce=args.debounce,
-        log_line=_log_line,
+        log_line=log_line,
+        answer_store=store,
     )
     try:
-        asyncio.run(serve_until_signal(daemon))
+        asyncio.run(serve_until_signal(daemon, log_line))
     finally:
         planner.close()
     print("adjutant watch: stopped", file=sys.stderr, flush=True)

@@ -78,7 +78,7 @@ class EditorSession:
         # [complete]: fact -> subjects whose fact the pack locates in full ("all"); None = no table.
         self.complete: dict[str, set[str] | str] | None = (
             None if self.pack.complete is None else
-            {f: v if v == "all" else set(v) for f, v in self.pack.complete.items()})
+            {f: v if isinstance(v, str) else set(v) for f, v in self.pack.complete.items()})
         self.changed_complete: set[str] = set()
         self.changed_hexes: set[str] = set()
         self.changed_border: set[str] = set()
@@ -164,7 +164,7 @@ class EditorSession:
         border = {a: {**spec, "hexes": list(self.border.get(a, []))}
                   for a, spec in self.pack.border_defense.items()}
         complete = None if self.complete is None else {
-            f: v if v == "all" else frozenset(v) for f, v in self.complete.items()}
+            f: v if isinstance(v, str) else frozenset(v) for f, v in self.complete.items()}
         return dataclasses.replace(self.pack, hexes=hexes, border_defense=border, complete=complete)
 
     def coverage(self) -> list[dict[str, Any]]:
@@ -176,7 +176,7 @@ class EditorSession:
             data["where"] = {s: self._hexes_of(pack, line.per, s) for s in (*line.have, *line.lack)}
             # Subjects the page may declare complete ("these are all of Poland's City hexes", or "it
             # has none"): only a pack with a [complete] table distinguishes located from complete.
-            data["can_complete"] = self.complete is not None and self.complete.get(line.fact) != "all"
+            data["can_complete"] = self._can_complete(line.fact)
             data["complete"] = sorted(s for s in line.have
                                       if self.complete is not None and s in self.complete.get(line.fact, ()))
             out.append(data)
@@ -300,6 +300,13 @@ class EditorSession:
                 current.remove(hex_id)
         self.changed_border.add(area)
 
+    def _can_complete(self, fact: str) -> bool:
+        """A fact the [complete] table can still be told about: not "all", and not one it leaves trusted
+        (`others = "trusted"`: naming it would make every unlisted subject missing)."""
+        if self.complete is None or self.complete.get(fact) == "all":
+            return False
+        return fact in self.complete or self.complete.get("others") != "trusted"
+
     def _complete(self, fact: Any, subject: Any, value: Any) -> None:
         """`[complete] fact += [subject]`: the pack locates all of that subject's fact (or it has none)."""
         from rules.facts import FACT_KINDS
@@ -315,6 +322,8 @@ class EditorSession:
             raise EditError(f"{subject!r} is not a {kind.per} of pack {self.pack.name}")
         if not isinstance(value, bool):
             raise EditError("value is true or false")
+        if not self._can_complete(fact):
+            raise EditError(f"[complete] {fact}: the pack already counts every located {fact} as whole")
         listed = self.complete.setdefault(fact, set())
         if listed == "all":
             raise EditError(f"[complete] {fact} is already \"all\"")

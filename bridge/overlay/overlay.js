@@ -12,8 +12,27 @@
   // back to player, which would put hidden pieces on stream: it is refused below.
   const requestedView = params.has("view") ? params.get("view") : "player";
   const view = VIEWS.includes(requestedView) ? requestedView : null;
-  const faction = params.get("faction");
+  const requestedFaction = params.get("faction");
+  let faction = requestedFaction; // made canonical (any case -> "Axis") once a plan lists the factions
+  let unknownFaction = false;
+  const DEFAULT_FACTIONS = ["Axis", "Western", "Soviet"];
   const interactive = view !== "stream";
+  // Stream settings (OBS browser source URL): where the lower third sits, how big, how much.
+  //   position=bottom|top|left|right  scale=0.5..3  lines=1..12 (steps per event)  insets=1|0  cycle=S
+  const POSITIONS = ["bottom", "top", "left", "right"];
+  function number(name, fallback, low, high) {
+    const value = parseFloat(params.get(name));
+    return Number.isFinite(value) ? Math.min(Math.max(value, low), high) : fallback;
+  }
+  const stream = {
+    position: POSITIONS.includes(params.get("position")) ? params.get("position") : "bottom",
+    scale: number("scale", 1, 0.5, 3),
+    lines: Math.round(number("lines", 3, 1, 12)),
+    insets: ["1", "true", "yes", "on"].includes((params.get("insets") || "").toLowerCase()),
+    cycle: number("cycle", 8, 2, 120),
+  };
+  let cycleIndex = 0;
+  let cycleTimer = null;
   const HEARTBEAT_SILENCE_MS = 15000; // server beats every 5 s; three missed beats = dead link
   const BACKOFF_MIN_MS = 250;
   const BACKOFF_MAX_MS = 8000;
@@ -27,6 +46,11 @@
   let reconnectTimer = null;
 
   document.body.classList.add("view-" + view);
+  if (view === "stream") {
+    document.body.classList.add("stream-" + stream.position);
+    document.body.classList.toggle("stream-insets", stream.insets);
+    document.documentElement.style.setProperty("--stream-scale", String(stream.scale));
+  }
   const $ = (id) => document.getElementById(id);
 
   function el(tag, attrs, ...children) {
@@ -56,11 +80,18 @@
     return `${scheme}//${window.location.host}/ws?${query}`;
   }
 
+  // On air there is no banner: the last plan stays, dimmed, with a small marker (#stale); the
+  // player and control views keep the banner, since there a person can act on it.
   function setConnection(up, text) {
     const banner = $("connection");
     banner.textContent = text;
     banner.classList.toggle("down", !up);
     document.body.dataset.connected = up ? "yes" : "no";
+    const marker = $("stale");
+    if (marker) {
+      marker.hidden = up || view !== "stream";
+      marker.title = up ? "" : text;
+    }
   }
 
   function armSilenceTimer() {
@@ -126,6 +157,39 @@
     return event.fired === true || event.status === "fired" || event.status === "waiting";
   }
 
+  // Undecided: a fact the event needs is missing. Never "not due": shown in every view, own style.
+  function eventIsUndecided(event) {
+    return event.status === "undecided";
+  }
+
+  function needsPlayers(event) {
+    return eventIsDue(event) || eventIsUndecided(event);
+  }
+
+  function missingTexts(event) {
+    const missing = Array.isArray(event.missing) ? event.missing : [];
+    return missing.map((item) => {
+      if (item === null || typeof item !== "object") return String(item);
+      const text = String(item.text || item.fact || "a fact");
+      return item.subject && !text.includes(String(item.subject)) ? `${item.subject}: ${text}` : text;
+    });
+  }
+
+  function sameFaction(a, b) {
+    return typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
+  }
+
+  // `?faction=axis` is the Axis: matched without regard to case against the plan's factions; an
+  // unknown faction says which ones there are instead of "Nothing is due for allies".
+  function resolveFaction(plan) {
+    if (!requestedFaction) return;
+    const known = plan && Array.isArray(plan.factions) && plan.factions.length ? plan.factions : DEFAULT_FACTIONS;
+    const match = known.find((name) => sameFaction(name, requestedFaction));
+    faction = match || requestedFaction;
+    unknownFaction = !match;
+    if (unknownFaction) showNotice(`Unknown faction "${requestedFaction}": use ${known.join(", ")} (?view=player&faction=…)`);
+  }
+
   function choicesOf(event) {
     return Array.isArray(event.choices) ? event.choices : [];
   }
@@ -137,14 +201,17 @@
   function belongsToFaction(event, plan) {
     if (!faction) return true;
     const owner = event.faction || event.who || plan.phasing;
-    if (owner === faction) return true;
-    return choicesOf(event).some((choice) => deciderOf(choice) === faction);
+    if (sameFaction(owner, faction)) return true;
+    // The plan names every faction whose counters an event moves or who must choose (docs/plan-format.md).
+    if (Array.isArray(event.factions) && event.factions.some((f) => sameFaction(f, faction))) return true;
+    return choicesOf(event).some((choice) => sameFaction(deciderOf(choice), faction));
   }
 
   function visibleEvents(plan) {
     const events = Array.isArray(plan.events) ? plan.events : [];
     if (view === "control") return events;
-    return events.filter((event) => eventIsDue(event) && (view !== "player" || belongsToFaction(event, plan)));
+    if (unknownFaction) return [];
+    return events.filter((event) => needsPlayers(event) && (view !== "player" || belongsToFaction(event, plan)));
   }
 
   function optionValue(option) {
@@ -167,6 +234,17 @@
     return typeof value === "string" ? value : JSON.stringify(value);
   }
 
+  // An answer by its options' labels, as the plan names them (never the bare value, e.g. "remove").
+  function answerLabels(choice, value) {
+    const options = Array.isArray(choice.options) ? choice.options : [];
+    const labelOf = (v) => {
+      const found = options.find((option) => answerText(optionValue(option)) === answerText(v));
+      return found === undefined ? answerWords(v) : String(optionLabel(found));
+    };
+    if (Array.isArray(value)) return value.length ? value.map(labelOf).join(", ") : "none";
+    return value === null || value === undefined ? "none" : labelOf(value);
+  }
+
   // --- rendering ---------------------------------------------------------------------------------
 
   function showNotice(text) {
@@ -180,16 +258,27 @@
     const plan = state.plan && typeof state.plan === "object" ? state.plan : null;
     $("file").textContent = state.file ? state.file : "no save yet";
     $("turn").textContent = plan ? [plan.turn, plan.phasing ? `${plan.phasing} phasing` : ""].filter(Boolean).join(" · ") : "";
-    $("title").textContent = view === "player" && faction ? `Adjutant — ${faction}` : "Adjutant";
     showNotice(view === "stream" ? "" : state.notice);
+    resolveFaction(plan);
+    $("title").textContent = view === "player" && faction && !unknownFaction ? `Adjutant — ${faction}` : "Adjutant";
     renderViolations(plan);
     const events = plan ? visibleEvents(plan) : [];
     const container = $("events");
-    container.replaceChildren(...events.map((event, index) => renderEvent(event, index, plan)));
-    if (window.AdjutantInset) window.AdjutantInset.fitLabels(container);
-    if (view === "stream") fitStream();
+    if (view === "stream") {
+      renderStream(events, plan);
+    } else {
+      container.replaceChildren(...events.map((event, index) => renderEvent(event, index, plan)));
+      if (window.AdjutantInset) window.AdjutantInset.fitLabels(container);
+    }
+    renderTables(plan);
+    renderPlanMissing(plan);
     $("nothing").textContent = view === "player" && faction ? `Nothing is due for ${faction}.` : "Nothing is due.";
-    $("nothing").hidden = events.length > 0 || !plan;
+    // Never "Nothing is due" while an event is due, waiting or undecided (unknown is not "not due").
+    const violated = plan && Array.isArray(plan.violations) && plan.violations.length > 0 &&
+      (view !== "player" || !faction || sameFaction(plan.phasing, faction)); // 6.1: the phasing faction's
+    const pending = events.some(needsPlayers) || violated || planMissing(plan).length > 0;
+    $("nothing").hidden = pending || !plan || unknownFaction;
+    renderExport(plan);
     renderWaiting(plan);
     renderReplay(state.replay);
     renderWarnings(plan);
@@ -210,12 +299,166 @@
     waiting.hidden = !text || view === "stream";
   }
 
-  // The lower third must show each event's title: when the events do not fit the screen, the
-  // insets go first (an inset too small to read is worse than none), then long steps are clipped.
-  function fitStream() {
+  // --- the stream view: one card, a lower third ---------------------------------------------------
+  //
+  // Why one card: a broadcast overlay must leave the game visible. The card shows the current event's
+  // rule, title and its next few steps (`lines`); with more events it cycles every `cycle` seconds and
+  // lists the others as chips, so every due event's rule number stays on screen.
+
+  function mainEvents(events) {
+    const brief = (event) => event.status === "waiting" && !(event.steps || []).length && !choicesOf(event).length;
+    const main = events.filter((event) => !brief(event));
+    return main.length ? main : events;
+  }
+
+  function renderStream(events, plan) {
+    const container = $("events");
+    clearTimeout(cycleTimer);
+    const main = mainEvents(events);
+    if (!main.length) {
+      container.replaceChildren();
+      document.body.dataset.streamEmpty = "yes";
+      return;
+    }
+    document.body.dataset.streamEmpty = "no";
+    cycleIndex = cycleIndex % main.length;
+    const current = main[cycleIndex];
+    const card = renderStreamCard(current, main.length > 1 ? `${cycleIndex + 1}/${main.length}` : "");
+    const others = events.filter((event) => event !== current);
+    const chips = others.length
+      ? el("div", { class: "chips" }, ...others.map((event) => el("span", { class: `chip status-${event.status || "fired"}`, "data-rule": event.rule || "" },
+          el("span", { class: "rule" }, event.rule || ""), event.title || "")))
+      : null;
+    container.replaceChildren(card, chips);
+    if (window.AdjutantInset) window.AdjutantInset.fitLabels(container);
+    fitStream(card, current);
+    if (main.length > 1) {
+      cycleTimer = setTimeout(() => {
+        cycleIndex = (cycleIndex + 1) % main.length;
+        render();
+      }, stream.cycle * 1000);
+    }
+  }
+
+  function renderStreamCard(event, counter) {
+    const status = event.status || (event.fired ? "fired" : "not_due");
+    const steps = Array.isArray(event.steps) ? event.steps : [];
+    const node = el("article", { class: `event status-${status} stream-card`, "data-rule": event.rule || "" });
+    node.append(el("h2", {}, el("span", { class: "rule" }, event.rule || ""), event.title || "",
+      el("span", { class: `badge badge-${status}` }, badgeText(status)),
+      counter ? el("span", { class: "cycle" }, counter) : null));
+    for (const text of missingTexts(event)) node.append(el("div", { class: "missing" }, `Missing: ${text}`));
+    if (steps.length) {
+      const shown = steps.slice(0, stream.lines);
+      const list = el("ul", { class: "steps" }, ...shown.map(renderStep));
+      node.append(list);
+      if (steps.length > shown.length) node.append(el("div", { class: "more" }, `+ ${steps.length - shown.length} more step(s)`));
+    }
+    if (stream.insets) {
+      const inset = renderInset(event);
+      if (inset) node.append(inset);
+    }
+    for (const choice of choicesOf(event)) node.append(renderChoice(choice));
+    return node;
+  }
+
+  // Keep the card inside its band (CSS max-height): insets go first (an inset too small to read is
+  // worse than none), then steps one by one down to one, then choice prompts are clamped to a line.
+  function fitStream(card, event) {
     const content = $("content");
-    if (content.scrollHeight <= content.clientHeight) return;
-    for (const inset of content.querySelectorAll(".insets")) inset.remove();
+    const fits = () => content.scrollHeight <= content.clientHeight + 1;
+    if (fits()) return;
+    for (const inset of card.querySelectorAll(".insets")) inset.remove();
+    const total = Array.isArray(event.steps) ? event.steps.length : 0;
+    let items = card.querySelectorAll(".steps > li");
+    while (!fits() && items.length > 1) {
+      items[items.length - 1].remove();
+      items = card.querySelectorAll(".steps > li");
+      let more = card.querySelector(".more");
+      if (!more) {
+        more = el("div", { class: "more" });
+        card.querySelector(".steps").after(more);
+      }
+      more.textContent = `+ ${total - items.length} more step(s)`;
+    }
+    if (!fits()) for (const prompt of card.querySelectorAll(".choice .prompt")) prompt.classList.add("clamped");
+  }
+
+  function badgeText(status) {
+    return status === "waiting" ? "waiting for an answer" : status === "fired" ? "due" : status === "undecided" ? "undecided" : status.replace("_", " ");
+  }
+
+  // --- facts missing for the whole position (plan key `missing`, e.g. most of a save unmapped) -------
+
+  function planMissing(plan) {
+    const missing = plan && Array.isArray(plan.missing) ? plan.missing : [];
+    return missing.map((item) => (item && typeof item === "object" ? String(item.text || item.fact || "") : String(item))).filter(Boolean);
+  }
+
+  // Nothing can be decided: never shown as "Nothing is due" — its own undecided block, in every view.
+  function renderPlanMissing(plan) {
+    const section = $("undecided");
+    if (!section) return;
+    const texts = planMissing(plan);
+    section.hidden = texts.length === 0;
+    section.replaceChildren(...(texts.length
+      ? [el("article", { class: "event status-undecided plan-missing" },
+          el("h2", {}, "Nothing is decided", el("span", { class: "badge badge-undecided" }, "undecided")),
+          ...texts.map((text) => el("div", { class: "missing" }, `Missing: ${text}`)))]
+      : []));
+  }
+
+  // --- tables (e.g. AWAW's Russian Resistance Table, plan key `tables`) ----------------------------
+
+  function renderTables(plan) {
+    const section = $("tables");
+    if (!section) return;
+    const tables = plan && Array.isArray(plan.tables) ? plan.tables.filter((t) => t && typeof t === "object") : [];
+    section.hidden = tables.length === 0;
+    section.replaceChildren(...tables.map((table) => view === "stream" ? streamTable(table) : fullTable(table)));
+  }
+
+  function fullTable(table) {
+    const rows = Array.isArray(table.rows) ? table.rows : [];
+    const node = el("article", { class: "table-panel" },
+      el("h2", {}, el("span", { class: "rule" }, table.rule || ""), table.title || "Table"));
+    const grid = el("table", {}, ...rows.map((row) => el("tr", {}, el("td", {}, row.label ?? ""), el("td", { class: "figure" }, row.figure ?? ""),
+      el("td", { class: "rule" }, row.rule || ""))));
+    if (table.total !== undefined && table.total !== null) {
+      grid.append(el("tr", { class: "total" }, el("th", {}, "Total"), el("th", { class: "figure" }, table.total),
+        el("td", {}, table.threshold !== undefined && table.threshold !== null ? `threshold ${table.threshold}` : "")));
+    }
+    node.append(grid);
+    if (table.note) node.append(el("p", { class: "note" }, table.note));
+    return node;
+  }
+
+  function streamTable(table) {
+    const threshold = table.threshold !== undefined && table.threshold !== null ? ` / ${table.threshold}` : "";
+    const total = table.total !== undefined && table.total !== null ? `${table.total}${threshold}` : "";
+    return el("div", { class: "table-chip" }, el("span", { class: "rule" }, table.rule || ""), `${table.title || "Table"}: ${total}`);
+  }
+
+  // --- control view: the answers as the JSON `adjutant check --answers FILE` reads ----------------
+
+  function currentAnswers(plan) {
+    const answers = {};
+    for (const event of plan && Array.isArray(plan.events) ? plan.events : []) {
+      for (const choice of choicesOf(event)) if (choice.answered && choice.id) answers[choice.id] = choice.answer;
+    }
+    return Object.assign(answers, state.answers || {});
+  }
+
+  function renderExport(plan) {
+    const section = $("export");
+    if (!section) return;
+    section.hidden = view !== "control" || !plan;
+    if (section.hidden) return section.replaceChildren();
+    const answers = currentAnswers(plan);
+    const text = JSON.stringify(answers, null, 2) + "\n";
+    const link = el("a", { class: "export-answers", download: "answers.json", href: "data:application/json;charset=utf-8," + encodeURIComponent(text) },
+      "Export answers (JSON)");
+    section.replaceChildren(link, el("span", { class: "hint" }, ` ${Object.keys(answers).length} answer(s), for adjutant check --answers answers.json`));
   }
 
   function renderViolations(plan) {
@@ -236,8 +479,8 @@
     const brief = view === "stream" && status === "waiting" && steps.length === 0 && choicesOf(event).length === 0;
     const many = steps.length > 4 ? " many-steps" : "";
     const node = el("article", { class: `event status-${status}${brief ? " brief" : ""}${many}`, "data-rule": event.rule || "" });
-    const badge = status === "waiting" ? "waiting for an answer" : status === "fired" ? "due" : status.replace("_", " ");
-    node.append(el("h2", {}, el("span", { class: "rule" }, event.rule || ""), event.title || "", el("span", { class: `badge badge-${status}` }, badge)));
+    node.append(el("h2", {}, el("span", { class: "rule" }, event.rule || ""), event.title || "", el("span", { class: `badge badge-${status}` }, badgeText(status))));
+    for (const text of missingTexts(event)) node.append(el("div", { class: "missing" }, `Missing: ${text}`));
     if (brief) return node;
     const why = Array.isArray(event.why) ? event.why : event.why ? [event.why] : [];
     if (why.length) node.append(el("ul", { class: "why" }, ...why.map((line) => el("li", {}, line))));
@@ -248,7 +491,7 @@
     const inset = renderInset(event);
     if (inset) node.append(inset);
     for (const choice of choicesOf(event)) {
-      if (view === "player" && faction && deciderOf(choice) && deciderOf(choice) !== faction) continue;
+      if (view === "player" && faction && deciderOf(choice) && !sameFaction(deciderOf(choice), faction)) continue;
       node.append(renderChoice(choice));
     }
     return node;
@@ -279,8 +522,8 @@
     const answered = fromOverlay || Boolean(choice.answered);
     const current = fromOverlay ? state.answers[choice.id] : choice.answer;
     const status = answered
-      ? `Answered: ${answerWords(current)}`
-      : view === "player" && who && who === faction
+      ? `Answered: ${answerLabels(choice, current)}`
+      : view === "player" && who && sameFaction(who, faction)
         ? "Your decision: pick below"
         : `Awaiting ${who ? who + "'s" : "a"} decision`;
     node.append(el("div", { class: answered ? "answer answered" : "answer" }, status));
@@ -317,8 +560,8 @@
     const stream = view === "stream";
     return window.AdjutantInset.render(event.map || null, event.steps, {
       view,
-      maxWidth: Math.max(window.innerWidth * (stream ? 0.9 : 1) - 90, 200),
-      maxHeight: stream ? window.innerHeight * 0.45 : 520,
+      maxWidth: Math.max(window.innerWidth * (stream ? 0.9 : 1) - (window.innerWidth < 600 ? 40 : 90), 200),
+      maxHeight: stream ? window.innerHeight * 0.3 : 520,
       fontScale: stream ? parseFloat(getComputedStyle(document.body).fontSize) / 20 : 1,
     });
   }

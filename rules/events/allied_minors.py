@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from rules.engine import EventContext, event_impl
 from rules.events.common import (
     ceded_markers_to_box,
+    cities_known,
     colonial_to_delay,
     describe_hexes,
     in_play,
+    known,
     occupies_all,
     partisan_base_hexes,
     remaining_to_pools,
@@ -60,13 +62,14 @@ def reactivation(ctx: EventContext) -> None:
             continue
         places: list[str] = []
         capital = ctx.board.capital(country)
-        if cstate.faction == faction and not capital:
-            ctx.fact("capital", country)  # records it missing: its Capital might be free (issue 9)
+        if cstate.faction == faction and (not capital or ctx.declares("capital")) \
+                and ctx.fact("capital", country) is None:
+            capital = None  # undecided for the Capital (named in `missing`); a Partisan Base may still do
         if cstate.faction == faction and capital:
             enemy = ctx.board.enemy_presence(capital, faction)
             if enemy:
-                ctx.why(f"{country}: its Capital {ctx.place(capital)} holds "
-                        f"{', '.join(ctx.name(c.id) for c in enemy)}")
+                enemies = ", ".join(ctx.name(c.id) for c in enemy)
+                ctx.why(f"{country}: its Capital {ctx.place(capital)} holds {enemies}")
             else:
                 places.append(capital)
         for base in partisan_base_hexes(ctx, country):
@@ -96,6 +99,8 @@ def reactivation(ctx: EventContext) -> None:
             faction,
             f"Reactivate {country}? Choose where its 0-1-2 Res infantry unit goes, or decline.",
             ["decline", *places],
+            labels={"decline": "do not reactivate it",
+                    **{p: f"its 0-1-2 Res infantry unit to {ctx.place(p)}" for p in places}},
             defer=True,
         )
         if answer is None:
@@ -104,8 +109,11 @@ def reactivation(ctx: EventContext) -> None:
             ctx.why(f"{country}: {faction} declined to reactivate it")
             continue
         _reactivate(ctx, country, faction, str(answer), res_tag)
-    if not found and not ctx.fired:
+    if not found and not ctx.fired and not ctx.entry.missing:
         ctx.not_due(f"no Conquered Country the {faction} faction can reactivate")
+    elif not found and not ctx.fired:
+        ctx.not_due(f"no Conquered Country the {faction} faction can reactivate among those the pack "
+                    "locates")
     ctx.settle()
 
 
@@ -206,13 +214,15 @@ def liberation(ctx: EventContext) -> None:
             and country == france
             and (is_vichy(ctx, country) or ctx.param("france_always_special", False))
         )
-        targets = (
-            ctx.board.cities(country)
-            if special
-            else sorted(set(ctx.board.cities(country)) | set(partisan_base_hexes(ctx, country)))
-        )
+        cities = cities_known(ctx, country)
+        if cities is None:
+            continue  # undecided: "all City hexes" cannot be checked (the fact is named in `missing`)
+        targets = cities if special else sorted(set(cities) | set(partisan_base_hexes(ctx, country)))
         held, occupied, free = occupies_all(ctx, targets, faction)
         label = f"{country} (Vichy)" if special and is_vichy(ctx, country) else country
+        if not targets:
+            ctx.not_due(f"{label}: it holds no City or Partisan Base hex now (all ceded away)")
+            continue
         if not held:
             ctx.not_due(f"{label}: {faction} ground units do not occupy {describe_hexes(ctx, free)}")
             continue
@@ -294,6 +304,7 @@ def operation_avalanche(ctx: EventContext) -> None:
     """16.4.2 Operation Avalanche: once per game, a selected Axis or Soviet Minor Country with a supplied
     US ground unit in a City; its Steps are cited where each acts."""
     us = ctx.require_param("us")
+    us_adj = ctx.adjective(us)
     require_facts(ctx, "step1_remove", "colonial_step")  # Steps 1 and 3, read up front
     no_occupation_tag = ctx.require_param("no_occupation_tag")  # the No Occupation marker (14.24)
     eligible: dict[str, str] = {}
@@ -310,14 +321,14 @@ def operation_avalanche(ctx: EventContext) -> None:
             for h in ctx.board.cities(country)
             if any(u.nationality == us and u.supplied for u in ctx.board.ground_units(h))
         ]
-        if not held and ctx.fact("city_hexes", country) is None:
-            continue  # undecided: a City the pack does not locate might hold one (issue 9)
-        if held:
-            eligible[country] = f"supplied {us} ground unit in {describe_hexes(ctx, held)}"
-        else:
-            ctx.why(f"{country}: no supplied {us} ground unit in any of its Cities")
+        if held:  # "a City": one located City held decides it, whatever else the pack lacks
+            eligible[country] = f"supplied {us_adj} ground unit in {describe_hexes(ctx, held)}"
+        elif cities_known(ctx, country) is not None and ctx.fact("city_hexes", country) is not None:
+            ctx.why(f"{country}: no supplied {us_adj} ground unit in any of its Cities", detail=True)
     if not eligible:
-        ctx.not_due(f"no Axis or Soviet Minor Country has a City occupied by a supplied {us} ground unit")
+        among = " among those the pack locates" if ctx.entry.missing else ""
+        ctx.not_due(f"no Axis or Soviet Minor Country{among} has a City occupied by a supplied {us} "
+                    "ground unit")
         return
     ctx.fire("Western may select: " + "; ".join(f"{c} ({w})" for c, w in eligible.items()))
     country = ctx.choose(
@@ -332,7 +343,7 @@ def operation_avalanche(ctx: EventContext) -> None:
     ctx.note(f"{country} remains aligned to the {owner} faction", "Step 2", subject=country)
     colonial_to_delay(ctx, country, "Step 3")
     if owner == "Axis":
-        capital = ctx.board.capital(country)
+        capital = ctx.board.capital(country) if known(ctx, "capital", country) else None
         if capital is None:
             ctx.fact("capital", country)  # "place a No Occupation marker in its capital": unknown (issue 9)
         spare = [

@@ -6,7 +6,13 @@
 from __future__ import annotations
 
 from rules.engine import EventContext, event_impl
-from rules.events.common import describe_hexes, influence_choice, unguarded_cities
+from rules.events.common import (
+    describe_hexes,
+    hex_territory_known,
+    influence_choice,
+    known,
+    unguarded_cities,
+)
 from rules.events.conquest import VICHY
 from rules.state import (
     CEDED_LANDS,
@@ -31,10 +37,12 @@ def _axis_unit_in(ctx: EventContext, countries: list[str], dependents_of: list[s
             or not counter.is_unit  # "an Axis unit": Detachment/Logistics markers are not units
         ):
             continue
+        if not hex_territory_known(ctx, hex_id, lambda c: c in countries or c in dependents_of):
+            continue  # undecided for this unit: which country its hex is part of is not located
         here = ctx.board.political_country(hex_id)
         home = ctx.board.home_of(here)
         if here in countries or (home in dependents_of and here != home):
-            found.append(f"{ctx.name(counter.id)} in {hex_id} ({here})")
+            found.append(f"{ctx.name(counter.id)} in {ctx.place(hex_id)} ({here})")
     return found
 
 
@@ -67,7 +75,7 @@ def crisis_reinforcements(ctx: EventContext) -> None:
     for unit in sorted(units, key=lambda c: c.id):
         ctx.move(unit, DELAY, "Step 1", why=f"{ctx.spec.title} units")
     if not units:
-        ctx.note(f"no {tag} counter is in the {faction} Conditional Events Box", "Step 1")
+        ctx.note(f"no {ctx.spec.title} counter is in the {faction} Conditional Events Box", "Step 1")
     country = ctx.param("influence_if_war")  # optional: 16.3.4 / 16.5.3 Step 2 only
     if country:
         posture = ctx.state.country(country).posture
@@ -90,7 +98,8 @@ def white_star_hexes(ctx: EventContext) -> None:
     held = [h for h in hexes if ctx.board.faction_ground_units(h, "Axis")]
     markers = ctx.state.tagged(tag)
     in_box = [m for m in markers if m.location == STRATEGIC_WARFARE]
-    count = f"{len(held)} of the {len(hexes)} hexes ({describe_hexes(ctx, held)})"
+    count = (f"{len(held)} of the {len(hexes)} hexes ({describe_hexes(ctx, held)})" if held
+             else f"none of the {len(hexes)} hexes")
     if hexes and len(held) >= needed:
         if in_box:
             ctx.not_due(
@@ -108,9 +117,9 @@ def white_star_hexes(ctx: EventContext) -> None:
         free = [h for h in hexes if h not in held]
         # What is due here is the removal: say so (issue 12 item 18), as the text words it.
         ctx.fire(
-            f"Axis ground units occupy only {count}, fewer than {needed} (not {describe_hexes(ctx, free)}): "
-            "remove the Reduced US Impact marker from the Strategic Warfare Box and set it aside for "
-            "possible future use"
+            f"Axis ground units occupy {'only ' if held else ''}{count}, fewer than {needed} "
+            f"(not {describe_hexes(ctx, free)}): remove the Reduced US Impact marker from the Strategic "
+            "Warfare Box and set it aside for possible future use"
         )
         for marker in in_box:
             ctx.set_aside(marker, None)
@@ -135,6 +144,7 @@ def france_rises(ctx: EventContext) -> None:
     """16.3.6: two conditions, each checked separately, in order."""
     card = ctx.require_param("ignore_if_axis_card")
     france, major = ctx.require_param("france"), ctx.require_param("major")
+    adj = ctx.adjective(major)
     area = ctx.require_param("area")  # the Occupied France Ceded Land area
     if ignored_on_axis_card(ctx, card):
         return
@@ -143,20 +153,23 @@ def france_rises(ctx: EventContext) -> None:
     vichy = ctx.state.country(france)
     if free and VICHY in vichy.flags and vichy.status == "neutral":
         ctx.fire(
-            f"{area_name} is a Dependent of {major}; {describe_hexes(ctx, free)} holds no {major} unit, "
+            f"{area_name} is a {adj} Dependent; {describe_hexes(ctx, free)} holds no {adj} unit, "
             "Detachment or Logistics marker"
         )
         answer = ctx.choose(
-            "activate_vichy", "Western", "Activate Neutral Vichy as a Western Minor Country?", ["yes", "no"]
+            "activate_vichy", "Western", "Activate Neutral Vichy as a Western Minor Country?", ["yes", "no"],
+            labels={"yes": "activate Vichy as a Western Minor Country", "no": "leave Vichy Neutral"}
         )
         if answer == "yes":
             ctx.set_country(
                 france, None, "Vichy activated as a Western Minor Country", faction="Western", status="active"
             )
     elif free:
-        ctx.not_due(f"a City of {area_name} is free of {major} units, but Vichy is not a Neutral Vichy")
-    else:
-        ctx.not_due(f"{area_name} is not a Dependent of {major}, or every City in it holds a {major} unit")
+        ctx.not_due(f"a City of {area_name} is free of {adj} units, but Vichy is not a Neutral Vichy")
+    elif not ctx.board.ceded_area_active(ctx.pack.areas[area]):
+        ctx.not_due(f"{area_name} is not a {adj} Dependent")
+    elif known(ctx, "area_hexes", area):  # "every City holds a unit" needs all of its Cities located
+        ctx.not_due(f"every City in {area_name} holds a {adj} unit, Detachment or Logistics marker")
     vichy = ctx.state.country(france)
     if VICHY in vichy.flags and vichy.status == "active":
         markers = [
@@ -179,6 +192,7 @@ def russia_rises(ctx: EventContext) -> None:
     """16.5.5: two conditions, each checked separately, in order."""
     card = ctx.require_param("ignore_if_axis_card")
     russia, major = ctx.require_param("russia"), ctx.require_param("major")
+    adj = ctx.adjective(major)
     marker_name = ctx.require_param("policy_marker")  # the Ostland Accord Policy marker (16.2.2 Step 1)
     ostland_tag = ctx.require_param("ostland_tag")  # that marker's counter
     if ignored_on_axis_card(ctx, card):
@@ -188,14 +202,16 @@ def russia_rises(ctx: EventContext) -> None:
     rstate = ctx.state.country(russia)
     if free and marker_name in rstate.markers:
         ctx.fire(
-            f"{describe_hexes(ctx, free)}, a City in an Ostland Region (a Dependent of {major}), has no "
-            f"{major} unit, Detachment or Logistics marker"
+            f"{describe_hexes(ctx, free)}, a City in an Ostland Region (a {adj} Dependent), has no "
+            f"{adj} unit, Detachment or Logistics marker"
         )
         answer = ctx.choose(
             "end_accord",
             "Soviet",
             f"Remove the {marker_name} marker from {russia}'s Posture Box and change its Posture to War?",
             ["yes", "no"],
+            labels={"yes": f"remove the {marker_name} marker; {russia}'s Posture becomes War",
+                    "no": f"keep the {marker_name}"},
         )
         if answer == "yes":
             for counter in ctx.state.tagged(ostland_tag, posture_box(russia)):
@@ -207,12 +223,16 @@ def russia_rises(ctx: EventContext) -> None:
                 posture="War",
                 markers=[m for m in rstate.markers if m != marker_name],
             )
+    elif free:
+        ctx.not_due(f"no {marker_name} marker in {russia}'s Posture Box")
     else:
-        ctx.not_due(
-            f"no unguarded City in an Ostland Region that is a Dependent of {major}"
-            if not free
-            else f"no {marker_name} marker in {russia}'s Posture Box"
-        )
+        active = [a for a in regions if ctx.board.ceded_area_active(ctx.pack.areas[a])]
+        located = all([known(ctx, "area_hexes", a) for a in active])  # every City of each must be located
+        if not active:
+            ctx.not_due(f"no Ostland Region is a {adj} Dependent")
+        elif located:
+            ctx.not_due(f"every City in the Ostland Regions that are {adj} Dependents holds a {major} "
+                        "unit, Detachment or Logistics marker")
     if ctx.state.country(russia).posture == "War":
         markers = [
             c
@@ -246,6 +266,8 @@ def lend_lease(ctx: EventContext) -> None:
                 "Western",
                 "Leave the Lend-Lease marker, place it in the Delay Box, or remove it from the game?",
                 ["leave", "delay", "remove"],
+                labels={"leave": "leave it where it is", "delay": "place it in the Delay Box",
+                        "remove": "remove it from the game"},
             )
             if answer == "delay":
                 ctx.move(marker, DELAY, "Step 1")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rules.engine import EventContext, event_impl
-from rules.events.common import breakdown
+from rules.events.common import breakdown, known
 from rules.state import Counter
 from vassal_parser.errors import InputError
 
@@ -46,6 +46,7 @@ def _steps(ctx: EventContext, hex_id: str, nationality: str) -> int:
 
 
 REQUIREMENT_KINDS = ("border_hexes", "region_steps")
+UNMET = "Unmet Border Defense Requirements"  # 16.5.4 has no numbered Steps: its steps cite this paragraph
 
 
 def check_border_defense_data(ctx: EventContext) -> None:
@@ -81,18 +82,22 @@ def requirements(ctx: EventContext, nationality: str, enemy: str) -> list[Requir
             for c in ctx.board.counters_in_hex(h)
             if c.is_unit and ctx.board.faction_of(c) == enemy
         ]
-        if axis:
+        if axis:  # one located Axis unit decides it, whatever else the pack lacks
             ctx.why(
                 f"{area.name}: {enemy} unit {ctx.name(axis[0].id)} is in the Region: no Border Defense needed"
             )
             continue
         kind = spec["requirement"]
-        hexes = list(spec.get("hexes", [])) if kind == "border_hexes" else region
-        if kind == "border_hexes" and not hexes:
-            ctx.note(
-                f"{area.name}: the pack does not list its border hexes (user must complete "
-                f"[border_defense.{area_id}].hexes); check it by hand"
-            )
+        region_known = known(ctx, "area_hexes", area_id)  # "no Axis unit in the Region" needs all of it
+        if kind == "border_hexes":
+            if not known(ctx, "border_hexes", area_id) or not spec.get("hexes"):
+                continue  # undecided for this Region: its border hexes are not located (see `missing`)
+            hexes = list(spec.get("hexes", []))
+        elif not region_known or not region:
+            continue  # undecided: the Region's hexes (and so its steps) are not located
+        else:
+            hexes = region
+        if not region_known:
             continue
         have = {h: _steps(ctx, h, nationality) for h in hexes}
         out.append(Requirement(area_id, kind, hexes, spec["steps"], have))
@@ -136,31 +141,38 @@ def border_defense(ctx: EventContext) -> None:
     for req in reqs:
         name = ctx.pack.areas[req.area].name
         if req.deficit == 0:
-            ctx.why(f"{name}: sufficient Border Defense ({_describe(req)})")
+            ctx.why(f"{name}: sufficient Border Defense ({_describe(ctx, req)})")
+    if not short and not reqs and ctx.entry.missing:
+        return  # undecided: no Region could be checked (its facts are named in `missing`)
     if not short:
-        ctx.not_due(f"{russia}'s Posture is {posture}; every Region checked has sufficient Border Defense")
+        among = " the pack locates" if ctx.entry.missing else ""
+        ctx.not_due(f"{russia}'s Posture is {posture}; every Region{among} checked has sufficient Border "
+                    "Defense")
         return
     ctx.fire(
         f"{russia}'s Posture is {posture}; unmet Border Defense: "
         + "; ".join(
-            f"{ctx.pack.areas[r.area].name} short {r.deficit} step(s) ({_describe(r)})" for r in short
+            f"{ctx.pack.areas[r.area].name} short {r.deficit} step(s) ({_describe(ctx, r)})" for r in short
         )
     )
     spare = spare_steps(ctx, reqs, russia)
     total_deficit = sum(r.deficit for r in short)
     available = sum(spare.values())
     if available == 0:
-        ctx.note("the Soviet faction has no Russian steps the Axis may redeploy: no additional penalty")
+        ctx.note("the Soviet faction has no Russian steps the Axis may redeploy: no additional penalty",
+                 UNMET)
         return
     need = min(total_deficit, available)
     targets = {h: r for r in short for h in r.hexes if r.hex_deficit(h) > 0 or r.kind == "region_steps"}
     options = []
+    labels = {}
     for unit_id, cap in spare.items():
         for hex_id, req in targets.items():
             for k in range(
                 1, min(cap, req.deficit if req.kind == "region_steps" else req.hex_deficit(hex_id)) + 1
             ):
                 options.append(f"{unit_id}:{k}>{hex_id}")
+                labels[options[-1]] = f"{k} step(s) of {ctx.name(unit_id)} to {ctx.place(hex_id)}"
     answer = ctx.choose(
         "redeploy",
         "Axis",
@@ -168,14 +180,15 @@ def border_defense(ctx: EventContext) -> None:
         "(answer a list of 'unit:steps>hex'); never more than necessary, never steps needed "
         "for Border Defense elsewhere. The Axis may force breakdowns.",
         options,
+        labels=labels,
         multiple=True,
     )
     _apply(ctx, answer, reqs, spare, need)
 
 
-def _describe(req: Requirement) -> str:
+def _describe(ctx: EventContext, req: Requirement) -> str:
     if req.kind == "border_hexes":
-        return ", ".join(f"{h}: {req.have[h]}/{req.need}" for h in req.hexes)
+        return ", ".join(f"{ctx.place(h)}: {req.have[h]}/{req.need}" for h in req.hexes)
     return f"{sum(req.have.values())}/{req.need} steps in the Region"
 
 
@@ -225,8 +238,8 @@ def _apply(
         unit: Counter = ctx.state.counters[unit_id]
         moved = sum(k for _, k in moves)
         if moved == unit.steps and len(moves) == 1:
-            ctx.move(unit, moves[0][0], None, why="Border Defense redeployment by the Axis")
+            ctx.move(unit, moves[0][0], UNMET, why="Border Defense redeployment by the Axis")
         else:
             stay = unit.steps - moved
             placements = [*moves, *([(unit.location, stay)] if stay else [])]
-            breakdown(ctx, unit, placements, None, subject=unit.nationality)
+            breakdown(ctx, unit, placements, UNMET, subject=unit.nationality)

@@ -14,11 +14,14 @@ from dataclasses import dataclass
 
 from rules.engine import EventContext, event_impl
 from rules.events.common import (
+    cities_known,
     describe_hexes,
     in_play,
     influence_choice,
+    known,
     neighbors_of_hexes,
     require_facts,
+    territory_known,
 )
 from rules.events.conquest import VICHY, conquer_minor, conquest_candidates, is_vichy, place_area_marker
 from rules.events.internment import intern
@@ -29,19 +32,26 @@ def _german_supplied(ctx: EventContext, hex_id: str, major: str) -> bool:
     return any(c.nationality == major and c.supplied for c in ctx.board.ground_units(hex_id))
 
 
-def _qualifies(ctx: EventContext, country: str, major: str) -> tuple[bool, str]:
-    """16.2.1: supplied German ground units occupy the Capital or any three City hexes."""
+def _qualifies(ctx: EventContext, country: str, major: str) -> tuple[bool | None, str]:
+    """16.2.1: supplied German ground units occupy the Capital or any three City hexes.
+
+    True/False, or None when it cannot be decided: a held Capital or three held located Cities decide it
+    whatever the pack lacks; "it does not hold them" needs the Capital and every City located."""
     capital = ctx.board.capital(country)
     cities = ctx.board.cities(country)
+    adj = ctx.adjective(major)
     held = [h for h in cities if _german_supplied(ctx, h, major)]
-    if capital is not None and capital in held:
-        return True, f"supplied {major} ground units occupy its Capital {describe_hexes(ctx, [capital])}"
+    if capital is not None and _german_supplied(ctx, capital, major):
+        return True, f"supplied {adj} ground units occupy its Capital {describe_hexes(ctx, [capital])}"
     if len(held) >= 3:
         return (
             True,
-            f"supplied {major} ground units occupy three or more Cities ({describe_hexes(ctx, held)})",
+            f"supplied {adj} ground units occupy three or more Cities ({describe_hexes(ctx, held)})",
         )
-    return False, f"supplied {major} ground units hold {len(held)} City hex(es) and not the Capital"
+    located = [known(ctx, "capital", country), cities_known(ctx, country) is not None]
+    if not all(located):
+        return None, ""
+    return False, f"supplied {adj} ground units hold {len(held)} City hex(es) and not the Capital"
 
 
 @dataclass(frozen=True)
@@ -70,17 +80,21 @@ def case_yellow(ctx: EventContext) -> None:
         france_defeated_tag=ctx.require_param("france_defeated_tag"),
     )
     qualifying: dict[str, str] = {}
-    for country in conquest_candidates(ctx, "Axis"):
+    # Reading 24: "selects one Allied Minor Country" -- Conquered ones too when the pack says so.
+    conquered_too = bool(ctx.param("select_conquered", False))
+    for country in conquest_candidates(ctx, "Axis", include_conquered=conquered_too):
         if country == france and (is_vichy(ctx, country) or "liberated" in ctx.state.country(country).flags):
-            ctx.why(f"{france} has already been conquered or liberated: Case Yellow cannot apply to it")
+            ctx.why(f"{france} has already been conquered or liberated: Case Yellow cannot apply to it",
+                    detail=True)
             continue
         ok, why = _qualifies(ctx, country, major)
         if ok:
             qualifying[country] = why
-        else:
-            ctx.why(f"{country}: {why}")
+        elif ok is False:
+            ctx.why(f"{country}: {why}", detail=True)
     if not qualifying:
-        ctx.not_due("no Allied Minor Country the Axis could select meets the condition")
+        among = " among those the pack locates" if ctx.entry.missing else ""
+        ctx.not_due(f"no Allied Minor Country{among} the Axis could select meets the condition")
         return
     ctx.fire("Axis may select: " + "; ".join(f"{c} ({w})" for c, w in qualifying.items()))
     country = ctx.choose(
@@ -93,14 +107,16 @@ def case_yellow(ctx: EventContext) -> None:
     conquer_minor(ctx, country, "Axis")
     capital = ctx.board.capital(country)
     if capital and any(c.nationality == major for c in ctx.board.ground_units(capital)):
+        located = known(ctx, "neighbors", country)  # Step 5 offers every country sharing a border with it
         neighbors = set(ctx.pack.country(country).neighbors) | neighbors_of_hexes(
             ctx, ctx.board.country_hexes(country)
         )
         influence_choice(
-            ctx, "influence", "Step 5", neighbors - {country}, f"sharing a border with {country}"
+            ctx, "influence", "Step 5", neighbors - {country}, f"sharing a border with {country}",
+            located=located,
         )
     else:
-        ctx.note(f"no {major} ground unit in the Capital: no Influence", "Step 5")
+        ctx.note(f"no {ctx.adjective(major)} ground unit in the Capital: no Influence", "Step 5")
 
 
 def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: FranceFacts) -> None:
@@ -114,12 +130,18 @@ def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: Franc
             ctx.remove_from_game(counter, "Step 1", subject=france)
         else:
             ctx.set_aside(counter, "Step 1", subject=france)
-    for counter in in_play(ctx.state.counters.values()):
-        if counter.colonial_of == france and counter.location != DELAY:
+    colonial = [c for c in in_play(ctx.state.counters.values()) if c.colonial_of == france]
+    for counter in colonial:
+        if counter.location != DELAY:
             ctx.move(counter, DELAY, "Step 2", subject=france, why="British 1-2-2 Fra colonial unit")
+    if not colonial:
+        ctx.note("place the British 1-2-2 Fra colonial unit in the Delay Box (the position has no such "
+                 "counter)", "Step 2")
     zone_areas = facts.zone_areas
     for area_id in zone_areas:
         place_area_marker(ctx, area_id, "Step 3")
+    for area_id in zone_areas:
+        known(ctx, "area_hexes", area_id)  # Step 3 interns every Allied counter in these areas
     zone = [h for a in zone_areas for h in ctx.board.area_hexes(a)]
     allied = [
         c
@@ -128,6 +150,8 @@ def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: Franc
         if ctx.board.faction_of(c) in ("Western", "Soviet")
     ]
     intern(ctx, allied, "Step 3", "Allied counter in Occupied France / Alsace-Lorraine", rule=ctx.rule)
+    if not allied:
+        ctx.note("no Allied counter in Occupied France or Alsace-Lorraine: nothing to intern", "Step 3")
     syria = facts.syria
     for marker in ctx.state.tagged(facts.syria_marker_tag, location=CEDED_LANDS):
         ctx.remove_from_game(marker, "Step 4", subject=syria)
@@ -139,13 +163,10 @@ def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: Franc
         status="neutral",
         dependent_of=syria,
     )
-    intern(
-        ctx,
-        [c for c in ctx.board.counters_in_country(syria, dependents=True)],
-        "Step 4",
-        "counter in newly Neutral Syria",
-        rule=ctx.rule,
-    )
+    in_syria = list(ctx.board.counters_in_country(syria, dependents=True))
+    intern(ctx, in_syria, "Step 4", "counter in newly Neutral Syria", rule=ctx.rule)
+    if not in_syria:
+        ctx.note(f"no counter in {syria}: nothing to intern", "Step 4")
     ctx.set_country(
         france,
         "Step 5",
@@ -154,16 +175,17 @@ def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: Franc
         status="neutral",
         flags=[*ctx.state.country(france).flags, VICHY],
     )
+    territory_known(ctx, france)  # Step 5: "all counters in Vichy territory"
     vichy_hexes = ctx.board.country_hexes(france, dependents=True)
-    intern(
-        ctx,
-        [c for h in vichy_hexes for c in ctx.board.counters_in_hex(h) if c.kind != "ceded_land"],
-        "Step 5",
-        "counter in Vichy territory",
-        rule=ctx.rule,
-    )
+    in_vichy = [c for h in vichy_hexes for c in ctx.board.counters_in_hex(h) if c.kind != "ceded_land"]
+    intern(ctx, in_vichy, "Step 5", "counter in Vichy territory", rule=ctx.rule)
+    if not in_vichy:
+        ctx.note("no counter in Vichy territory: nothing to intern", "Step 5")
     paris = ctx.board.capital(france)
     if paris and any(c.nationality == major for c in ctx.board.ground_units(paris)):
+        located = known(ctx, "neighbors", france)  # Step 6: bordering Occupied France or Vichy
+        for area_id in zone_areas:
+            located = known(ctx, "area_neighbors", area_id) and located
         around = neighbors_of_hexes(ctx, zone + vichy_hexes) | set(ctx.pack.country(france).neighbors)
         options = around | {france}
         influence_choice(
@@ -172,9 +194,10 @@ def _case_yellow_france(ctx: EventContext, france: str, major: str, facts: Franc
             "Step 6",
             options,
             "sharing a border with Occupied France or Vichy (Vichy itself may be selected)",
+            located=located,
         )
     else:
-        ctx.note(f"no {major} ground unit in Paris: no Influence", "Step 6")
+        ctx.note(f"no {ctx.adjective(major)} ground unit in Paris: no Influence", "Step 6")
     if ctx.state.turn.combined_game:
         markers = ctx.state.tagged(facts.france_defeated_tag)
         for marker in markers:

@@ -8,7 +8,7 @@ the kinds and the ``colonial_step`` switch are read with ``ctx.require_param`` (
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rules.board import PRESENCE_KINDS
 from rules.engine import EventContext
@@ -116,7 +116,10 @@ def ceded_markers_to_box(
         area = ctx.pack.areas[counter.area]
         within = area.country == country or (dependents and ctx.board.home_of(area.country) == country)
         if within:
-            ctx.move(counter, CEDED_LANDS, step, subject=country, why=f"{area.name} lies in {area.country}")
+            receiver = area.ceded_to or pool_faction
+            becomes = (f"a {ctx.adjective(receiver)} Dependent" if area.dependent else f"part of {receiver}")
+            ctx.move(counter, CEDED_LANDS, step, subject=country,
+                     why=f"{area.name} lies in {area.country}; it becomes {becomes}")
             moved.append(counter)
     return moved
 
@@ -140,6 +143,82 @@ def partisan_base_hexes(ctx: EventContext, country: str) -> list[str]:
             and ctx.board.in_country(c.location, country)
         }
     )
+
+
+def known(ctx: EventContext, fact: str, subject: str) -> bool:
+    """A fact a SHARED helper reads where TK declares it: True when the pack has it, False after recording it
+    as missing (`ctx.need`).
+
+    Why "declared only" (unlike `ctx.fact`, which also records an empty undeclared fact): these checks --
+    territory moved by a Ceded Land area (`area_hexes`), a located Capital -- are new to the shared helpers;
+    an edition whose events table does not declare them keeps trusting what it locates. The TK pack
+    declares every fact its events read (rules/packs/tk/events.toml)."""
+    if not ctx.declares(fact):
+        return True
+    return ctx.need(fact, subject) is not None
+
+
+def active_areas(ctx: EventContext) -> list:
+    """Areas whose Ceded Land / Region marker is in the Ceded Lands Box: they belong to another country.
+
+    Why cached: 16.7 asks it for every counter on the map. Markers move only through recorded steps, so the
+    answer holds while the event's step count is unchanged (one counter scan per step, not per ask)."""
+    key = len(ctx.entry.steps)
+    cached = getattr(ctx, "_active_areas", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    ids = {c.area for c in ctx.state.counters.values()
+           if c.kind == "ceded_land" and c.area and c.location == CEDED_LANDS}
+    areas = [ctx.pack.areas[a] for a in sorted(ids) if a in ctx.pack.areas]
+    ctx._active_areas = (key, areas)  # type: ignore[attr-defined]
+    return areas
+
+
+def territory_known(ctx: EventContext, country: str) -> bool:
+    """Does the pack know which hexes are `country`'s now (reading 2: its current territory)?
+
+    Why a fact: a Ceded Land marker in the Ceded Lands Box moves its area to another country, so a
+    country's Cities are known only when every such area moved into or out of it is located in full
+    (fact ``area_hexes``); otherwise the event must not decide that country (undecided, never not due)."""
+    found = True
+    for area in active_areas(ctx):
+        touches = {area.country, area.ceded_to, area.name}
+        if country in touches or ctx.board.home_of(area.country) == country:
+            found = known(ctx, "area_hexes", area.id) and found
+    return found
+
+
+def hex_territory_known(
+    ctx: EventContext, hex_id: str, matters: Callable[[str], bool] | None = None
+) -> bool:
+    """Is the country this hex counts as part of known (16.7, 16.3.3)? A hex the pack puts in an area is;
+    a hex of a country with a ceded area whose hexes the pack locates only in part is not -- unless neither
+    country it could be part of `matters` to the event (16.3.3 asks only about Britain, France, ...)."""
+    info = ctx.pack.hex(hex_id)
+    if info.area is not None:
+        return True
+    found = True
+    for area in active_areas(ctx):
+        if area.country != info.country:
+            continue
+        receiver = area.name if area.dependent else (area.ceded_to or area.country)
+        could_be = {ctx.board.annexer(info.country), ctx.board.annexer(receiver)}
+        if matters is None or any(matters(c) or matters(ctx.board.home_of(c)) for c in could_be):
+            found = known(ctx, "area_hexes", area.id) and found
+    return found
+
+
+def cities_known(ctx: EventContext, country: str, dependents: bool = False) -> list[str] | None:
+    """The country's City hexes now, or None (recorded as missing) when the pack does not locate them all:
+    its own Cities (fact ``city_hexes``; with `dependents`, its Dependents' too) and its territory."""
+    found = territory_known(ctx, country)
+    names = [country]
+    if dependents:
+        names += sorted(n for n in ctx.pack.countries if n != country and ctx.board.home_of(n) == country)
+    for name in names:
+        found = known(ctx, "city_hexes", name) and found
+    # Cities of areas now ceded to it come from other countries: those areas are known (territory_known).
+    return ctx.board.cities(country, dependents) if found else None
 
 
 place_name = hex_label  # the shared events' name for it
@@ -169,8 +248,11 @@ def unguarded_cities(ctx: EventContext, area_ids: Iterable[str], major: str) -> 
     return out
 
 
-def influence_choice(ctx: EventContext, key: str, step: str, candidates: Iterable[str], why: str) -> None:
-    """Axis may apply Influence (15.19) to a Neutral or Friendly Minor Country among `candidates`."""
+def influence_choice(
+    ctx: EventContext, key: str, step: str, candidates: Iterable[str], why: str, located: bool = True
+) -> None:
+    """Axis may apply Influence (15.19) to a Neutral or Friendly Minor Country among `candidates`;
+    `located` False: the pack does not locate every bordering country (the event names it as missing)."""
     options = sorted(
         {
             c
@@ -180,19 +262,26 @@ def influence_choice(ctx: EventContext, key: str, step: str, candidates: Iterabl
             and ctx.state.country(c).status != "conquered"
         }
     )
+    if not options and not located:
+        ctx.note(f"Influence (15.19): the pack does not locate the countries {why}; check the map".strip(),
+                 step)
+        return
     if not options:
         none_left = "Influence (15.19) not possible: no Neutral or Friendly Minor Country"
         ctx.note(f"{none_left} {why}".strip(), step)
         return
+    if not located:
+        why = f"{why} (the pack does not locate every such country)".strip()
     answer = ctx.choose(
         key,
         "Axis",
         f"Apply Influence (15.19) to one Neutral or Friendly Minor Country {why}".strip() + "?",
         ["none", *options],
+        labels={"none": "no Influence"},
         affects_position=False,
     )
     if answer is None:
-        ctx.note("Influence (15.19): waiting for the Axis choice " + f"{ctx.rule}:{key}", step)
+        ctx.note("Influence (15.19): waiting for the Axis faction's choice below", step)
     elif answer != "none":
         ctx.roll("Influence", step, f"apply Influence (15.19) to {answer}", subject=str(answer))
 

@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from rules.engine import EventContext, event_impl
 from rules.events.common import (
     ceded_markers_to_box,
+    cities_known,
     colonial_to_delay,
     describe_hexes,
     in_play,
+    known,
     occupies_all,
     partisan_base_hexes,
     place_name,
@@ -77,14 +79,19 @@ def conquer_minor(
         ceded_markers_to_box(ctx, country, conqueror, steps[2])
 
 
-def conquest_candidates(ctx: EventContext, conqueror: str) -> list[str]:
+def conquest_candidates(ctx: EventContext, conqueror: str, include_conquered: bool = False) -> list[str]:
+    """Allied Minor Countries that may be conquered: active ones (16.1.1 "an active Allied Minor Country");
+    with `include_conquered`, Conquered ones too (16.2.1 reading 24: "selects one Allied Minor Country",
+    and "a Country can be conquered any number of times"). An annexed country is part of another."""
     exempt = set(ctx.param("exempt", []))
+    statuses = ("active", "conquered") if include_conquered else ("active",)
     out = []
     for name in sorted(ctx.pack.countries):
         cstate = ctx.state.country(name)
         if (
             ctx.board.is_minor_country(name)  # a listed Allied Dependent is never conquered (16.1.1)
-            and cstate.status == "active"
+            and not cstate.annexed_to
+            and cstate.status in statuses
             and cstate.faction in ALLIED_FACTIONS
             and name not in exempt
         ):
@@ -106,10 +113,11 @@ def minor_conquest(ctx: EventContext) -> None:
                 continue
             _france_case(ctx, country, conqueror, facts)
             continue
-        if ctx.need("city_hexes", country) is None:
+        cities = cities_known(ctx, country)
+        if cities is None:
             continue  # undecided: the pack does not locate the Cities this event checks
         bases = set(partisan_base_hexes(ctx, country))
-        targets = sorted(set(ctx.board.cities(country)) | bases)
+        targets = sorted(set(cities) | bases)
         held, occupied, free = occupies_all(ctx, targets, conqueror)
         if not targets:
             ctx.not_due(f"{country}: it holds no City or Partisan Base hex now (all ceded away)")
@@ -139,7 +147,12 @@ def _targets(ctx: EventContext, hexes: list[str], bases: set[str]) -> str:
 
 def _france_case(ctx: EventContext, france: str, conqueror: str, facts: FranceCaseFacts) -> None:
     """16.1.1 France: all Cities in France occupied -> France fights on as Vichy."""
-    cities = ctx.board.cities(france)
+    cities = cities_known(ctx, france)
+    if cities is None:
+        return  # undecided: "all Cities in France" cannot be checked
+    if not cities:
+        ctx.not_due(f"{france}: it holds no City now (all ceded away)")
+        return
     held, occupied, free = occupies_all(ctx, cities, conqueror)
     if not held:
         ctx.not_due(
@@ -175,6 +188,7 @@ def _france_case(ctx: EventContext, france: str, conqueror: str, facts: FranceCa
             f"Place {count} French 0-1-2 colonial infantry unit(s), one per City/Port hex in a "
             "French Dependent with no enemy unit, Detachment or Logistics marker.",
             legal,
+            labels={h: ctx.place(h) for h in legal},
             multiple=True,
         )
         if len(answer) != count:
@@ -207,6 +221,10 @@ def _colonial_hexes(ctx: EventContext, france: str, owner: str) -> list[str]:
     """16.1.1 France Step 2: City/Port hexes in a French Dependent with no enemy unit, Detachment or
     Logistics marker, where the three French 0-1-2 colonial infantry units may be placed."""
     out = []
+    dependents = sorted(n for n in ctx.pack.countries if n != france and ctx.board.home_of(n) == france)
+    for name in dependents:  # every City and Port of every French Dependent must be located
+        known(ctx, "city_hexes", name)
+        known(ctx, "port_hexes", name)
     for hex_id, info in sorted(ctx.pack.hexes.items()):
         here = ctx.board.political_country(hex_id)
         if here == france or ctx.board.home_of(here) != france:
@@ -232,7 +250,9 @@ def place_area_marker(ctx: EventContext, area_id: str, step: str) -> None:
         return
     for marker in markers:
         if marker.location != CEDED_LANDS:
-            ctx.move(marker, CEDED_LANDS, step, why=f"{area.name} becomes part of {area.ceded_to}")
+            ceded_to = area.ceded_to or area.country
+            becomes = (f"a {ctx.adjective(ceded_to)} Dependent" if area.dependent else f"part of {ceded_to}")
+            ctx.move(marker, CEDED_LANDS, step, why=f"{area.name} becomes {becomes}")
 
 
 __all__ = ["FranceCaseFacts", "conquer_minor", "conquest_candidates", "france_case_facts", "is_vichy"]

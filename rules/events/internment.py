@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rules.engine import EventContext, event_impl
-from rules.events.common import SUPPORT_KINDS, breakdown, one_step_pool
+from rules.events.common import SUPPORT_KINDS, breakdown, hex_territory_known, one_step_pool
 from rules.state import ALLIED_FACTIONS, DELAY, Counter, CountryState, pending_card
 
 TO_DELAY_KINDS = SUPPORT_KINDS | {
@@ -40,7 +40,7 @@ def intern(
     """Intern counters under the 16.7 Internment Restrictions."""
     for counter in sorted(counters, key=lambda c: c.id):
         faction = ctx.board.faction_of(counter) or "Axis"
-        where = counter.location
+        where = ctx.place(counter.location)
         why = f" ({reason})" if reason else ""
         if counter.kind in TO_DELAY_KINDS:
             ctx.move(
@@ -66,13 +66,14 @@ def intern(
         elif counter.steps <= 1:
             ctx.move(counter, pending_card(faction), step, why=f"interned in {where}{why}", rule=rule)
         else:
-            ctx.record(
+            ctx.record(  # no `to`: the breakdown steps below say where each part goes (issue 12.5)
                 step,
                 "intern",
                 f"intern {ctx.name(counter.id)} in {where}{why}: a multi-step unit first "
-                "breaks down into one-step units",
+                "breaks down into one-step units, which go on the back of the "
+                f"{faction} Pending Card; the broken-down unit is eliminated",
                 counter,
-                pending_card(faction),
+                None,
                 None,
                 rule,
             )
@@ -102,6 +103,8 @@ def internment_due(ctx: EventContext) -> list[InternmentCase]:
         faction = board.faction_of(counter)
         if faction is None:
             continue
+        if not hex_territory_known(ctx, hex_id):
+            continue  # undecided for this counter: the country its hex counts as part of is not located
         country, cstate = _territory_state(ctx, hex_id)
         if cstate.status == "neutral" or cstate.faction == "Neutral":
             cases.append(InternmentCase(counter, f"{ctx.place(hex_id)} is in Neutral {country}"))
@@ -119,16 +122,20 @@ def internment_due(ctx: EventContext) -> list[InternmentCase]:
                 )
                 continue
             minor_unit = counter.nationality is not None and board.is_minor_country(counter.nationality)
+            adjective = ctx.adjective(major)
             if (
                 (minor_unit or counter.multinational)
                 and counter.is_unit  # "a Minor Country unit": any unit, not only ground units
                 and not (counter.exp and counter.steps == 1)
                 and board.in_country(hex_id, major, dependents=True)
             ):
-                what = "multi-national unit" if counter.multinational else f"{counter.nationality} unit"
+                what = (
+                    "multi-national unit" if counter.multinational
+                    else f"{ctx.adjective(counter.nationality or '')} unit"
+                )
                 cases.append(
-                    InternmentCase(counter, f"{what} in {ctx.place(hex_id)}, in {major} or a Dependent of "
-                                            f"{major}")
+                    InternmentCase(counter, f"{what} in {ctx.place(hex_id)}, in {major} or a {adjective} "
+                                            "Dependent")
                 )
         elif faction in ALLIED_FACTIONS:
             area_id = ctx.pack.hex(hex_id).area
@@ -137,13 +144,13 @@ def internment_due(ctx: EventContext) -> list[InternmentCase]:
                 cases.append(
                     InternmentCase(
                         counter,
-                        f"{ctx.place(hex_id)} is in {area.name}, a {area.ceded_to} Dependent "
-                        "created by a Conditional Event",
+                        f"{ctx.place(hex_id)} is in {area.name}, a {ctx.adjective(area.ceded_to or '')} "
+                        "Dependent created by a Conditional Event",
                     )
                 )
             elif counter.kind == "partisan_base" and cstate.faction == "Axis":
-                where = ctx.place(hex_id)
-                cases.append(InternmentCase(counter, f"Partisan Base in enemy {country} ({where})"))
+                cases.append(InternmentCase(counter,
+                                            f"Partisan Base in enemy {country} ({ctx.place(hex_id)})"))
     return cases
 
 
@@ -152,7 +159,8 @@ def internment_check(ctx: EventContext) -> None:
     """16.1.3 / 16.3.8 / 16.5.7: check every faction's units against 16.7."""
     cases = internment_due(ctx)
     if not cases:
-        ctx.not_due("no counter is in territory that forces its internment (16.7)")
+        among = " among those whose territory the pack locates" if ctx.entry.missing else ""
+        ctx.not_due(f"no counter{among} is in territory that forces its internment (16.7)")
         return
     ctx.fire(
         f"{len(cases)} counter(s) must be interned (16.7): "
@@ -169,6 +177,7 @@ def internment_check(ctx: EventContext) -> None:
                 f"Axis counters in Policy Affected {country} ({', '.join(units)}): intern them, "
                 "or end the Policy instead? (ending it in Pre-War starts Limited War, 12.2)",
                 ["intern", "end_policy"],
+                labels={"intern": "intern them (16.7)", "end_policy": f"end the Policy affecting {country}"},
             )
             if answer == "end_policy":
                 ended.add(country)

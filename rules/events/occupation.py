@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rules.engine import EventContext, event_impl
-from rules.events.common import breakdown, in_play
+from rules.events.common import breakdown, in_play, territory_known
 from rules.events.internment import intern
 from rules.state import Counter
 from vassal_parser.errors import InputError
@@ -97,7 +97,8 @@ def minor_occupation(ctx: EventContext) -> None:
     """16.1.2: an Axis Minor Country (with its Dependents) holding a multi-step unit of the major or any
     other Axis Country's ground unit is under Occupation; a Dependent is checked with its Country."""
     major = ctx.require_param("major")
-    ctx.require_param("no_occupation_tag")  # the No Occupation marker (14.24), read up front
+    ctx.require_param("no_occupation_tag")
+    adj = ctx.adjective(major)  # the No Occupation marker (14.24), read up front
     exceptions = _exceptions_in_effect(ctx)
     checked = False
     for country in sorted(ctx.pack.countries):
@@ -111,10 +112,12 @@ def minor_occupation(ctx: EventContext) -> None:
         marker = _no_occupation_marker(ctx, country)
         if marker:
             ctx.not_due(
-                f"{country}: a No Occupation marker is in {', '.join(marker)}; "
+                f"{country}: a No Occupation marker is in {', '.join(map(ctx.place, marker))}; "
                 "not subject to Occupation (16.1.2 exception)"
             )
             continue
+        if not territory_known(ctx, country):
+            continue  # undecided: which hexes are this country's now is not located (named in `missing`)
         spared: list[str] = []
         causers = occupation_causers(ctx, country, major, spared)
         for line in spared:
@@ -123,7 +126,7 @@ def minor_occupation(ctx: EventContext) -> None:
             causers = exception.remaining(ctx, country, causers)
         if not causers:
             ctx.not_due(
-                f"{country}: no {major} multi-step ground unit and no other Axis Country's ground unit "
+                f"{country}: no {adj} multi-step ground unit and no other Axis Country's ground unit "
                 "in it or its Dependents cause Occupation"
             )
             continue

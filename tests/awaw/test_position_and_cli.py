@@ -21,7 +21,7 @@ def plan_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
 def test_plan_shows_table_offer_and_waits_for_germany(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = plan_cli(capsys, str(EXAMPLES / "offer.position.json"))
     assert code == 1
-    assert "[pack awaw]" in out
+    assert "[pack awaw: built-in]" in out
     assert "table: Russian Resistance Table (60.11)" in out
     assert "  -3  total (threshold: 0 or less)" in out
     assert "? [60.1:germany] Germany:" in out and "(UNANSWERED)" in out
@@ -63,7 +63,7 @@ def test_awaw_position_without_pack_key_picks_the_awaw_pack(tmp_path: Path,
     path = tmp_path / "p.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     code, out = plan_cli(capsys, str(path))
-    assert code == 1 and "[pack awaw]" in out
+    assert code == 1 and "[pack awaw: built-in]" in out
 
 
 def test_awaw_position_with_tk_pack_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -66,8 +66,8 @@ def test_save_keeps_comments_and_writes_only_the_pack(tmp_path) -> None:
     session.apply({"type": "set", "hexes": ["w4925"], "field": "port", "value": True})
     session.apply({"type": "border", "area": "eastern_poland", "hexes": ["e3905"], "member": True})
     session.apply({"type": "box", "zone": "War State Box", "box": "strategic_warfare"})
-    coverage = {line["rule"]: line for line in session.coverage()}
-    assert "France" in coverage["16.1.1"]["have"]
+    coverage = {(line["rule"], line["fact"]): line for line in session.coverage()}
+    assert "France" in coverage[("16.1.1", "city_hexes")]["have"]
     assert sorted(session.save()) == ["geography.toml", "vassal.toml"]
     after = {p.name: p.read_text() for p in pack.glob("*.toml")}
     assert after["pack.toml"] == before["pack.toml"]
@@ -218,7 +218,10 @@ def test_declaring_a_fact_complete_writes_the_complete_table(tmp_path) -> None:
 
 
 def test_a_pack_without_complete_table_offers_no_completion(tmp_path) -> None:
-    session = EditorSession(demo_copy(tmp_path), DEMO_MODULE)
+    pack = demo_copy(tmp_path)
+    meta = pack / "pack.toml"  # the demo's own [complete] table (its world is whole) ends the file: drop it
+    meta.write_text(meta.read_text().partition("\n[complete]\n")[0] + "\n")
+    session = EditorSession(pack, DEMO_MODULE)
     assert not any(c["can_complete"] for c in session.coverage())
     with pytest.raises(EditError, match="no \\[complete\\] table"):
         session.apply({"type": "complete", "fact": "city_hexes", "subject": "Poland", "value": True})
@@ -228,3 +231,13 @@ def test_a_shipped_pack_is_never_edited_in_place(capsys) -> None:
     assert main(["pack", "edit", "tk", "--module", str(DEMO_MODULE)]) == 2
     err = capsys.readouterr().err
     assert "pack tk ships with Adjutant" in err and "--base tk -o my-pack" in err
+
+
+def test_a_fact_the_complete_table_leaves_trusted_cannot_be_declared(tmp_path) -> None:
+    """The demo's `[complete] others = "trusted"`: City hexes are already whole as located; naming one
+    country there would make every other country's Cities missing, so the editor does not offer it."""
+    session = EditorSession(demo_copy(tmp_path), DEMO_MODULE)
+    line = next(c for c in session.coverage() if c["rule"] == "16.1.1" and c["fact"] == "city_hexes")
+    assert not line["can_complete"] and "Poland" in line["have"]
+    with pytest.raises(EditError, match="already counts every located"):
+        session.apply({"type": "complete", "fact": "city_hexes", "subject": "Poland", "value": True})

@@ -90,9 +90,9 @@ def test_a_save_lands_and_player_and_stream_views_show_the_event(
         stream = browser.new_page()
         pages.append(stream)
         frames = record_frames(stream)
-        stream.goto(daemon.url("view=stream"))
+        stream.goto(daemon.url("view=stream&insets=1"))  # insets on air are opt-in (room)
         stream.wait_for_selector("body[data-connected=yes]", state="attached")
-        allied = open_view(browser, pages, daemon, "view=player&faction=Allied")
+        allied = open_view(browser, pages, daemon, "view=player&faction=western")  # any case
         write_in_place(tmp_path / "turn1.vsav", save_bytes(sample_plan()))
 
         player.wait_for_selector(".event[data-rule='16.2.1']")
@@ -114,8 +114,9 @@ def test_a_save_lands_and_player_and_stream_views_show_the_event(
         assert background in ("rgba(0, 0, 0, 0)", "transparent")
         assert frames and all(HIDDEN_PIECE not in frame for frame in frames)
 
-        allied.wait_for_selector("#nothing:not([hidden])")  # Axis phasing: nothing for the Allies
+        allied.wait_for_selector("#nothing:not([hidden])")  # Axis phasing: nothing for the Western player
         assert allied.locator(".event").count() == 0
+        assert allied.inner_text("#nothing") == "Nothing is due for Western."
 
 
 def test_choice_answered_in_control_view_updates_the_other_views(
@@ -284,10 +285,10 @@ def test_far_apart_hexes_are_drawn_as_two_legible_panels_with_an_arrow(
         assert first.locator("rect.counter").count() == second.locator("rect.counter").count() == 1
         assert_legible_panels(event)
 
-        stream = open_view(browser, pages, daemon, "view=stream")
+        stream = open_view(browser, pages, daemon, "view=stream&insets=1")
         stream.wait_for_selector(".event[data-rule='16.2.1']")
         on_air = stream.locator(".event[data-rule='16.2.1']")
-        assert on_air.locator("figure.inset-panel").count() == 2  # it fits a 1280x720 lower third
+        assert on_air.locator("figure.inset-panel").count() == 2  # it fits the 1280x720 band insets=1 allows
         assert_legible_panels(on_air, min_hex_px=70)
         background = stream.evaluate("getComputedStyle(document.body).backgroundColor")
         assert background in ("rgba(0, 0, 0, 0)", "transparent")
@@ -341,6 +342,35 @@ def test_a_mistyped_view_never_falls_back_to_the_player_view(browser: Any, pages
         page.wait_for_timeout(1000)
         assert "Unknown view" in page.inner_text("#connection")
         assert frames == [] and HIDDEN_PIECE not in page.content()
+
+
+def test_non_phasing_player_view_shows_an_event_that_moves_its_counters(
+    browser: Any, pages: list, tmp_path: Path
+) -> None:
+    """Issue 12.19: in the Axis turn 16.1.1 moves the Western faction's Polish units; the Western player view
+    showed "Nothing is due for Western". The plan names the event's `factions`; the view reads them."""
+    plan = sample_plan()
+    event = plan["events"][0]
+    answered = {"id": "16.1.1:colonial_hexes", "rule": "16.1.1", "decider": "Western", "prompt": "Place",
+                "options": [{"value": "w2911", "label": "Algiers (w2911)"}], "answer": "w2911",
+                "answered": True, "affects_position": True, "multiple": False}
+    event.update({"rule": "16.1.1", "title": "Allied Minor Country Conquest", "source": "permanent",
+                  "choices": [answered], "factions": ["Axis", "Western"]})
+    other = {**event, "rule": "16.1.3", "title": "Internment", "factions": ["Axis"], "steps": [],
+             "choices": []}
+    plan["events"] = [event, other]
+    with DaemonThread(tmp_path, **FAST) as daemon:
+        western = open_view(browser, pages, daemon, "view=player&faction=Western")
+        soviet = open_view(browser, pages, daemon, "view=player&faction=Soviet")
+        write_in_place(tmp_path / "turn1.vsav", save_bytes(plan))
+        western.wait_for_selector(".event[data-rule='16.1.1']")
+        assert western.locator(".event[data-rule='16.1.3']").count() == 0  # moves no Western counter
+        assert western.locator("#nothing").is_hidden()
+        # Issue 12.17: an answer reads as its option's label, never the bare value
+        shown = western.inner_text(".choice[data-choice='16.1.1:colonial_hexes']")
+        assert "Answered: Algiers (w2911)" in shown
+        soviet.wait_for_selector("#nothing:not([hidden])")
+        assert "Nothing is due for Soviet" in soviet.inner_text("#nothing")
 
 
 def test_errata_a_step_applied_are_shown_in_the_player_view(

@@ -203,13 +203,13 @@ def test_text_tells_a_pbem_player_what_to_write_in_the_answers_file(tmp_path, ca
     status, out, _ = check(capsys, save_path(STORY[3]))
     assert status == 1
     lines = out.splitlines()
-    hint = lines.index("to answer, put these choice ids in a JSON object and pass it with "
-                       "--answers FILE.json:")
+    hint = lines.index("to answer, pass --answer ID=VALUE (repeatable), or put these choice ids in a "
+                       "JSON object and pass it with --answers FILE.json:")
     assert lines[hint + 1] == '  "16.1.2:remedy:Hungary" (Axis): "intern" or "remove"'
     answers = tmp_path / "a.json"
     answers.write_text(json.dumps({"16.1.2:remedy:Hungary": "intern"}))
     _status, out, _ = check(capsys, save_path(STORY[3]), "--answers", answers)
-    assert "to answer, put these choice ids" not in out
+    assert "to answer, " not in out
 
 
 def _opening_save(tmp_path, name: str, module_version: str, extension: str | None = None) -> Path:

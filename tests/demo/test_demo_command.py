@@ -102,7 +102,7 @@ def _collect_frames(url: str, frames: list[str], done: threading.Event) -> None:
 
 def test_live_demo_serves_the_story_and_ends_by_itself() -> None:
     """The README's first command: URLs served, deltas name the story's rules (16.1.1 .. 16.5.4)."""
-    process = _start_demo("--pause", "0.6", "--linger", "1.5")
+    process = _start_demo("--pause", "0.6", "--exit", "--linger", "1.5")
     frames: list[str] = []
     stream_frames: list[str] = []
     done = threading.Event()
@@ -148,6 +148,35 @@ def test_live_demo_serves_the_story_and_ends_by_itself() -> None:
     for secret in ("RU Secret Reserve", "RU-RES", "Card W1 Rearmament"):
         assert not any(secret in frame for frame in stream_frames), secret
         assert any(secret in frame for frame in frames)  # the control view (the players') has them
+
+
+def test_live_demo_keeps_serving_after_the_story_until_ctrl_c() -> None:
+    """Without --exit the last plan stays up (a newcomer needs time to open the pages); Ctrl-C ends it."""
+    process = _start_demo("--pause", "0.2")
+    try:
+        lines: list[str] = []
+        _read_until(process, lines, "story over")
+        assert "stays up until Ctrl-C" in lines[-1]
+        time.sleep(1.0)
+        assert process.poll() is None  # still serving
+        with urllib.request.urlopen(_url(lines, "stream"), timeout=10) as response:
+            assert response.status == 200
+        process.send_signal(signal.SIGINT)
+        _out, err = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=10)
+    assert process.returncode == 0 and "Traceback" not in err
+
+
+def test_demo_json_is_the_walk_through_with_a_header(capsys) -> None:
+    assert main(["demo", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["format"], data["version"]) == ("adjutant-demo", 1)
+    assert [s["file"] for s in data["scenes"]] == [f"{scene.file}.vsav" for scene in load_story()]
+    assert all(scene["matches_story"] for scene in data["scenes"])
+    assert data["scenes"][4]["events"][0]["rule"] == "16.2.1"
 
 
 def test_live_demo_stops_cleanly_on_sigterm() -> None:

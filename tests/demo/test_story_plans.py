@@ -93,7 +93,10 @@ def test_16_2_1_waits_for_the_axis_choice_without_answers(pipeline) -> None:
     assert entry["status"] == "waiting"
     choice = entry["choices"][0]
     assert choice["id"] == "16.2.1:country"
-    assert {o["value"] for o in choice["options"]} == {"France", "Belgium-Holland"}
+    # Poland, conquered in scene 1 and still an Allied Minor Country with German units in Warsaw, is
+    # offered too: 16.2.1 "selects one Allied Minor Country"; 16.1.1 "can be conquered any number of
+    # times" (docs/rules-readings.md 24, pack option `select_conquered`).
+    assert {o["value"] for o in choice["options"]} == {"France", "Belgium-Holland", "Poland"}
 
 
 def test_16_3_3_their_finest_hour_and_16_3_4_paris_threatened(pipeline) -> None:
@@ -128,7 +131,7 @@ def test_16_5_4_border_defense_met_then_failed(pipeline) -> None:
     assert met["status"] == "not_due"
     failed = event(plan_of(pipeline, "09-border-defense"), "16.5.4")
     assert failed["status"] == "fired"
-    assert any("e3806: 0/2" in why for why in failed["why"])
+    assert any("Brest-Litovsk (e3806): 0/2" in why for why in failed["why"])  # one place-name form (12.18)
     assert moves(failed) == {"RU-1": "e3806"}  # the story's Axis redeployment answer
 
 

@@ -171,14 +171,27 @@ def _cli(capsys, *argv: str) -> tuple[int, str, str]:
     return status, out, err
 
 
-def test_cli_plans_the_combined_example_tk_map_first(capsys):
-    """AE 6.2 ©: `adjutant plan` recognises the two-map form and plans TK (16.1.1 France case fires on
-    Paris) before DS; something is due, so the exit status is 1."""
+def test_cli_plans_the_combined_example_tk_map_first(capsys, tmp_path):
+    """AE 6.2 ©: `adjutant plan` recognises the two-map form and plans TK before DS. With the shipped TK
+    pack the 16.1.1 France case ("all Cities in France") is undecided: the pack locates only Paris. With a
+    pack that declares Paris France's only City, the France case fires and the exit status is 1."""
     status, out, err = _cli(capsys, str(EXAMPLE))
+    assert err == "" and out.index("== TK map ==") < out.index("== DS map ==")
+    assert "16.1.1 Allied Minor Country Conquest [permanent]: UNDECIDED" in out
+    assert "missing: 16.1.1 France: the pack locates only some City hexes of France" in out
+    assert "Nothing is due." not in out  # issue 12.20: never a map's closing line while the other map speaks
+    header = out.splitlines()[0]
+    assert "©" not in header and "combined game" in header  # issue 12.20: no copyright sign
+    folder = tmp_path / "tk_paris_only"
+    folder.mkdir()
+    for source in TK_PACK_DIR.glob("*.toml"):
+        (folder / source.name).write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "zz_complete.toml").write_text('[complete]\ncity_hexes = ["France"]\n', encoding="utf-8")
+    status, out, err = _cli(capsys, str(EXAMPLE), "--tk-pack", str(folder))
     assert status == 1 and err == ""
-    assert out.index("== TK map ==") < out.index("== DS map ==")
     assert "16.1.1 Allied Minor Country Conquest [permanent]: DUE" in out
-    status, out, _ = _cli(capsys, str(EXAMPLE), "--json")
+    assert out.rstrip().splitlines()[-1].startswith("Due on the TK map.")
+    status, out, _ = _cli(capsys, str(EXAMPLE), "--json", "--tk-pack", str(folder))
     shown = json.loads(out)
     assert status == 1 and shown["format"] == "adjutant-combined-plan" and shown["order"] == ["TK", "DS"]
     tk = {e["rule"]: e["status"] for e in shown["maps"]["TK"]["events"]}

@@ -9,8 +9,10 @@ AT_WAR = {"Russia": {"faction": "Soviet", "status": "active", "posture": "War"},
           "Communist China": {"faction": "Soviet", "status": "active", "posture": "War"},
           "Nationalist China": {"faction": "Western", "status": "active", "posture": "War"},
           "Britain": {"faction": "Western", "status": "active", "posture": "War"}}
-ALL_UNDER_POLICY = {name: {**fields, "markers": ["Surrender"]} for name, fields in AT_WAR.items()
-                    if name != "Britain"}
+# A Surrender Policy marker stands instead of a Posture of War (docs/position-format.md), so these
+# countries hold the marker and no War posture.
+ALL_UNDER_POLICY = {name: {**{k: v for k, v in fields.items() if k != "posture"}, "markers": ["Surrender"]}
+                    for name, fields in AT_WAR.items() if name != "Britain"}
 
 
 def test_16_7_kwantung_unit_outside_a_japanese_dependent_is_interned():

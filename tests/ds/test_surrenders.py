@@ -43,6 +43,19 @@ def test_16_4_1_british_surrender_steps_1_to_3():
     assert "settlement_dependent" in malaya["tags"], "16.7 needs to know the Dependent came by Surrender"
 
 
+def test_16_4_1_step_1_surrender_policy_marker_ends_britains_war_posture():
+    """16.4.1 Step 1 places a Surrender Policy marker; 16.3.8 "remove the Surrender marker ... and change
+    Britain's Posture to War" says the marker stands instead of War: the resulting position has no War
+    posture for Britain, and it is a valid position for the next turn (no contradiction refused)."""
+    from rules.state import GameState
+
+    result = _british(unit("jp_sing", "Japan", "w3218", supplied=True))
+    britain = result.resulting_position["countries"]["Britain"]
+    assert "Surrender" in britain["markers"] and britain.get("posture") != "War"
+    GameState.from_json(result.resulting_position)  # parses
+    run(GameState.from_json(result.resulting_position), {})  # and the engine accepts it
+
+
 def test_16_4_1_unsupplied_japanese_unit_cedes_nothing_and_is_interned_step_5():
     """Step 3 needs a SUPPLIED unit; Step 5 interns Axis units left in British Dependents (Rangoon)."""
     result = _british(unit("jp_sing", "Japan", "w3218", supplied=True),

@@ -58,9 +58,10 @@ def test_verify_all_agree_exits_0(tmp_path: Path, run) -> None:
     """(135,145) on Main Map is `C3` (see test_game_replay): a matching record agrees."""
     module = builders.write_module(tmp_path)
     text = builders.stream([builders.piece("a", "Tank", "Main Map", 300, 300, _record("C3"))])
-    status, out, _ = run("verify", builders.write_game(tmp_path, text), "--module", module)
+    save = builders.write_game(tmp_path, text)
+    status, out, _ = run("verify", save, "--module", module)
     assert status == 0
-    assert out.splitlines()[0] == "agree 1 of 1"
+    assert out.splitlines()[0] == f"{save}: 1 of 1 recorded locations agree; 0 pieces carry no record"
 
 
 def test_verify_lists_disagreements_and_exits_1(tmp_path: Path, run) -> None:
@@ -75,21 +76,23 @@ def test_verify_lists_disagreements_and_exits_1(tmp_path: Path, run) -> None:
     status, out, _ = run("verify", save, "--module", module)
     assert status == 1
     lines = out.splitlines()
-    assert lines[0] == "agree 1 of 2"
+    assert lines[0] == f"{save}: 1 of 2 recorded locations agree, 1 disagrees; 0 pieces carry no record"
     assert lines[1] == "DISAGREE b 'Infantry' at Main Map (135,145): VASSAL says 'Z9', we compute 'C3'"
     status, out, _ = run("verify", save, "--module", module, "--json")
     document = json.loads(out)
     assert status == 1 and (document["agree"], document["total"]) == (1, 2)
+    assert (document["format"], document["version"], document["unrecorded"]) == ("adjutant-verify", 1, 0)
     assert document["disagreements"][0]["we_compute"] == "C3"
 
 
 def test_verify_with_no_records_says_so(tmp_path: Path, run) -> None:
     module = builders.write_module(tmp_path)
     text = builders.stream([builders.piece("a", "Tank", "Main Map", 300, 300)])
-    status, out, _ = run("verify", builders.write_game(tmp_path, text), "--module", module)
+    save = builders.write_game(tmp_path, text)
+    status, out, _ = run("verify", save, "--module", module)
     assert status == 0
     assert out.splitlines() == [
-        "agree 0 of 0",
+        f"{save}: 0 of 0 recorded locations agree; 1 piece carries no record",
         "no piece carries VASSAL's record of where it was (OldMap/OldX/OldY/OldLocationName)",
     ]
 
@@ -125,14 +128,10 @@ def test_bad_module_exits_2_with_one_line(tmp_path: Path, run, content: bytes) -
 def test_verify_real_ragnarok_save(corpus_dir: Path, run) -> None:
     """The corpus save with its own module: 43 records, all agree (see test_corpus_verify). The bare
     buildFile has no board image, so one note names it (its size-dependent names are unknown)."""
-    status, out, _ = run(
-        "verify",
-        corpus_dir / RAGNAROK / "ragnarok-start.vsav",
-        "--module",
-        corpus_dir / RAGNAROK / "buildFile.xml",
-    )
+    save = corpus_dir / RAGNAROK / "ragnarok-start.vsav"
+    status, out, _ = run("verify", save, "--module", corpus_dir / RAGNAROK / "buildFile.xml")
     lines = out.splitlines()
-    assert (status, lines[0]) == (0, "agree 43 of 43")
+    assert status == 0 and lines[0].startswith(f"{save}: 43 of 43 recorded locations agree; ")
     assert len(lines) == 2 and lines[1].startswith("note: map 'Main Map', board 'Map': its image 'map.jpg'")
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vassal_parser import sequence
@@ -14,6 +14,7 @@ def _reference(text: str) -> list[str]:
     return [tokens.next_token("null"), tokens.next_token(""), tokens.next_token("")]
 
 
+@settings(max_examples=500)
 @given(st.text(alphabet="ab/\\'\t", max_size=40))
 def test_3_3_add_piece_tokens_match_the_decoder(body: str) -> None:
     """§3.3/§4.2: escaped slashes (backslash dropped), the trailing-backslash merge, quotes, empties."""
@@ -31,3 +32,6 @@ def test_3_3_hand_worked_splits() -> None:
     ]
     assert _first_slash_tokens("+/'q'/t/", 2, 3) == ["q", "t", ""]
     assert _first_slash_tokens("+/", 2, 3) == [""]
+    fields = _parse_fields("add_piece", "+/9/mark;a\\/b\\/c\tpiece;;;x.png;X/on\\/off\tMap;1;2")
+    assert (fields["id"], fields["type"]) == ("9", "mark;a/b/c\tpiece;;;x.png;X")
+    assert fields["state"] == "on/off\tMap;1;2"

@@ -21,8 +21,9 @@ def test_inspect_save_json_counts(corpus_dir: Path, capsys: pytest.CaptureFixtur
     status, out = _run(capsys, str(path), "--json")
     report = json.loads(out)
     assert status == 0
+    assert (report["format"], report["version"]) == ("adjutant-inspect", 1)
     assert report["kind"] == "save" and report["savedgame_encoding"] == "!VCSK"
-    assert report["module"] == "VASL" and report["vassal_version"] == "3.2.17"
+    assert report["module"]["name"] == "VASL" and report["vassal_version"] == "3.2.17"
     assert {"name": "BFP_v403", "version": "4.03"} in report["extensions"]
     assert report["add_piece_commands"] == 10  # SOURCES.md: +/ = 10
     assert report["pieces"] + report["stacks"] + report["decks"] == 10
@@ -40,7 +41,7 @@ def test_inspect_module_lists_maps(corpus_dir: Path, capsys: pytest.CaptureFixtu
     status, out = _run(capsys, str(path), "--json")
     report = json.loads(out)
     assert status == 0 and report["kind"] == "module"
-    assert report["module"] == "Hex'n'Counters template" and report["vassal_version"] == "3.7.9"
+    assert report["module"]["name"] == "Hex'n'Counters template" and report["vassal_version"] == "3.7.9"
     if "maps" in report:  # only when the module reader is present in this checkout
         assert "Main Map" in [m["identifier"] for m in report["maps"]]
 

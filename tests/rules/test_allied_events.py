@@ -50,6 +50,7 @@ def test_16_3_1_reactivation_offered_when_capital_is_free_and_applied_steps_1_2(
 def test_16_3_1_not_offered_when_enemy_unit_in_capital():
     plan = conquered_poland(western()).unit("g", "Germany", "p1").plan()
     entry = event(plan, "16.3.1")
+    # one place-name form (issue 12.18): "Warsaw (p1)"
     assert entry.status == NOT_DUE and any("Capital Warsaw (p1) holds" in w for w in entry.why)
 
 

@@ -22,7 +22,7 @@ def test_16_7_reich_annex_example_hungarian_unit_in_krakow_is_interned():
     plan = position.unit("hun-inf", "Hungary", "e3501", steps=1).plan()
     entry = event(plan, "16.1.3")
     assert entry.status == FIRED
-    assert "Hungary unit in Krakow (e3501)" in entry.why[0]  # place names: "Name (hex)" (issue 12 item 18)
+    assert "Hungarian unit in Krakow (e3501)" in entry.why[0]  # 16.7; adjectives, place names (issue 12.17)
     assert final_location(plan, "hun-inf") == "pending:Axis"
 
 

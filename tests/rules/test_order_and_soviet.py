@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from rules.plan import FIRED, NOT_DUE
-from tests.rules.builder import Position, event, final_country, final_location
+from dataclasses import replace
+
+from rules.engine import plan as engine_plan
+from rules.plan import FIRED, NOT_DUE, WAITING
+from tests.rules.builder import Position, event, final_country, final_location, mini_pack
 
 
 def test_6_2_permanent_events_in_order_then_the_current_card():
@@ -35,8 +38,18 @@ def test_6_2_results_of_one_event_apply_before_the_next_is_checked():
     )
     plan = position.plan()
     assert event(plan, "16.1.1").status == FIRED
+    # Reading 24 (pack `select_conquered = true`): the just-Conquered Belgium-Holland is offered as a
+    # Conquered Country -- the selection sees 16.1.1's result, not the position before it.
     entry = event(plan, "16.2.1")
-    assert entry.status == NOT_DUE
+    assert entry.status == WAITING
+    assert entry.choices[0].options == [{"value": "Belgium-Holland", "label": "Belgium-Holland"}]
+    assert plan.events.index(entry) > plan.events.index(event(plan, "16.1.1"))
+    spec = mini_pack().events["16.2.1"]
+    active_only = replace(mini_pack(), events={**mini_pack().events, "16.2.1": replace(
+        spec, params={**spec.params, "select_conquered": False})})
+    plan = engine_plan(position.state(), active_only)
+    entry = event(plan, "16.2.1")
+    assert entry.status == NOT_DUE  # only active Allied Minors: the Conquered one is no longer selectable
     assert "16.2.1" not in plan.resulting_position["turn"]["fired"]  # it did not occur: still available
 
 

@@ -38,7 +38,7 @@ REQUIRED: dict[str, set[str]] = {
     "16.1.3": INTERNMENT,
     "16.2.1": {"major", "france", "step1_remove", "colonial_step", "vichy_code", "france_zone_areas",
                "syria", "syria_marker_tag", "france_defeated_tag"},
-    "16.2.2": {"russia", "major", "policy_marker", "ostland_tag", "enforced_peace_tag",
+    "16.2.2": {"russia", "major", "policy_marker", "ostland_tag", "enforced_peace_tag", "infantry_tag",
                "recreated_become_axis"},
     "16.3.1": REACTIVATION,
     "16.3.2": LIBERATION | VICHY_LIBERATION,

@@ -53,22 +53,35 @@ def test_16_1_1_country_without_located_city_is_undecided_naming_the_fact():
     assert "Nothing is due." not in text
 
 
-def test_16_1_1_located_country_is_still_decided_beside_an_undecided_one():
-    result = plan(position({"Poland": {"faction": "Western", "status": "active"}}), load_pack("tk"))
+def test_16_1_1_located_country_is_still_decided_beside_an_undecided_one(tk_with_complete):
+    # A pack that declares Poland's Cities complete (the shipped one locates Krakow only: see below).
+    pack = load_pack(tk_with_complete('[complete]\ncity_hexes = ["Poland"]\n'))
+    result = plan(position({"Poland": {"faction": "Western", "status": "active"}}), pack)
     entry = event(result, "16.1.1")
     assert entry.status == NOT_DUE and not entry.missing
     assert result.exit_status == EXIT_NOTHING_DUE
 
 
-def test_16_1_1_fires_for_a_located_country_and_lists_the_undecided_one():
+def test_16_1_1_fires_for_a_located_country_and_lists_the_undecided_one(tk_with_complete):
+    pack = load_pack(tk_with_complete('[complete]\ncity_hexes = ["Poland"]\n'))
     counters = [{"id": "GE-1", "nationality": "Germany", "kind": "ground", "steps": 2, "location": "e3501"}]
     result = plan(position({"Poland": {"faction": "Western", "status": "active"},
                             "Belgium-Holland": {"faction": "Western", "status": "active"}}, counters),
-                  load_pack("tk"))
+                  pack)
     entry = event(result, "16.1.1")
     assert entry.status == "fired"
     assert [m.subject for m in entry.missing] == ["Belgium-Holland"]
     assert result.exit_status == EXIT_DUE  # due wins: there is something to do
+
+
+def test_16_1_1_shipped_tk_pack_is_honest_krakow_alone_does_not_conquer_poland():
+    """16.1.1 "all City ... hexes": the shipped pack locates Krakow, the one Polish City the rules text names
+    (16.7 example); its [complete] table does not claim Poland's Cities, so Poland is undecided."""
+    counters = [{"id": "GE-1", "nationality": "Germany", "kind": "ground", "steps": 2, "location": "e3501"}]
+    result = plan(position({"Poland": {"faction": "Western", "status": "active"}}, counters), load_pack("tk"))
+    entry = event(result, "16.1.1")
+    assert entry.status == UNDECIDED and not entry.steps
+    assert entry.missing[0].text.startswith("the pack locates only some City hexes of Poland")
 
 
 @pytest.fixture
@@ -91,7 +104,7 @@ def test_complete_table_makes_a_partly_located_country_undecided(tk_with_complet
     entry = event(result, "16.1.1")
     assert entry.status == UNDECIDED
     assert "locates only some City hexes of Poland" in entry.missing[0].text
-    pack_all = load_pack(tk_with_complete('[complete]\ncity_hexes = "all"\n'))
+    pack_all = load_pack(tk_with_complete('[complete]\ncity_hexes = "all"\narea_hexes = "all"\n'))
     assert event(plan(position({"Poland": {"faction": "Western", "status": "active"}}), pack_all),
                  "16.1.1").status == NOT_DUE
 
@@ -103,11 +116,14 @@ def test_complete_table_refuses_unknown_fact_or_country(tk_with_complete):
         load_pack(tk_with_complete('[complete]\ncity_hexes = ["Atlantis"]\n'))
 
 
-def test_coverage_counts_the_16_1_1_city_hexes_per_minor_country():
+def test_coverage_counts_the_16_1_1_city_hexes_per_minor_country(tk_with_complete):
     pack = load_pack("tk")
-    line = next(c for c in coverage(pack) if c.rule == "16.1.1")
+    line = next(c for c in coverage(pack) if c.rule == "16.1.1" and c.fact == "city_hexes")
     minors = sorted(n for n, c in pack.countries.items() if c.kind == "minor")
     assert sorted(line.have + line.lack) == minors
+    assert line.have == ()  # the rules text locates no country's Cities in full
+    completed = load_pack(tk_with_complete('[complete]\ncity_hexes = ["Poland"]\n'))
+    line = next(c for c in coverage(completed) if c.rule == "16.1.1" and c.fact == "city_hexes")
     assert "Poland" in line.have and "Belgium-Holland" in line.lack
 
 

@@ -54,11 +54,19 @@ def add_posture_marker(ctx: EventContext, country: str, marker: str, step: str) 
     """Place a Policy/Truce marker in `country`'s Posture Box -- a shared box (pack `[posture_boxes]`,
     e.g. "US and Western Minors") when the Country is in one; returns the box's name as players say it."""
     box = ctx.board.shared_posture_box(country)
+    # A Policy marker stands instead of a Posture of War (docs/position-format.md; DS 16.5.x "remove the
+    # Surrender marker ... and change <its> Posture to War"): placing one ends a War Posture.
+    policy = marker in set(ctx.pack.meta.get("policy_markers", ()))
+    ends_war = {"posture": None} if policy and ctx.state.country(country).posture == "War" else {}
     if box is None:
         markers = ctx.state.country(country).markers
-        ctx.set_country(country, step, f"{marker} marker placed in its Posture Box",
-                        markers=[*markers, marker] if marker not in markers else list(markers))
+        ctx.set_country(country, step, f"{marker} marker placed in its Posture Box"
+                        + ("; its Posture is no longer War" if ends_war else ""),
+                        markers=[*markers, marker] if marker not in markers else list(markers), **ends_war)
         return f"{country}'s Posture Box"
+    if ends_war:
+        ctx.set_country(country, step, f"{marker} marker in the {box} Posture Box: its Posture is no "
+                        "longer War", **ends_war)
     held = ctx.state.posture_boxes.setdefault(box, [])
     ctx.record(step, "place_marker", f"place a {marker} marker in the {box} Posture Box", None, None,
                country, box=box, marker=marker)

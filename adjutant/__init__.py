@@ -1,0 +1,1 @@
+"""`python -m adjutant`: the same command line as the `adjutant` script (bridge/cli.py)."""

@@ -1,0 +1,5 @@
+"""Allow `python -m adjutant` as an alias of the `adjutant` console script."""
+
+from bridge.cli import main
+
+raise SystemExit(main())
