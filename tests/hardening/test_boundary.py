@@ -42,8 +42,11 @@ def test_a_pack_name_no_path_can_be_is_one_line_exit_2(
     # Found by the fuzzer: `Path.is_dir` raised OSError (name too long) / ValueError (NUL byte).
     import json
 
+    example = Path(__file__).resolve().parents[2] / "examples" / "tk" / "quiet-turn.position.json"
+    data = json.loads(example.read_text(encoding="utf-8"))
+    data["pack"] = name
     position = tmp_path / "p.json"
-    position.write_text(json.dumps({"pack": name}))
+    position.write_text(json.dumps(data))
     assert main(["plan", str(position)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no such pack" in err and len(err) < 300
