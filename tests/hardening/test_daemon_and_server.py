@@ -222,7 +222,8 @@ def test_malformed_or_duplicated_host_and_origin_give_400_and_one_log_line(
                        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n")
             return await _raw_request(daemon.server.port, f"GET /ws HTTP/1.1\r\n{headers}{upgrade}\r\n")
 
-    with caplog.at_level(logging.INFO):
+    # The logger itself, not the root: a CLI test's `-q` may have left "adjutant" at ERROR.
+    with caplog.at_level(logging.INFO, logger="adjutant.server"):
         response = run(scenario)
     assert response.startswith("HTTP/1.1 400"), response[:200]
     assert "Traceback" not in caplog.text
