@@ -22,7 +22,6 @@ Public API:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
@@ -644,26 +643,13 @@ def _own_types(type_string: str) -> list[str]:
     return own_types
 
 
-# A TAB and the whole backslash run before it. The lookbehind starts a match only where a run
-# begins and the possessive `*+` never gives back, so a long run of backslashes without a TAB is
-# scanned once (plain `(\\*)\t` retried it from every backslash: quadratic).
-_TAB_RUNS = re.compile(r"(?<!\\)(\\*+)\t")
-
-
-def _unescape_tabs(segment: str, removals: int) -> str:
-    """Apply `removals` levels of TAB-unescaping: each level drops the backslash right before a TAB."""
-    if "\t" not in segment or removals <= 0:
-        return segment
-    return _TAB_RUNS.sub(lambda m: "\\" * max(len(m.group(1)) - removals, 0) + "\t", segment)
-
-
 def _unquote(token: str) -> str:
     return token[1:-1] if len(token) > 1 and token[0] == "'" and token[-1] == "'" else token
 
 
 def _strip_escapes(segment: str, count: int) -> str:
     """`segment` (text before a TAB) with up to `count` of the backslashes ending it removed:
-    one level of `_unescape_tabs` per removal, for one TAB."""
+    one TAB-unescaping level per removal, for one TAB."""
     if count <= 0 or not segment.endswith("\\"):
         return segment
     if segment.endswith("\\" * count):
