@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from bridge.cli import main
 from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
 from module_patches.demo_story import load_story, save_path
 from tests.bridge.editor_harness import EditorThread
-from tests.bridge.test_overlay_browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
+from tests.bridge.test_overlay_browser import CHROMIUM, WAIT_MS, chromium_context
 
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
@@ -38,16 +37,8 @@ KRAKOW = 'e3501 = { country = "Poland", name = "Krakow", city = true }'
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        user_data = tempfile.mkdtemp(prefix="adjutant-chromium-")
-        context = playwright.chromium.launch_persistent_context(
-            user_data, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True,
-            viewport={"width": 1400, "height": 860})
-        try:
-            yield context
-        finally:
-            context.close()
-            shutil.rmtree(user_data, ignore_errors=True)
+    with chromium_context(viewport={"width": 1400, "height": 860}) as context:
+        yield context
 
 
 def pack_without_polish_cities(tmp_path: Path) -> Path:

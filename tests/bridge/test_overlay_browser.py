@@ -11,6 +11,7 @@ import shutil
 import socket
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -43,18 +44,25 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+@contextmanager
+def chromium_context(**options: Any) -> Iterator[Any]:
+    """The system Chromium in a fresh, throw-away profile (shared by every browser test module)."""
     with sync_api.sync_playwright() as playwright:
         user_data = tempfile.mkdtemp(prefix="adjutant-chromium-")
         context = playwright.chromium.launch_persistent_context(
-            user_data, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+            user_data, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True, **options
         )
         try:
             yield context
         finally:
             context.close()
             shutil.rmtree(user_data, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium_context() as context:
+        yield context
 
 
 @pytest.fixture()

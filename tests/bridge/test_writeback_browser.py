@@ -8,8 +8,6 @@ stream without the folder path).
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,10 +20,9 @@ from bridge.pipeline import CheckPipeline
 from tests.bridge.harness import DaemonThread
 from tests.bridge.savefiles import write_in_place
 from tests.bridge.test_overlay_browser import (  # noqa: F401 - pytestmark: skip without Chromium
-    CHROMIUM,
-    CHROMIUM_ARGS,
     FAST,
     WAIT_MS,
+    chromium_context,
     open_view,
     pytestmark,
     sync_api,
@@ -37,15 +34,8 @@ MODULE, PACK = DEMO / "adjutant-demo.vmod", str(DEMO / "pack")
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        user_data = tempfile.mkdtemp(prefix="adjutant-chromium-")
-        context = playwright.chromium.launch_persistent_context(
-            user_data, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield context
-        finally:
-            context.close()
-            shutil.rmtree(user_data, ignore_errors=True)
+    with chromium_context() as context:
+        yield context
 
 
 @pytest.fixture()
