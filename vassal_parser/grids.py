@@ -93,6 +93,13 @@ def format_string(fmt: str, props: Mapping[str, str | None], fallback: PropertyL
     return "".join(out)
 
 
+def _bounding_box(xs: Sequence[int], ys: Sequence[int]) -> tuple[int, int, int, int]:
+    """(min x, max x, min y, max y); an empty box for fewer than three corners (contains nothing)."""
+    if len(xs) <= 2:
+        return (0, 0, 0, 0)
+    return (min(xs), max(xs), min(ys), max(ys))
+
+
 def polygon_contains(xs: Sequence[int], ys: Sequence[int], x: float, y: float) -> bool:
     """`java.awt.Polygon.contains(x, y)`: even-odd rule, bounding-box test first.
 
@@ -570,6 +577,76 @@ def _java_int(value: int) -> int:
     return value - 0x100000000 if value & 0x80000000 else value
 
 
+_INDEX_COORDINATE_LIMIT = 16_000  # |x|, |y| below this: squared distances stay under 2**31 (no wrap)
+
+
+class _RegionIndex:
+    """Regions bucketed in square cells, for the nearest region without visiting every region.
+
+    Why: a region grid of a few hundred named points is walked once per piece located on it
+    (issue 15). The answer is the walk's: among regions at the least squared distance, the
+    one first in HashMap order. Cells are searched in rings around the point's cell; after ring
+    k every region not yet seen is at least k cell widths away, so the search stops once the
+    best distance found is strictly less than that."""
+
+    __slots__ = ("bottom", "cells", "columns", "left", "right", "rows", "size", "top")
+
+    def __init__(self, left: int, top: int, right: int, bottom: int, size: int) -> None:
+        self.left, self.top, self.right, self.bottom, self.size = left, top, right, bottom, size
+        self.columns = (right - left) // size + 1
+        self.rows = (bottom - top) // size + 1
+        self.cells: dict[tuple[int, int], list[tuple[int, Region]]] = {}
+
+    @classmethod
+    def build(cls, regions: list[Region]) -> _RegionIndex | bool:
+        """The index, or False when the walk must answer (few regions, or coordinates that wrap)."""
+        if len(regions) < 16:
+            return False
+        xs = [region.x for region in regions]
+        ys = [region.y for region in regions]
+        left, right, top, bottom = min(xs), max(xs), min(ys), max(ys)
+        if max(-left, right, -top, bottom) >= _INDEX_COORDINATE_LIMIT:
+            return False
+        area = max(1, (right - left + 1) * (bottom - top + 1))
+        size = max(1, math.isqrt(area // len(regions)) + 1)  # about one region per cell
+        index = cls(left, top, right, bottom, size)
+        for order, region in enumerate(regions):
+            cell = ((region.x - left) // size, (region.y - top) // size)
+            index.cells.setdefault(cell, []).append((order, region))
+        return index
+
+    def covers(self, x: int, y: int) -> bool:
+        return self.left <= x <= self.right and self.top <= y <= self.bottom
+
+    def nearest(self, x: int, y: int) -> Region | None:
+        size, cells = self.size, self.cells
+        column, row = (x - self.left) // size, (y - self.top) // size
+        best: tuple[int, int, Region] | None = None  # (distance, HashMap order, region)
+        reach = max(self.columns, self.rows)
+        for ring in range(reach + 1):
+            if best is not None and best[0] < (ring - 1) * (ring - 1) * size * size:
+                break  # ring `ring` and beyond are at least (ring - 1) cells away
+            for cell in _ring_cells(column, row, ring):
+                for order, region in cells.get(cell, ()):
+                    dx, dy = x - region.x, y - region.y
+                    candidate = (dx * dx + dy * dy, order, region)
+                    if best is None or candidate[:2] < best[:2]:
+                        best = candidate
+        return None if best is None else best[2]
+
+
+def _ring_cells(column: int, row: int, ring: int) -> list[tuple[int, int]]:
+    """The cells at Chebyshev distance `ring` from (column, row)."""
+    if ring == 0:
+        return [(column, row)]
+    top, bottom = row - ring, row + ring
+    cells = [(c, top) for c in range(column - ring, column + ring + 1)]
+    cells += [(c, bottom) for c in range(column - ring, column + ring + 1)]
+    cells += [(column - ring, r) for r in range(top + 1, bottom)]
+    cells += [(column + ring, r) for r in range(top + 1, bottom)]
+    return cells
+
+
 @dataclass
 class RegionGrid(Grid):
     """`RegionGrid` (spec §6.8): the nearest named point wins (strictly smaller squared distance).
@@ -584,6 +661,7 @@ class RegionGrid(Grid):
     snap_to: bool = True
     container_size: tuple[int, int] | None = None
     _order: list[Region] | None = field(default=None, init=False, repr=False, compare=False)
+    _index: _RegionIndex | bool | None = field(default=None, init=False, repr=False, compare=False)
 
     def distinct(self) -> list[Region]:
         """The regions VASSAL keeps, in its HashMap's iteration order: one per origin, the last put."""
@@ -595,7 +673,20 @@ class RegionGrid(Grid):
         return self._order
 
     def nearest(self, x: int, y: int) -> Region | None:
-        """`RegionGrid.doSnap`: int arithmetic (wrapping on overflow, as Java's), first strict minimum."""
+        """`RegionGrid.doSnap`: int arithmetic (wrapping on overflow, as Java's), first strict minimum.
+
+        Answered from a bucket index (`_RegionIndex`) where it gives the same region as the walk:
+        the point within the regions' bounding box, every coordinate small enough that no squared
+        distance wraps. Elsewhere, the walk itself."""
+        if self._index is None:
+            self._index = _RegionIndex.build(self.distinct())
+        index = self._index
+        if index is not False and index.covers(x, y):
+            return index.nearest(x, y)
+        return self._walk(x, y)
+
+    def _walk(self, x: int, y: int) -> Region | None:
+        """`doSnap` literally: every region in HashMap order, the first strictly nearest kept."""
         best: Region | None = None
         best_distance = 0
         for region in self.distinct():
@@ -734,10 +825,19 @@ class ZonedGrid(Grid):
     zones: list[Zone] = field(default_factory=list)
     background: Grid | None = None
     container_size: tuple[int, int] | None = None
+    _boxes: list[tuple[int, int, int, int, Zone]] | None = field(
+        default=None, init=False, repr=False, compare=False)
 
     def zone_at(self, x: int, y: int) -> Zone | None:
-        for zone in self.zones:
-            if zone.contains(x, y):
+        """The first zone in build order whose polygon holds the point (`ZonedGrid.findZone`).
+
+        Each zone's bounding box is kept beside it (made again when the zone list changes), so
+        a zone the point lies outside costs four comparisons, not a pass over its corners."""
+        boxes = self._boxes
+        if boxes is None or len(boxes) != len(self.zones):
+            boxes = self._boxes = [(*_bounding_box(zone.xs, zone.ys), zone) for zone in self.zones]
+        for min_x, max_x, min_y, max_y, zone in boxes:
+            if min_x <= x < max_x and min_y <= y < max_y and zone.contains(x, y):
                 return zone
         return None
 

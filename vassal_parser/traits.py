@@ -22,6 +22,7 @@ Public API:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
@@ -670,11 +671,23 @@ def _join_region(segments: list[str], first: int, last: int, end_trim: int, remo
     return "\t".join(parts)
 
 
-_ESCAPES = ["\\" * count for count in range(512)]  # "\\" * level, made once (chains nest ~200 deep)
+# A TAB and the backslashes after it, in a reversed chain text: the run that escapes that TAB.
+_TAB_RUN_REVERSED = re.compile(r"\t\\*")
+_USUAL_RUNS = ["\t" + "\\" * level for level in range(512)]  # run k of a usual chain, reversed
 
 
-def _escapes(count: int) -> str:
-    return _ESCAPES[count] if count < len(_ESCAPES) else "\\" * count
+def _usual_runs(runs: list[str]) -> bool:
+    """Whether the TAB runs of a chain (reversed, in chain order) are exactly 0, 1, 2, … backslashes.
+
+    Beyond the table the expected list is built only when the runs' lengths add up as a usual
+    chain's do, so building it costs no more characters than the text holds (linear, even for a
+    hostile file of a million plain TABs)."""
+    found = len(runs)
+    if found <= len(_USUAL_RUNS):
+        return runs == _USUAL_RUNS[:found]
+    if sum(map(len, runs)) != found * (found + 1) // 2:
+        return False
+    return runs == ["\t" + "\\" * level for level in range(found)]
 
 
 def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> list[str] | None:
@@ -686,45 +699,47 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
     (Java ignores tokens after the second). `raw_innermost`: the last level is taken as-is
     (Decorator.setState hands it over undecoded) instead of as decoded token 0.
 
-    Speed: one `str.split` on TAB (in C), then one look at the end of each piece between TABs
-    (`endswith`, no copy) to tell inner TABs from the level's separator; an own token without
-    inner TABs is a single slice.
+    Speed: every TAB's backslash run comes from one regex pass in C; the usual chain is then
+    checked and split with no Python work per level. Otherwise one integer comparison per TAB
+    tells inner TABs from the level's separator; an own token without inner TABs is one slice.
     """
+    # Every TAB's backslash run, read from the reversed text, where each run starts with its TAB:
+    # a literal the regex engine finds with a fast search, so this is one C pass.
+    runs = _TAB_RUN_REVERSED.findall(text[::-1])
+    runs.reverse()
+    found = len(runs)
+    # The usual chain: separator k is exactly k backslashes and a TAB, no own token holds a TAB
+    # or starts with a quote (none right after a TAB, nor at the very start). Checked for all
+    # levels at once (the runs equal the expected list), then one slice per level.
+    if (found and (max_levels is None or found < max_levels) and "\t'" not in text
+            and text[:1] != "'" and _usual_runs(runs)):
+        segments = text.split("\t")
+        own = [segment[: len(segment) - level] for level, segment in enumerate(segments)]
+        own[-1] = segments[-1]  # innermost: no separator after it, nothing to strip
+        return own
+    backslashes = [len(run) - 1 for run in runs]  # before TAB i, which follows segments[i]
     segments = text.split("\t")
-    count = len(segments)
-    if count > 1 and (max_levels is None or count <= max_levels):
-        # The usual chain: separator k has exactly k backslashes, no own token holds a TAB or
-        # starts with a quote. Checked for all levels at once, then one slice per level.
-        runs = [len(segment) - len(segment.rstrip("\\")) for segment in segments]
-        runs.pop()
-        # no segment starts with a quote: none right after a TAB, nor at the very start
-        if runs == list(range(count - 1)) and "\t'" not in text and text[:1] != "'":
-            own = [segment[: len(segment) - level] for level, segment in enumerate(segments)]
-            own[-1] = segments[-1]  # innermost: no separator after it, nothing to strip
-            return own
-    end_seg = count - 1  # the level's text ends in this segment, `end_trim` chars early
+    end_seg = found  # the level's text ends in this segment, `end_trim` chars early
     end_trim = 0
     own: list[str] = []
     append = own.append
     first = 0  # the level's text starts at segments[first] (always just after a TAB)
-    index = 0  # the next TAB to look at: TAB i follows segments[i]
+    index = 0  # the next TAB to look at
     level = 0
     last_level = -1 if max_levels is None else max_levels - 1
-    escapes = ""
-    deeper = "\\"
     while True:
         separator = -1
         while index < end_seg:
-            segment = segments[index]
+            run = backslashes[index]
             index += 1
-            if segment.endswith(deeper):
+            if run > level:
                 continue  # a TAB inside this level's own token
-            if segment.endswith(escapes):
+            if run == level:
                 separator = index - 1
                 break
             # a TAB escaped fewer times: unescaped at an outer level, the chain ends here
             end_seg = index - 1
-            end_trim = len(segment) - len(segment.rstrip("\\"))
+            end_trim = run
             break
         if separator < 0 or level == last_level:
             if raw_innermost and level == last_level:
@@ -747,8 +762,6 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
             if len(rest) > 1 and rest[-1] == "'":
                 return None
         level += 1
-        escapes = deeper
-        deeper = _escapes(level + 1)
 
 
 def _split_levels_slowly(text: str, max_levels: int | None, raw_innermost: bool) -> list[str]:
@@ -777,13 +790,22 @@ def decode_chain(type_string: str, state_string: str | None) -> list[Trait]:
     own_types = _own_types(type_string)
     count = len(own_types)
     if state_string is None:
-        return [make_trait(own, None) for own in own_types]
+        return _shared_chain([(own, None) for own in own_types])
     own_states: list[str | None] = _split_levels(state_string, count, True)  # type: ignore[assignment]
     if own_states is None:
         own_states = _split_levels_slowly(state_string, count, True)  # type: ignore[assignment]
     if len(own_states) < count:
         own_states += [None] * (count - len(own_states))
-    return [make_trait(own, state) for own, state in zip(own_types, own_states, strict=True)]
+    return _shared_chain(list(zip(own_types, own_states, strict=True)))
+
+
+def _shared_chain(keys: list[tuple[str, str | None]]) -> list[Trait]:
+    """The Trait of every (own type, own state): one lookup pass in C, `make_trait` for the rest
+    (in a big save most traits of a chain are already in the table)."""
+    chain = list(map(_traits.get, keys))
+    for index in [index for index, trait in enumerate(chain) if trait is None]:
+        chain[index] = make_trait(*keys[index])
+    return chain  # type: ignore[return-value]
 
 
 def decode_chain_slowly(type_string: str, state_string: str | None) -> list[Trait]:

@@ -139,3 +139,38 @@ def test_6_8_distance_wraps_like_java_int() -> None:
     grid = RegionGrid(regions=[Region("near", 10, 0), Region("wrapped", 50000, 0)])
     # 50000^2 = 2,500,000,000 wraps to -1,794,967,296 < 100
     assert grid.location_name(0, 0) == "wrapped"
+
+
+def _lattice_grid(seed: int) -> RegionGrid:
+    """Regions on a coarse lattice (so many points are exactly as far from two or four origins),
+    some sharing an origin (the later put replaces the earlier one), in shuffled build order."""
+    import random
+
+    chooser = random.Random(seed)
+    regions = []
+    for n in range(chooser.randrange(16, 400)):
+        x = chooser.randrange(0, 40) * 50
+        y = chooser.randrange(0, 30) * 50
+        regions.append(Region(f"R{n}", x, y))
+    return RegionGrid(regions=regions)
+
+
+def test_6_8_the_bucket_index_answers_as_the_hashmap_walk_does() -> None:
+    """§6.8: `nearest` answers from a bucket index for big grids; on every point of a fine raster
+    (midpoints and centres of the lattice included, so ties are common) it gives the region that
+    `doSnap`'s literal walk in HashMap order gives — ties included."""
+    for seed in range(6):
+        grid = _lattice_grid(seed)
+        for x in range(-10, 2000, 25):
+            for y in range(-10, 1500, 25):
+                assert grid.nearest(x, y) is grid._walk(x, y), (seed, x, y)
+
+
+def test_6_8_far_points_and_huge_coordinates_are_walked() -> None:
+    """§6.8: outside the regions' box, or with coordinates whose squared distances would wrap
+    Java's int, the literal walk answers (the index is only a shortcut where it is exact)."""
+    grid = _lattice_grid(7)
+    assert grid.nearest(-5000, 99999) is grid._walk(-5000, 99999)
+    huge = RegionGrid(regions=[Region(f"H{n}", n * 4000, 0) for n in range(20)])
+    for x in (0, 30000, 46341, 60000, 80000):
+        assert huge.nearest(x, 5) is huge._walk(x, 5)
