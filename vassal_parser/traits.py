@@ -711,14 +711,18 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
     # The usual chain: separator k is exactly k backslashes and a TAB, no own token holds a TAB
     # or starts with a quote (none right after a TAB, nor at the very start). Checked for all
     # levels at once (the runs equal the expected list), then one slice per level.
-    if (found and (max_levels is None or found < max_levels) and "\t'" not in text
-            and text[:1] != "'" and _usual_runs(runs)):
+    # (a quote right after a TAB, looked for only when the text holds a quote at all: the
+    # one-character search is several times faster than the two-character one)
+    quoted = text[:1] == "'" or ("'" in text and "\t'" in text)
+    if found and (max_levels is None or found < max_levels) and not quoted and _usual_runs(runs):
         segments = text.split("\t")
         own = [segment[: len(segment) - level] for level, segment in enumerate(segments)]
         own[-1] = segments[-1]  # innermost: no separator after it, nothing to strip
         return own
     backslashes = [len(run) - 1 for run in runs]  # before TAB i, which follows segments[i]
     segments = text.split("\t")
+    if not quoted:
+        return _split_unquoted(segments, backslashes, max_levels, raw_innermost)
     end_seg = found  # the level's text ends in this segment, `end_trim` chars early
     end_trim = 0
     own: list[str] = []
@@ -728,6 +732,17 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
     level = 0
     last_level = -1 if max_levels is None else max_levels - 1
     while True:
+        if raw_innermost and level == last_level:
+            # Decorator.setState hands the innermost trait token 1 of the level above, whole: it
+            # ends only at a TAB unescaped at an outer level (fewer backslashes than this level)
+            while index < end_seg:
+                run = backslashes[index]
+                index += 1
+                if run < level:
+                    end_seg, end_trim = index - 1, run
+                    break
+            append(_join_region(segments, first, end_seg, end_trim, level))
+            return own
         separator = -1
         while index < end_seg:
             run = backslashes[index]
@@ -742,10 +757,7 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
             end_trim = run
             break
         if separator < 0 or level == last_level:
-            if raw_innermost and level == last_level:
-                append(_join_region(segments, first, end_seg, end_trim, level))
-            else:
-                append(_unquote(_join_region(segments, first, end_seg, end_trim, level + 1)))
+            append(_unquote(_join_region(segments, first, end_seg, end_trim, level + 1)))
             return own
         if separator == first:  # no TAB inside the own token: one slice
             token = segments[separator]
@@ -758,10 +770,100 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
         # token 1 of this level is the rest; Java unquotes it when it is '…' — rare, and it shifts
         # every inner level, so leave that case to the slow path.
         if segments[first][:1] == "'":
-            rest = _join_region(segments, first, end_seg, end_trim, 0)
+            # token 1 ends at the next TAB unescaped at this level (a run of at most `level`)
+            stop = next((tab for tab in range(first, end_seg) if backslashes[tab] <= level), end_seg)
+            rest = _join_region(segments, first, stop, backslashes[stop] if stop < end_seg else end_trim, 0)
             if len(rest) > 1 and rest[-1] == "'":
                 return None
         level += 1
+
+
+def _split_unquoted(segments: list[str], backslashes: list[int], max_levels: int | None,
+                    raw_innermost: bool) -> list[str]:
+    """`_split_levels` for a chain where no own token starts with a quote but some hold TABs.
+
+    Why: such chains (a trigger's or a global key command's TAB-separated lists, level 9 of a
+    200-deep chain) are usual everywhere else. Runs of plain levels — TAB `index + j` carrying
+    exactly `level + j` backslashes — are found by comparing list slices (`_plain_stretch`, in
+    C) and cut with one slice each; only the levels holding TABs take the TAB-by-TAB walk."""
+    own: list[str] = []
+    append = own.append
+    found = len(backslashes)
+    end_seg = found  # the level's text ends in this segment, `end_trim` chars early
+    end_trim = 0
+    index = 0  # the next TAB to look at; the level's text starts at segments[index]
+    level = 0
+    last_level = -1 if max_levels is None else max_levels - 1
+    while True:
+        room = end_seg - index if last_level < 0 else min(end_seg - index, last_level - level)
+        stretch = _plain_stretch(backslashes, index, level, room) if room > 0 else 0
+        if stretch:
+            own.extend([segments[index + step][: len(segments[index + step]) - level - step]
+                        for step in range(stretch)])
+            index += stretch
+            level += stretch
+        first = index
+        if raw_innermost and level == last_level:
+            # Decorator.setState hands the innermost trait token 1 of the level above, whole: it
+            # ends only at a TAB unescaped at an outer level (fewer backslashes than this level)
+            while index < end_seg:
+                run = backslashes[index]
+                index += 1
+                if run < level:
+                    end_seg, end_trim = index - 1, run
+                    break
+            append(_join_region(segments, first, end_seg, end_trim, level))
+            return own
+        separator = -1
+        while index < end_seg:
+            run = backslashes[index]
+            index += 1
+            if run > level:
+                continue  # a TAB inside this level's own token
+            if run == level:
+                separator = index - 1
+                break
+            # a TAB escaped fewer times: unescaped at an outer level, the chain ends here
+            end_seg = index - 1
+            end_trim = run
+            break
+        if separator < 0 or level == last_level:
+            append(_join_region(segments, first, end_seg, end_trim, level + 1))
+            return own
+        if separator == first:
+            token = segments[separator]
+            append(token[: len(token) - level] if level else token)
+        else:
+            append(_join_region(segments, first, separator, level, level + 1))
+        index = separator + 1
+        level += 1
+
+
+_LEVELS = list(range(1024))
+
+
+def _levels(level: int, count: int) -> list[int]:
+    """[level, level + 1, …] of `count` numbers."""
+    end = level + count
+    return _LEVELS[level:end] if end <= len(_LEVELS) else list(range(level, end))
+
+
+def _plain_stretch(backslashes: list[int], index: int, level: int, room: int) -> int:
+    """How many TABs from `index` on carry exactly level, level + 1, … backslashes (at most `room`):
+    doubling, then halving, list-slice comparisons — linear in the stretch, each in C."""
+    if backslashes[index] != level:
+        return 0
+    good, size = 1, 2
+    while size <= room and backslashes[index : index + size] == _levels(level, size):
+        good, size = size, size * 2
+    bad = min(size, room + 1)
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        if backslashes[index : index + middle] == _levels(level, middle):
+            good = middle
+        else:
+            bad = middle
+    return good
 
 
 def _split_levels_slowly(text: str, max_levels: int | None, raw_innermost: bool) -> list[str]:

@@ -1,0 +1,81 @@
+"""Spec §5.1: the one-pass trait-chain split agrees with the literal level-by-level decode
+(`SequenceEncoder.Decoder` on TAB, token 0 own, token 1 the rest) on chains the corpus has few
+of: own tokens holding TABs (a trigger's or key command's lists), backslash runs, quotes, and
+state chains shorter or longer than their type chain. Seeded, so a failure reproduces."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from vassal_parser import sequence
+from vassal_parser.traits import decode_chain, decode_chain_slowly, forget_shared_traits
+
+ALPHABET = ["a", "b", ";", ",", "\t", "\\", "'", "/", "é"]
+
+
+def _fold(tokens: list[str]) -> str:
+    """Decorator.getType/getState: each level SE(TAB) of (own token, the inner chain)."""
+    encoded = tokens[-1]
+    for token in reversed(tokens[:-1]):
+        encoded = sequence.encode([token, encoded], "\t") or ""
+    return encoded
+
+
+def _token(chooser: random.Random, tabs: float) -> str:
+    """An own token: mostly plain; with probability `tabs`, TABs, backslashes and quotes too."""
+    if chooser.random() >= tabs:
+        return "".join(chooser.choice("abc;,0123") for _ in range(chooser.randrange(0, 8)))
+    return "".join(chooser.choice(ALPHABET) for _ in range(chooser.randrange(0, 10)))
+
+
+def _pairs(seed: int) -> list[tuple[str, str | None]]:
+    chooser = random.Random(seed)
+    pairs = []
+    for _ in range(60):
+        depth = chooser.randrange(1, 40)
+        tabs = chooser.choice([0.0, 0.05, 0.3])
+        types = [_token(chooser, tabs) for _ in range(depth - 1)] + ["piece;;;x.png;Name"]
+        state_depth = chooser.choice([depth, depth, max(1, depth - 3), depth + 2])
+        states = [_token(chooser, tabs) for _ in range(state_depth - 1)] + ["Main Map;10;20;;0"]
+        pairs.append((_fold(types), chooser.choice([_fold(states), None])))
+    return pairs
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_spec_5_1_encoded_chains_split_as_the_literal_decode_does(seed: int) -> None:
+    forget_shared_traits()
+    for type_string, state_string in _pairs(seed):
+        fast = decode_chain(type_string, state_string)
+        slow = decode_chain_slowly(type_string, state_string)
+        assert [(t.type, t.state) for t in fast] == [(t.type, t.state) for t in slow], (
+            type_string, state_string)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_spec_5_1_arbitrary_text_splits_as_the_literal_decode_does(seed: int) -> None:
+    """Not every file was written by VASSAL: any text, TAB and backslash runs included, splits as
+    Java's decoder splits it."""
+    chooser = random.Random(1000 + seed)
+    forget_shared_traits()
+    for _ in range(200):
+        type_string = "".join(chooser.choice(ALPHABET) for _ in range(chooser.randrange(0, 60)))
+        state_string = "".join(chooser.choice(ALPHABET) for _ in range(chooser.randrange(0, 60)))
+        fast = decode_chain(type_string, state_string)
+        slow = decode_chain_slowly(type_string, state_string)
+        assert [(t.type, t.state) for t in fast] == [(t.type, t.state) for t in slow], (
+            type_string, state_string)
+
+
+def test_spec_5_1_a_deep_chain_with_tabs_in_a_few_levels() -> None:
+    """The corpus shape (PathsOfGlory: 160 levels, two levels holding TABs): plain stretches
+    around the irregular levels."""
+    types = [f"mark;L{n}" for n in range(160)] + ["piece;;;x.png;Name"]
+    types[9] = "trigger;a\tb\tc"
+    types[10] = "report;x\ty"
+    states = [f"v{n}" for n in range(160)] + ["Main Map;1;2;;0"]
+    states[40] = "list\tof\tthree"
+    fast = decode_chain(_fold(types), _fold(states))
+    assert [t.type for t in fast] == types
+    assert [t.state for t in fast] == states
