@@ -24,7 +24,6 @@ Public API:
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from vassal_parser import sequence
@@ -347,25 +346,40 @@ class Command:
         return hash(self.text)
 
 
-@dataclass(eq=True)
 class CommandGroup:
-    """A composite command: its ESC-separated tokens, each a leaf or a nested group."""
+    """A composite command: its ESC-separated tokens, each a leaf or a nested group.
 
-    children: list[CommandGroup | Command] = field(default_factory=list)
-    # True when this group came from a token that was one quoted string ('…'): GameModule.decode
-    # strips the quotes and decodes the inside; we keep the flag to write the quotes back.
-    quoted: bool = False
+    A plain class rather than a dataclass: `dataclasses` (and the `inspect` it loads) would be a
+    fifth of the reader's import time, which every one-shot command pays."""
+
+    def __init__(self, children: list[CommandGroup | Command] | None = None, quoted: bool = False) -> None:
+        self.children: list[CommandGroup | Command] = [] if children is None else children
+        # True when this group came from a token that was one quoted string ('…'): GameModule.decode
+        # strips the quotes and decodes the inside; we keep the flag to write the quotes back.
+        self.quoted = quoted
 
     def encode(self) -> str:
         return encode_stream(self)
 
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.children, self.quoted) == (other.children, other.quoted)  # type: ignore[attr-defined]
 
-@dataclass(eq=False)
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value: unhashable
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(children={self.children!r}, quoted={self.quoted!r})"
+
+
 class CommandTree(CommandGroup):
     """The whole decoded stream; `source` is the text it came from."""
 
-    source: str = ""
-    root_is_leaf: bool = False  # the whole stream was one leaf command (no ESC at top level)
+    def __init__(self, children: list[CommandGroup | Command] | None = None, quoted: bool = False,
+                 source: str = "", root_is_leaf: bool = False) -> None:
+        super().__init__(children, quoted)
+        self.source = source
+        self.root_is_leaf = root_is_leaf  # the whole stream was one leaf command (no ESC at top level)
 
 
 Node = CommandGroup | Command

@@ -30,10 +30,12 @@ import struct
 import zipfile
 import zlib
 from pathlib import Path
-
-from lxml import etree
+from typing import TYPE_CHECKING
 
 from vassal_parser.errors import InputError
+
+if TYPE_CHECKING:  # lxml is loaded when XML is first read: a save's decode needs none
+    from lxml import etree
 
 KINDS = ("module", "extension", "save", "log", "buildfile", "moduledata", "command-stream")
 ENCODINGS = ("!VCSK", "VOBS", "xz", "plain")
@@ -63,6 +65,8 @@ def safe_xml_parser(huge: bool = False) -> etree.XMLParser:
     must not expand. `huge=True` lifts libxml2's text-node limit for big build files (PieceSlot
     text can exceed 10 MB in large modules) — safe because entities stay unexpanded.
     """
+    from lxml import etree
+
     return etree.XMLParser(
         resolve_entities=False,
         no_network=True,
@@ -75,6 +79,8 @@ def safe_xml_parser(huge: bool = False) -> etree.XMLParser:
 
 def parse_xml(data: bytes, source: str | Path, huge: bool = False) -> etree._Element:
     """Parse VASSAL XML with the hardened parser; any DTD is refused (VASSAL never writes one)."""
+    from lxml import etree
+
     if not data.strip():
         raise InputError(source, "empty XML document")
     try:
