@@ -76,8 +76,12 @@ COMMAND_KINDS: tuple[str, ...] = (
 )
 
 
+_EXACT_LONGEST = max(map(len, _EXACT))
+
+
 def _classify(text: str) -> str:
-    exact = _EXACT.get(text)
+    # (the length test first: a dict lookup would hash the whole 20-70 KB text of an AddPiece)
+    exact = _EXACT.get(text) if len(text) <= _EXACT_LONGEST else None
     if exact is not None:
         return exact
     for prefix, kind in _PREFIXES:

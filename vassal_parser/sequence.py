@@ -145,6 +145,8 @@ def java_parse_int(token: str, bits: int = 32) -> int | None:
 
     Why not `int()`: Python also accepts spaces, `1_000` and values of any size (spec §4.2).
     """
+    if 0 < len(token) < 10 and token.isascii() and token.isdigit():
+        return int(token)  # the usual coordinate or count: nine digits or fewer fit any range here
     digits = token[1:] if token[:1] in ("+", "-") else token
     if not digits or not digits.isascii() or not digits.isdecimal():
         return None

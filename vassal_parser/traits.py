@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from itertools import compress, repeat
+from operator import is_
 from typing import Any, ClassVar
 
 from vassal_parser import sequence
@@ -136,6 +138,14 @@ class Trait:
         return hash((self.type, self.state))
 
 
+def _int_token(tokens: list[str], index: int, default: int) -> int:
+    """`Decoder.nextInt(default)` of token `index`: missing or not a Java int gives the default."""
+    if index >= len(tokens):
+        return default
+    value = sequence.java_parse_int(tokens[index], 32)
+    return default if value is None else value
+
+
 class BasicPiece(Trait):
     """`piece;cloneKey;deleteKey;image;name`; state `map;x;y;gpid;n;k1;v1;…` (spec §5.2/§5.3)."""
 
@@ -144,28 +154,32 @@ class BasicPiece(Trait):
     DESCRIPTION = "Basic Piece"
 
     def _parse(self) -> dict[str, Any]:
-        tokens = sequence.Decoder(self.type, ";")
-        tokens.next_token("")
+        # SequenceEncoder.Decoder read in order, on plain token lists (one per piece of a save:
+        # no Decoder objects): a missing token gives the default, a bad number too (§4.2).
+        kinds = sequence.decode(self.type, ";")
+        kinds += [""] * (5 - len(kinds))
         result: dict[str, Any] = {
-            "clone_key": tokens.next_token(""),
-            "delete_key": tokens.next_token(""),
-            "image": tokens.next_token(""),
-            "name": tokens.next_token(""),
+            "clone_key": kinds[1],
+            "delete_key": kinds[2],
+            "image": kinds[3],
+            "name": kinds[4],
         }
-        state_tokens = sequence.Decoder(self.state, ";")
-        result["state_field_count"] = state_tokens.remaining()
-        map_id = state_tokens.next_token("null")
+        state = sequence.decode(self.state, ";")
+        size = len(state)
+        result["state_field_count"] = size
+        map_id = state[0] if size else "null"
         result["map"] = None if map_id == "null" else map_id
-        result["x"] = state_tokens.next_int(0)
-        result["y"] = state_tokens.next_int(0)
-        result["gpid"] = state_tokens.next_token("")
-        count = state_tokens.next_int(0)
+        result["x"] = _int_token(state, 1, 0)
+        result["y"] = _int_token(state, 2, 0)
+        result["gpid"] = state[3] if size > 3 else ""
+        count = _int_token(state, 4, 0)
         persistent: dict[str, str] = {}
+        index = 5
         for _ in range(count):
-            if not state_tokens.has_more():
+            if index >= size:
                 break
-            key = state_tokens.next_token()
-            persistent[key] = state_tokens.next_token("")
+            persistent[state[index]] = state[index + 1] if index + 1 < size else ""
+            index += 2
         result["persistent"] = persistent
         return result
 
@@ -946,7 +960,7 @@ def _shared_chain(keys: list[tuple[str, str | None]]) -> list[Trait]:
     """The Trait of every (own type, own state): one lookup pass in C, `make_trait` for the rest
     (in a big save most traits of a chain are already in the table)."""
     chain = list(map(_traits.get, keys))
-    for index in [index for index, trait in enumerate(chain) if trait is None]:
+    for index in list(compress(range(len(chain)), map(is_, chain, repeat(None)))):  # misses, in C
         chain[index] = make_trait(*keys[index])
     return chain  # type: ignore[return-value]
 
