@@ -723,9 +723,10 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
     (Java ignores tokens after the second). `raw_innermost`: the last level is taken as-is
     (Decorator.setState hands it over undecoded) instead of as decoded token 0.
 
-    Speed: every TAB's backslash run comes from one regex pass in C; the usual chain is then
-    checked and split with no Python work per level. Otherwise one integer comparison per TAB
-    tells inner TABs from the level's separator; an own token without inner TABs is one slice.
+    Speed: a state chain is first cut as the usual chain and proved so afterwards
+    (`_usual_state_chain`). Otherwise every TAB's backslash run comes from one regex pass in C;
+    the usual chain is then checked with no Python work per level, and any other is walked
+    (`_walk_levels`), plain stretches of levels at a time.
     """
     if raw_innermost:
         own = _usual_state_chain(text, max_levels)
@@ -749,17 +750,64 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
         return own
     backslashes = [len(run) - 1 for run in runs]  # before TAB i, which follows segments[i]
     segments = text.split("\t")
-    if not quoted:
-        return _split_unquoted(segments, backslashes, max_levels, raw_innermost)
-    end_seg = found  # the level's text ends in this segment, `end_trim` chars early
-    end_trim = 0
+    return _walk_levels(segments, backslashes, max_levels, raw_innermost, quoted)
+
+
+def _usual_state_chain(text: str, max_levels: int | None) -> list[str] | None:
+    """The own tokens of a usual chain (separator k = k backslashes and a TAB, no own token
+    holding a TAB or starting with a quote), or None when `text` is not one.
+
+    Why beside the run regex: state chains are all different (every piece has its own), so
+    this costs every piece; cutting first and proving afterwards takes half the time. Cut
+    segment k short by k characters; the cut was exactly the separator's backslashes when
+    (1) the lengths add up (no segment was shorter than its cut), (2) the text holds exactly
+    that many more backslashes than the own tokens (every cut character was one), and (3) no
+    own token ends in a backslash before its TAB (the run is not longer)."""
+    segments = text.split("\t")
+    count = len(segments)
+    if count < 2 or (max_levels is not None and count > max_levels):
+        return None
+    if text[:1] == "'" or ("'" in text and "\t'" in text):
+        return None
+    own = [segment[: len(segment) - level] for level, segment in enumerate(segments)]
+    own[-1] = segments[-1]  # innermost: no separator after it, nothing cut
+    cut = (count - 1) * (count - 2) // 2
+    inner = "\t".join(own)
+    if len(inner) + cut != len(text) or "\\\t" in inner:
+        return None
+    if text.count("\\") - inner.count("\\") != cut:
+        return None
+    return own
+
+
+def _walk_levels(segments: list[str], backslashes: list[int], max_levels: int | None,
+                 raw_innermost: bool, quoted: bool) -> list[str] | None:
+    """`_split_levels` for a chain that is not the usual one: some own token holds a TAB, or
+    (`quoted`) a token starts with a quote. None where a quote pair shifts the levels (the
+    caller then decodes level by level).
+
+    Why stretches: chains with TABs inside a few tokens (a trigger's or a global key command's
+    lists, level 9 of a 200-deep chain) are usual everywhere else. Runs of plain levels — TAB
+    `index + j` carrying exactly `level + j` backslashes — are found by comparing list slices
+    (`_plain_stretch`, in C) and cut with one slice each; only the levels holding TABs take the
+    TAB-by-TAB walk. With quotes every level is walked, as each may need its quotes taken off."""
     own: list[str] = []
     append = own.append
-    first = 0  # the level's text starts at segments[first] (always just after a TAB)
-    index = 0  # the next TAB to look at
+    found = len(backslashes)
+    end_seg = found  # the level's text ends in this segment, `end_trim` chars early
+    end_trim = 0
+    index = 0  # the next TAB to look at; the level's text starts at segments[index]
     level = 0
     last_level = -1 if max_levels is None else max_levels - 1
     while True:
+        room = end_seg - index if last_level < 0 else min(end_seg - index, last_level - level)
+        stretch = _plain_stretch(backslashes, index, level, room) if room > 0 and not quoted else 0
+        if stretch:
+            own.extend([segments[index + step][: len(segments[index + step]) - level - step]
+                        for step in range(stretch)])
+            index += stretch
+            level += stretch
+        first = index
         if raw_innermost and level == last_level:
             # Decorator.setState hands the innermost trait token 1 of the level above, whole: it
             # ends only at a TAB unescaped at an outer level (fewer backslashes than this level)
@@ -793,104 +841,16 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
                 token = token[: len(token) - level]
         else:
             token = _join_region(segments, first, separator, level, level + 1)
-        append(token[1:-1] if token[:1] == "'" and len(token) > 1 and token[-1] == "'" else token)
-        first = separator + 1
-        # token 1 of this level is the rest; Java unquotes it when it is '…' — rare, and it shifts
-        # every inner level, so leave that case to the slow path.
-        if segments[first][:1] == "'":
-            # token 1 ends at the next TAB unescaped at this level (a run of at most `level`)
-            stop = next((tab for tab in range(first, end_seg) if backslashes[tab] <= level), end_seg)
-            rest = _join_region(segments, first, stop, backslashes[stop] if stop < end_seg else end_trim, 0)
+        append(_unquote(token) if quoted else token)
+        index = separator + 1
+        # token 1 of this level is the rest, up to the next TAB unescaped here (a run of at most
+        # `level`); Java unquotes it when it is '…' — rare, and it shifts every inner level, so
+        # that case is left to the level-by-level decode.
+        if quoted and segments[index][:1] == "'":
+            stop = next((tab for tab in range(index, end_seg) if backslashes[tab] <= level), end_seg)
+            rest = _join_region(segments, index, stop, backslashes[stop] if stop < end_seg else end_trim, 0)
             if len(rest) > 1 and rest[-1] == "'":
                 return None
-        level += 1
-
-
-def _usual_state_chain(text: str, max_levels: int | None) -> list[str] | None:
-    """The own tokens of a usual chain (separator k = k backslashes and a TAB, no own token
-    holding a TAB or starting with a quote), or None when `text` is not one.
-
-    Why beside the run regex: state chains are all different (every piece has its own), so
-    this costs every piece; cutting first and proving afterwards takes half the time. Cut
-    segment k short by k characters; the cut was exactly the separator's backslashes when
-    (1) the lengths add up (no segment was shorter than its cut), (2) the text holds exactly
-    that many more backslashes than the own tokens (every cut character was one), and (3) no
-    own token ends in a backslash before its TAB (the run is not longer)."""
-    segments = text.split("\t")
-    count = len(segments)
-    if count < 2 or (max_levels is not None and count > max_levels):
-        return None
-    if text[:1] == "'" or ("'" in text and "\t'" in text):
-        return None
-    own = [segment[: len(segment) - level] for level, segment in enumerate(segments)]
-    own[-1] = segments[-1]  # innermost: no separator after it, nothing cut
-    cut = (count - 1) * (count - 2) // 2
-    inner = "\t".join(own)
-    if len(inner) + cut != len(text) or "\\\t" in inner:
-        return None
-    if text.count("\\") - inner.count("\\") != cut:
-        return None
-    return own
-
-
-def _split_unquoted(segments: list[str], backslashes: list[int], max_levels: int | None,
-                    raw_innermost: bool) -> list[str]:
-    """`_split_levels` for a chain where no own token starts with a quote but some hold TABs.
-
-    Why: such chains (a trigger's or a global key command's TAB-separated lists, level 9 of a
-    200-deep chain) are usual everywhere else. Runs of plain levels — TAB `index + j` carrying
-    exactly `level + j` backslashes — are found by comparing list slices (`_plain_stretch`, in
-    C) and cut with one slice each; only the levels holding TABs take the TAB-by-TAB walk."""
-    own: list[str] = []
-    append = own.append
-    found = len(backslashes)
-    end_seg = found  # the level's text ends in this segment, `end_trim` chars early
-    end_trim = 0
-    index = 0  # the next TAB to look at; the level's text starts at segments[index]
-    level = 0
-    last_level = -1 if max_levels is None else max_levels - 1
-    while True:
-        room = end_seg - index if last_level < 0 else min(end_seg - index, last_level - level)
-        stretch = _plain_stretch(backslashes, index, level, room) if room > 0 else 0
-        if stretch:
-            own.extend([segments[index + step][: len(segments[index + step]) - level - step]
-                        for step in range(stretch)])
-            index += stretch
-            level += stretch
-        first = index
-        if raw_innermost and level == last_level:
-            # Decorator.setState hands the innermost trait token 1 of the level above, whole: it
-            # ends only at a TAB unescaped at an outer level (fewer backslashes than this level)
-            while index < end_seg:
-                run = backslashes[index]
-                index += 1
-                if run < level:
-                    end_seg, end_trim = index - 1, run
-                    break
-            append(_join_region(segments, first, end_seg, end_trim, level))
-            return own
-        separator = -1
-        while index < end_seg:
-            run = backslashes[index]
-            index += 1
-            if run > level:
-                continue  # a TAB inside this level's own token
-            if run == level:
-                separator = index - 1
-                break
-            # a TAB escaped fewer times: unescaped at an outer level, the chain ends here
-            end_seg = index - 1
-            end_trim = run
-            break
-        if separator < 0 or level == last_level:
-            append(_join_region(segments, first, end_seg, end_trim, level + 1))
-            return own
-        if separator == first:
-            token = segments[separator]
-            append(token[: len(token) - level] if level else token)
-        else:
-            append(_join_region(segments, first, separator, level, level + 1))
-        index = separator + 1
         level += 1
 
 
