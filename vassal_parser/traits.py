@@ -803,8 +803,8 @@ def _walk_levels(segments: list[str], backslashes: list[int], max_levels: int | 
         room = end_seg - index if last_level < 0 else min(end_seg - index, last_level - level)
         stretch = _plain_stretch(backslashes, index, level, room) if room > 0 and not quoted else 0
         if stretch:
-            own.extend([segments[index + step][: len(segments[index + step]) - level - step]
-                        for step in range(stretch)])
+            own.extend([segment[: len(segment) - cut]
+                        for cut, segment in enumerate(segments[index : index + stretch], level)])
             index += stretch
             level += stretch
         first = index
