@@ -633,11 +633,24 @@ _type_chains: dict[str, list[str]] = {}
 _chain_chars = [0]
 
 
+_per_type_tables: list[dict[str, Any]] = []  # other modules' tables keyed by type chain
+
+
+def per_type_table() -> dict[str, Any]:
+    """A table keyed by type chain text that `forget_shared_traits` empties with the chain table
+    (what one chain's traits are for, computed once: pieces.py's property profile)."""
+    table: dict[str, Any] = {}
+    _per_type_tables.append(table)
+    return table
+
+
 def forget_shared_traits() -> None:
     """Empty the shared trait and chain tables (benchmarks time cold decodes with it)."""
     _traits.clear()
     _type_chains.clear()
     _chain_chars[0] = 0
+    for table in _per_type_tables:
+        table.clear()
 
 
 def make_trait(own_type: str, own_state: str | None) -> Trait:
