@@ -19,6 +19,7 @@ Public API:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from itertools import compress
 
 from vassal_parser import sequence
 from vassal_parser.commands import Command, add_piece_command
@@ -57,14 +58,20 @@ class _ChainProfile:
     __slots__ = ("answering", "basic_names", "invisibles", "labels", "length", "masks", "namers")
 
     def __init__(self, traits: list[Trait]) -> None:
-        kinds = [type(trait) for trait in traits]
+        kinds = list(map(type, traits))
         self.length = len(kinds)
-        self.answering = [i for i, kind in enumerate(kinds) if kind in _ANSWERING_TRAITS]
-        self.namers = [i for i, kind in enumerate(kinds) if kind in _NAMING_TRAITS]
-        self.labels = [i for i, kind in enumerate(kinds) if kind is Label]
-        self.basic_names = [i for i, kind in enumerate(kinds) if kind is BasicNameTrait][:1]
-        self.invisibles = [i for i, kind in enumerate(kinds) if issubclass(kind, Invisible)]
-        self.masks = [i for i, kind in enumerate(kinds) if issubclass(kind, Mask)]
+        present = set(kinds)  # a handful of classes: the subclass tests are made once each
+
+        def where(wanted: frozenset[type]) -> list[int]:
+            # the indices whose class is wanted, found in C (`compress`), not by a Python loop
+            return list(compress(range(len(kinds)), map(wanted.__contains__, kinds)))
+
+        self.answering = where(_ANSWERING_TRAITS)
+        self.namers = where(_NAMING_TRAITS)
+        self.labels = where(frozenset((Label,)))
+        self.basic_names = where(frozenset((BasicNameTrait,)))[:1]
+        self.invisibles = where(frozenset(kind for kind in present if issubclass(kind, Invisible)))
+        self.masks = where(frozenset(kind for kind in present if issubclass(kind, Mask)))
 
 
 def _profile_of(type_string: str, traits: list[Trait]) -> _ChainProfile:
