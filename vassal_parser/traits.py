@@ -628,8 +628,12 @@ TRAIT_CLASSES: dict[str, type[Trait]] = {
 _TRAIT_CACHE_LIMIT = 1 << 16
 _CHAIN_CACHE_LIMIT = 4096
 _CHAIN_CHARS_LIMIT = 1 << 25  # 32 M characters of chain texts kept at most (they are the keys)
-_traits: dict[tuple[str, str | None], Trait] = {}
-_type_chains: dict[str, list[str]] = {}
+# own type -> own state -> Trait: one table per own type, so a chain looks its traits up with
+# `map(dict.get, tables, states)` (no (type, state) tuple made or hashed per trait)
+_traits_by_type: dict[str, dict[str | None, Trait]] = {}
+_trait_count = [0]
+# type chain text -> (own types, the trait table of each)
+_type_chains: dict[str, tuple[list[str], list[dict[str | None, Trait]]]] = {}
 _chain_chars = [0]
 
 
@@ -646,39 +650,51 @@ def per_type_table() -> dict[str, Any]:
 
 def forget_shared_traits() -> None:
     """Empty the shared trait and chain tables (benchmarks time cold decodes with it)."""
-    _traits.clear()
+    _traits_by_type.clear()
+    _trait_count[0] = 0
     _type_chains.clear()
     _chain_chars[0] = 0
     for table in _per_type_tables:
         table.clear()
 
 
-def make_trait(own_type: str, own_state: str | None) -> Trait:
-    """The Trait for one own type and state (shared between equal texts, see `_traits`)."""
-    key = (own_type, own_state)
-    trait = _traits.get(key)
-    if trait is None:
-        cls = TRAIT_CLASSES.get(trait_prefix(own_type), Trait)
-        trait = cls(own_type, own_state)
-        if len(_traits) >= _TRAIT_CACHE_LIMIT:
-            _traits.clear()
-        _traits[key] = trait
+def _trait_table(own_type: str) -> dict[str | None, Trait]:
+    table = _traits_by_type.get(own_type)
+    if table is None:
+        table = _traits_by_type[own_type] = {}
+    return table
+
+
+def _new_trait(table: dict[str | None, Trait], own_type: str, own_state: str | None) -> Trait:
+    if _trait_count[0] >= _TRAIT_CACHE_LIMIT:  # full: start again (chains hold the old tables)
+        forget_shared_traits()
+    trait = TRAIT_CLASSES.get(trait_prefix(own_type), Trait)(own_type, own_state)
+    table[own_state] = trait
+    _trait_count[0] += 1
     return trait
 
 
-def _own_types(type_string: str) -> list[str]:
-    """The own type of every trait of a chain, outermost first (one split per distinct chain)."""
-    own_types = _type_chains.get(type_string)
-    if own_types is None:
+def make_trait(own_type: str, own_state: str | None) -> Trait:
+    """The Trait for one own type and state (shared between equal texts, see `_traits_by_type`)."""
+    table = _trait_table(own_type)
+    trait = table.get(own_state)
+    return trait if trait is not None else _new_trait(table, own_type, own_state)
+
+
+def _own_types(type_string: str) -> tuple[list[str], list[dict[str | None, Trait]]]:
+    """The own type of every trait of a chain, outermost first, and each one's trait table (one
+    split per distinct chain)."""
+    found = _type_chains.get(type_string)
+    if found is None:
         own_types = _split_levels(type_string, None, False)
         if own_types is None:
             own_types = _split_levels_slowly(type_string, None, False)
         if len(_type_chains) >= _CHAIN_CACHE_LIMIT or _chain_chars[0] > _CHAIN_CHARS_LIMIT:
             _type_chains.clear()
             _chain_chars[0] = 0
-        _type_chains[type_string] = own_types
+        found = _type_chains[type_string] = (own_types, list(map(_trait_table, own_types)))
         _chain_chars[0] += len(type_string)
-    return own_types
+    return found
 
 
 def _unquote(token: str) -> str:
@@ -917,24 +933,25 @@ def decode_chain(type_string: str, state_string: str | None) -> list[Trait]:
     One linear pass per string (see `_split_levels`): decoding level by level costs
     O(length x depth), which is seconds for a Cattlesquat save's 200-deep, 70 KB pieces.
     """
-    own_types = _own_types(type_string)
+    own_types, tables = _own_types(type_string)
     count = len(own_types)
     if state_string is None:
-        return _shared_chain([(own, None) for own in own_types])
+        return _shared_chain(own_types, tables, [None] * count)
     own_states: list[str | None] = _split_levels(state_string, count, True)  # type: ignore[assignment]
     if own_states is None:
         own_states = _split_levels_slowly(state_string, count, True)  # type: ignore[assignment]
     if len(own_states) < count:
         own_states += [None] * (count - len(own_states))
-    return _shared_chain(list(zip(own_types, own_states, strict=True)))
+    return _shared_chain(own_types, tables, own_states)
 
 
-def _shared_chain(keys: list[tuple[str, str | None]]) -> list[Trait]:
-    """The Trait of every (own type, own state): one lookup pass in C, `make_trait` for the rest
-    (in a big save most traits of a chain are already in the table)."""
-    chain = list(map(_traits.get, keys))
+def _shared_chain(own_types: list[str], tables: list[dict[str | None, Trait]],
+                  own_states: list[str | None]) -> list[Trait]:
+    """The Trait of every (own type, own state): one lookup pass in C, a new Trait for the rest
+    (in a big save most traits of a chain are already in the tables)."""
+    chain = list(map(dict.get, tables, own_states))
     for index in list(compress(range(len(chain)), map(is_, chain, repeat(None)))):  # misses, in C
-        chain[index] = make_trait(*keys[index])
+        chain[index] = _new_trait(tables[index], own_types[index], own_states[index])
     return chain  # type: ignore[return-value]
 
 

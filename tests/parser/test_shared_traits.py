@@ -39,4 +39,5 @@ def test_5_1_the_tables_are_bounded(monkeypatch) -> None:
     monkeypatch.setattr(traits_module, "_TRAIT_CACHE_LIMIT", 3)
     for n in range(10):
         decode_chain(f"mark;M{n}\tpiece;;;a.png;A", f"v{n}\tMap;1;1;;0")
-    assert len(traits_module._traits) <= 3
+    assert traits_module._trait_count[0] <= 3
+    assert sum(map(len, traits_module._traits_by_type.values())) <= 3
