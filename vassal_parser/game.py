@@ -31,6 +31,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vassal_parser.collector import collector_paused
 from vassal_parser.commands import Command, decode_stream, split_log
 from vassal_parser.container import Container, open_container
 from vassal_parser.errors import InputError, about
@@ -535,11 +536,13 @@ class Game:
                     found.append(problem)
         return found
 
+    @collector_paused()
     def position(self) -> list[PlacedPiece]:
         """The position VASSAL shows on opening the file (for a log: before any step)."""
         with about(self.path):
             return self._placed(self._start)
 
+    @collector_paused()
     def position_at(self, step: int) -> list[PlacedPiece]:
         """The position after `step` replay steps (0 = on opening; -1 = after the last step)."""
         count = len(self.steps)
@@ -703,6 +706,7 @@ def load_game(
         return game_from_container(path, open_container(path), module, memo)
 
 
+@collector_paused()
 def game_from_container(
     path: Path, container: Container, module: Module | None = None, memo: PositionMemo | None = None
 ) -> Game:

@@ -19,7 +19,6 @@ Public API:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from itertools import compress
 
 from vassal_parser import sequence
 from vassal_parser.commands import Command, add_piece_command
@@ -58,20 +57,41 @@ class _ChainProfile:
     __slots__ = ("answering", "basic_names", "invisibles", "labels", "length", "masks", "namers")
 
     def __init__(self, traits: list[Trait]) -> None:
-        kinds = list(map(type, traits))
-        self.length = len(kinds)
-        present = set(kinds)  # a handful of classes: the subclass tests are made once each
+        self.length = len(traits)
+        self.answering: list[int] = []
+        self.namers: list[int] = []
+        self.labels: list[int] = []
+        self.basic_names: list[int] = []
+        self.invisibles: list[int] = []
+        self.masks: list[int] = []
+        for index, kind in enumerate(map(type, traits)):
+            flags = _KIND_FLAGS.get(kind)
+            if flags is None:
+                flags = _KIND_FLAGS[kind] = _kind_flags(kind)
+            if not flags:
+                continue  # most traits of a chain: one table lookup
+            if flags & _ANSWERS:
+                self.answering.append(index)
+            if flags & _NAMES:
+                self.namers.append(index)
+            if flags & _LABEL:
+                self.labels.append(index)
+            if flags & _BASIC_NAME and not self.basic_names:
+                self.basic_names.append(index)
+            if flags & _HIDES:
+                self.invisibles.append(index)
+            if flags & _MASKS:
+                self.masks.append(index)
 
-        def where(wanted: frozenset[type]) -> list[int]:
-            # the indices whose class is wanted, found in C (`compress`), not by a Python loop
-            return list(compress(range(len(kinds)), map(wanted.__contains__, kinds)))
 
-        self.answering = where(_ANSWERING_TRAITS)
-        self.namers = where(_NAMING_TRAITS)
-        self.labels = where(frozenset((Label,)))
-        self.basic_names = where(frozenset((BasicNameTrait,)))[:1]
-        self.invisibles = where(frozenset(kind for kind in present if issubclass(kind, Invisible)))
-        self.masks = where(frozenset(kind for kind in present if issubclass(kind, Mask)))
+_ANSWERS, _NAMES, _LABEL, _BASIC_NAME, _HIDES, _MASKS = (1 << bit for bit in range(6))
+_KIND_FLAGS: dict[type, int] = {}  # trait class -> what a chain profile records of it
+
+
+def _kind_flags(kind: type) -> int:
+    return ((_ANSWERS if kind in _ANSWERING_TRAITS else 0) | (_NAMES if kind in _NAMING_TRAITS else 0)
+            | (_LABEL if kind is Label else 0) | (_BASIC_NAME if kind is BasicNameTrait else 0)
+            | (_HIDES if issubclass(kind, Invisible) else 0) | (_MASKS if issubclass(kind, Mask) else 0))
 
 
 def _profile_of(type_string: str, traits: list[Trait]) -> _ChainProfile:
