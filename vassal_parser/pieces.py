@@ -113,10 +113,51 @@ class Piece:
 
     @property
     def where(self) -> tuple[str | None, int, int]:
-        """(map, x, y) of the BasicPiece state, worked out once: replay asks for it many times."""
+        """(map, x, y) of the BasicPiece state, worked out once: replay asks for it many times.
+
+        Why not through `fields`: parsing the whole BasicPiece (its type and every state token)
+        for three tokens was the largest per-piece cost of a first read; a state without escapes
+        or quotes splits on `;` as the SequenceEncoder does (`sequence.decode`'s own shortcut)."""
         if self._where is None:
-            self._where = (self.map, self.x, self.y)
+            basic = self.basic
+            state = basic.state if basic is not None else None
+            if state is not None and "\\" not in state and "'" not in state:
+                tokens = state.split(";", 3)
+                map_id = tokens[0]
+                self._where = (None if map_id == "null" else map_id,
+                               _int_token(tokens[1]) if len(tokens) > 1 else 0,
+                               _int_token(tokens[2]) if len(tokens) > 2 else 0)
+            else:
+                self._where = (self.map, self.x, self.y)
         return self._where
+
+    def unplaced_key(self) -> tuple | None:
+        """Everything `properties(ids=False)`, `hidden_by` and `masked_by` are computed from, except
+        the BasicPiece's map and x, y: pieces of one type differing only in where they stand share
+        it. None when there is no such key (the BasicPiece's state is not a plain tail of the state
+        string). Pieces whose names read the map (`uses_formats`) share the key but not the names:
+        the caller checks that.
+
+        Why the key is the text: the chain's traits are decoded from (type, state); the BasicPiece's
+        own state is the innermost level, taken raw, and when it holds no TAB, backslash or quote it
+        changes nothing in how the levels outside it split, so equal (type, state before it) give
+        equal outer traits. Its tokens after x, y (gpid, persistent properties) are in the key too."""
+        traits = self.traits
+        basic = traits[-1]
+        if type(basic) is not BasicPiece:
+            return None
+        own = basic.state
+        state = self._state
+        if (own is None or state is None or "\t" in own or "\\" in own or "'" in own
+                or not state.endswith(own)):
+            return None
+        tail = own.split(";", 3)
+        return (self._type, state[: len(state) - len(own)], len(tail), tail[3] if len(tail) > 3 else "")
+
+    def uses_formats(self) -> bool:
+        """Whether a Text Label's name or label reads properties beyond its own (then the names
+        depend on where the piece is: `$LocationName$`...)."""
+        return any(type(trait) is Label and trait.uses_formats for trait in self.traits)
 
     @property
     def gpid(self) -> str:
@@ -151,7 +192,8 @@ class Piece:
             name = trait.name(name)
         return name
 
-    def properties(self, context: Callable[[str], str | None] | None = None) -> dict[str, str]:
+    def properties(self, context: Callable[[str], str | None] | None = None,
+                   ids: bool = True) -> dict[str, str]:
         """VASSAL-derived properties (spec §5.5); like getProperty, outer traits shadow inner ones.
 
         Includes BasicName (a Basic Name trait's, else the BasicPiece's), PieceName, Marker values,
@@ -161,7 +203,8 @@ class Piece:
         passes them as `context`, which name and label formats may refer to.
 
         One pass over the chain (it is 50-200 traits deep in big modules): the traits that answer
-        properties, the ones that change the name, and the first Basic Name trait.
+        properties, the ones that change the name, and the first Basic Name trait. `ids=False`
+        leaves out PieceUID/UniqueID (the piece's id), for a table shared by pieces of one type.
         """
         traits = self.traits
         answering = []
@@ -201,7 +244,7 @@ class Piece:
                 piece_name = trait.name(piece_name)
         result["BasicName"] = basic_name if basic_name is not None else self.basic_name
         result["PieceName"] = piece_name
-        if self.id is not None:
+        if ids and self.id is not None:
             result.setdefault("PieceUID", self.id)
             result.setdefault("UniqueID", self.id)
         return result
@@ -407,6 +450,14 @@ class _Evaluation:
             return self.context(key) if self.context is not None else None
         finally:
             self.depth -= 1
+
+
+def _int_token(token: str) -> int:
+    """`Decoder.next_int(0)` of one token: Integer.parseInt, 0 where Java would throw."""
+    if token.isdigit() and token.isascii() and len(token) < 10:  # plain digits within 32 bits
+        return int(token)
+    value = sequence.java_parse_int(token, 32)
+    return 0 if value is None else value
 
 
 def _int(text: str) -> int:
