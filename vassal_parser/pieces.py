@@ -46,7 +46,7 @@ _NAME_DEPTH = 16  # a format naming itself (a label's $PieceName$…) stops here
 class Piece:
     """A game piece: an id plus a trait chain (outermost first, BasicPiece last)."""
 
-    __slots__ = ("_state", "_traits", "_type", "_where", "id")
+    __slots__ = ("_state", "_traits", "_type", "_unplaced", "_where", "id")
 
     def __init__(self, piece_id: str | None, type_string: str, state_string: str | None) -> None:
         self.id = piece_id
@@ -54,6 +54,7 @@ class Piece:
         self._state = state_string
         self._traits: list[Trait] | None = None
         self._where: tuple[str | None, int, int] | None = None
+        self._unplaced: tuple | None = None  # set with _where (`_read_basic`)
 
     @classmethod
     def from_traits(cls, piece_id: str | None, traits: list[Trait]) -> Piece:
@@ -118,18 +119,11 @@ class Piece:
         Why not through `fields`: parsing the whole BasicPiece (its type and every state token)
         for three tokens was the largest per-piece cost of a first read; a state without escapes
         or quotes splits on `;` as the SequenceEncoder does (`sequence.decode`'s own shortcut)."""
-        if self._where is None:
-            basic = self.basic
-            state = basic.state if basic is not None else None
-            if state is not None and "\\" not in state and "'" not in state:
-                tokens = state.split(";", 3)
-                map_id = tokens[0]
-                self._where = (None if map_id == "null" else map_id,
-                               _int_token(tokens[1]) if len(tokens) > 1 else 0,
-                               _int_token(tokens[2]) if len(tokens) > 2 else 0)
-            else:
-                self._where = (self.map, self.x, self.y)
-        return self._where
+        where = self._where
+        if where is None:
+            self._read_basic()
+            where = self._where
+        return where  # type: ignore[return-value]
 
     def unplaced_key(self) -> tuple | None:
         """Everything `properties(ids=False)`, `hidden_by` and `masked_by` are computed from, except
@@ -142,17 +136,29 @@ class Piece:
         own state is the innermost level, taken raw, and when it holds no TAB, backslash or quote it
         changes nothing in how the levels outside it split, so equal (type, state before it) give
         equal outer traits. Its tokens after x, y (gpid, persistent properties) are in the key too."""
-        traits = self.traits
+        if self._where is None:
+            self._read_basic()
+        return self._unplaced
+
+    def _read_basic(self) -> None:
+        """`where` and `unplaced_key` from one look at the BasicPiece's own state."""
+        traits = self._traits if self._traits is not None else self.traits
         basic = traits[-1]
-        if type(basic) is not BasicPiece:
-            return None
-        own = basic.state
+        own = basic.state if isinstance(basic, BasicPiece) else None
+        self._unplaced = None
+        if own is None or "\\" in own or "'" in own:
+            self._where = (self.map, self.x, self.y)
+            return
+        tokens = own.split(";", 3)
+        map_id = tokens[0]
+        count = len(tokens)
+        self._where = (None if map_id == "null" else map_id,
+                       _int_token(tokens[1]) if count > 1 else 0,
+                       _int_token(tokens[2]) if count > 2 else 0)
         state = self._state
-        if (own is None or state is None or "\t" in own or "\\" in own or "'" in own
-                or not state.endswith(own)):
-            return None
-        tail = own.split(";", 3)
-        return (self._type, state[: len(state) - len(own)], len(tail), tail[3] if len(tail) > 3 else "")
+        if type(basic) is BasicPiece and state is not None and "\t" not in own and state.endswith(own):
+            self._unplaced = (self._type, state[: len(state) - len(own)], count,
+                              tokens[3] if count > 3 else "")
 
     def uses_formats(self) -> bool:
         """Whether a Text Label's name or label reads properties beyond its own (then the names
