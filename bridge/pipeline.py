@@ -335,17 +335,25 @@ def concealed_names(pieces: Iterable[Any], mapped: MappingResult) -> list[str]:
     counter_names = {c["id"]: c.get("name") for c in mapped.position.get("counters", [])}
     secret: set[str] = set()
     public: set[str] = set()
+    piece_counters = mapped.piece_counters
+    add_public = public.add
     for piece in pieces:
-        counter_id = mapped.piece_counters.get(piece.id)
+        counter_id = piece_counters.get(piece.id)
+        if not getattr(piece, "hidden_by", None) and not getattr(piece, "masked_by", None):
+            # a visible piece (most of them): every name it goes by is public ("" never is secret)
+            add_public(piece.basic_name)
+            add_public(piece.piece_name)
+            if counter_id:
+                add_public(counter_id)
+                add_public(counter_names.get(counter_id) or "")
+            continue
         names = {piece.basic_name, counter_id, counter_names.get(counter_id) if counter_id else None}
         if getattr(piece, "hidden_by", None):
             secret.update(n for n in (*names, piece.piece_name) if n)
-        elif getattr(piece, "masked_by", None):
+        else:
             secret.update(n for n in names if n)
             if piece.piece_name != piece.basic_name:
                 public.add(piece.piece_name)
-        else:
-            public.update(n for n in (*names, piece.piece_name) if n)
     return sorted(secret - public)
 
 
