@@ -418,6 +418,14 @@ class VassalMapping:
                 names.append(name)
         return tuple(names)
 
+    @cached_property
+    def _first_readers(self) -> tuple[tuple[str, ...], tuple[tuple[str, str, bool], ...]]:
+        """`_first_names` split as `_variables` fills them: (the piece's property names, and for the
+        rest (name, the piece attribute it comes from, whether None reads as ""))."""
+        names = self._first_names or ()
+        return (tuple(name for name in names if name not in _OWN_VARIABLES),
+                tuple((name, *_OWN_VARIABLES[name]) for name in names if name in _OWN_VARIABLES))
+
     def _unmatched(self, piece: PieceLike, names: tuple[str, ...], memo: MappingMemo) -> _Outcome | None:
         """The outcome of a piece every rule refuses at its first condition, else None.
 
@@ -429,16 +437,17 @@ class VassalMapping:
         condition sees the piece's variables before any regex group is added (`Rule.test`)."""
         if getattr(piece, "prototypes", None) is not None:
             return None  # a PieceSlot's own prototype list is a variable too
-        overrides = {"BasicName": piece.basic_name, "PieceName": piece.piece_name,
-                     "location": piece.location or "", "map": piece.map or "", "zone": piece.zone or "",
-                     "board": piece.board or "", "piece_id": piece.id}
-        properties = piece.properties
-        values = tuple(overrides[name] if name in overrides else properties.get(name) for name in names)
-        key = (piece.basic_name, piece.piece_name, values)
+        property_names, own = self._first_readers
+        # `_variables`: the piece's properties, then the variables it takes from the piece itself
+        read = tuple(map(piece.properties.get, property_names))
+        taken = tuple(getattr(piece, attribute) or "" if empty else getattr(piece, attribute)
+                      for _name, attribute, empty in own) if own else ()
+        key = (piece.basic_name, piece.piece_name, read, taken)
         found = memo.unmatched.get(key)
         if found is not memo.unmatched.MISSING:
             return found  # type: ignore[return-value]
-        variables = dict(zip(names, values, strict=True))
+        variables = dict(zip(property_names, read, strict=True))
+        variables.update((name, value) for (name, _attribute, _empty), value in zip(own, taken, strict=True))
         outcome = None
         if all(rule.refused_at_first(variables) for rule in (*self.ignore, *self.state, *self.counters)):
             outcome = _Outcome(False, None, (), (), None, piece.basic_name or piece.piece_name or "?")
@@ -510,6 +519,13 @@ class VassalMapping:
                     continue
                 writes.append((path, value))
         return used
+
+
+# The variables `VassalMapping._variables` takes from the piece itself (over its properties):
+# name -> (attribute, whether None reads as "").
+_OWN_VARIABLES = {"BasicName": ("basic_name", False), "PieceName": ("piece_name", False),
+                  "location": ("location", True), "map": ("map", True), "zone": ("zone", True),
+                  "board": ("board", True), "piece_id": ("id", False)}
 
 
 def _matching(rules: Iterable[Rule], piece: PieceLike,
