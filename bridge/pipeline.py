@@ -85,6 +85,7 @@ class CheckPipeline:
         self.hex_places = hex_places(getattr(self.pack, "hexes", None) or {}, self.mapping.hex_maps)
         self.position_memo = PositionMemo(self.module) if remember else None
         self.mapping_memo = MappingMemo() if remember else None
+        self.setup_problems: list[str] = []  # predefined setups the warm-up could not read
 
     def warm_up(self) -> float:
         """Do at start-up the one-time work the first save would otherwise pay for; returns seconds.
@@ -126,7 +127,8 @@ class CheckPipeline:
         so every entry is keyed by all its inputs and a plan is the same with or without this.
         Bounded: at most WARM_SETUPS setups, WARM_SETUP_BYTES read, WARM_SETUP_PIECES pieces, and
         no setup started after `deadline` (perf_counter seconds); a setup that cannot be read is
-        skipped (a broken one is the module's problem, not the first save's)."""
+        skipped and named in `setup_problems` (a broken one is the module's problem, not the first
+        save's)."""
         import tempfile
 
         from vassal_parser.module import setup_file
@@ -158,7 +160,10 @@ class CheckPipeline:
                     self.position_memo.fit(pieces)
                     self.mapping_memo.fit(pieces)
                     self.mapping.map_pieces(placed, self.pack, self.prototypes, memo=self.mapping_memo)
-                except InputError:
+                except Exception as exc:  # a setup the reader fails on: the first save will say so
+                    # Why not fail the start-up: the players' first save reports its own problems
+                    # (the same reader reads it); a daemon that cannot start shows nothing at all.
+                    self.setup_problems.append(f"{setup.name}: {type(exc).__name__}: {exc}")
                     continue
         return pieces
 

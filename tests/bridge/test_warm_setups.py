@@ -56,6 +56,7 @@ def test_first_save_from_a_setup_is_found_in_the_memos_and_planned_as_fresh(tmp_
     warmed.warm_up()
     memo = warmed.position_memo
     assert memo is not None and len(memo.placed) > 0 and len(warmed.mapping_memo.outcomes) > 0
+    assert [line.split(":")[0] for line in warmed.setup_problems] == ["Broken"]  # skipped, named
     fresh = CheckPipeline(vmod, DEMO_PACK, remember=False)
     for path in (setup, later):
         hits = memo.hits
