@@ -73,6 +73,15 @@ class Rule:
                      and k != "@prototype"), (None, None))
         object.__setattr__(self, "gate", gate)
 
+    def refused_at_first(self, variables: Mapping[str, str | None]) -> bool:
+        """Whether `test` (on a placed piece) fails at the first condition, given the value of that
+        condition's variable (None: the piece has no such property)."""
+        _key, name, pattern, expected = self._conditions[0]  # type: ignore[attr-defined]
+        actual = variables.get(name)
+        if actual is None:
+            return True
+        return actual != expected if pattern is None else not pattern.fullmatch(actual)
+
     def test(self, piece: PieceLike, variables: dict[str, str], placed: bool = True) -> dict[str, str] | None:
         """The variables (properties + regex groups) when every condition holds, else None.
 
@@ -328,11 +337,15 @@ class VassalMapping:
             "countries": copy.deepcopy(self.countries),
             "counters": [],
         }
+        first_names = self._first_names if memo is not None else None
         for piece in pieces:
             key = getattr(piece, "memo_key", None) if memo is not None else None
             outcome = memo.outcomes.get(key) if key is not None else None  # type: ignore[union-attr]
             if not isinstance(outcome, _Outcome):
-                outcome = self._outcome(piece, known_hexes)
+                if first_names is not None:
+                    outcome = self._unmatched(piece, first_names, memo)  # type: ignore[arg-type]
+                if not isinstance(outcome, _Outcome):
+                    outcome = self._outcome(piece, known_hexes)
                 if key is not None:
                     memo.outcomes.put(key, outcome)  # type: ignore[union-attr]
             if outcome.ignored:
@@ -389,6 +402,57 @@ class VassalMapping:
             return _Outcome(False, None, writes, warnings, None, None, where)
         counter["location"] = place
         return _Outcome(False, _concealment(piece), writes, warnings, counter)
+
+    @cached_property
+    def _first_names(self) -> tuple[str, ...] | None:
+        """The variables the first condition of every rule reads (see `_unmatched`), or None when
+        some first condition reads more than a property or a place (then there is no shortcut)."""
+        if self._uses_prototypes:
+            return None
+        names: list[str] = []
+        for rule in (*self.ignore, *self.state, *self.counters):
+            key, name, _pattern, _expected = rule._conditions[0]  # type: ignore[attr-defined]
+            if key.startswith("@") and key not in SPECIAL_KEYS:
+                return None  # read from the piece's attributes (`_lookup`)
+            if name not in names:
+                names.append(name)
+        return tuple(names)
+
+    @cached_property
+    def _first_readers(self) -> tuple[tuple[str, ...], tuple[tuple[str, str, bool], ...]]:
+        """`_first_names` split as `_variables` fills them: (the piece's property names, and for the
+        rest (name, the piece attribute it comes from, whether None reads as ""))."""
+        names = self._first_names or ()
+        return (tuple(name for name in names if name not in _OWN_VARIABLES),
+                tuple((name, *_OWN_VARIABLES[name]) for name in names if name in _OWN_VARIABLES))
+
+    def _unmatched(self, piece: PieceLike, names: tuple[str, ...], memo: MappingMemo) -> _Outcome | None:
+        """The outcome of a piece every rule refuses at its first condition, else None.
+
+        Why: most pieces of a big save (markers, spare counters) are taken by no rule, and that is
+        decided by the first condition of each: with the values of those few variables (`names`)
+        nothing else of the piece is read, and the outcome is "unmapped" under its name. So it is
+        kept by those values and the name alone (`MappingMemo.unmatched`), and a first save of
+        5,000 pieces decides it once per kind of piece, not once per piece. A rule's first
+        condition sees the piece's variables before any regex group is added (`Rule.test`)."""
+        if getattr(piece, "prototypes", None) is not None:
+            return None  # a PieceSlot's own prototype list is a variable too
+        property_names, own = self._first_readers
+        # `_variables`: the piece's properties, then the variables it takes from the piece itself
+        read = tuple(map(piece.properties.get, property_names))
+        taken = tuple(getattr(piece, attribute) or "" if empty else getattr(piece, attribute)
+                      for _name, attribute, empty in own) if own else ()
+        key = (piece.basic_name, piece.piece_name, read, taken)
+        found = memo.unmatched.get(key)
+        if found is not memo.unmatched.MISSING:
+            return found  # type: ignore[return-value]
+        variables = dict(zip(property_names, read, strict=True))
+        variables.update((name, value) for (name, _attribute, _empty), value in zip(own, taken, strict=True))
+        outcome = None
+        if all(rule.refused_at_first(variables) for rule in (*self.ignore, *self.state, *self.counters)):
+            outcome = _Outcome(False, None, (), (), None, piece.basic_name or piece.piece_name or "?")
+        memo.unmatched.put(key, outcome)
+        return outcome
 
     def _variables(self, piece: PieceLike) -> dict[str, str]:
         variables = dict(piece.properties)
@@ -457,6 +521,13 @@ class VassalMapping:
         return used
 
 
+# The variables `VassalMapping._variables` takes from the piece itself (over its properties):
+# name -> (attribute, whether None reads as "").
+_OWN_VARIABLES = {"BasicName": ("basic_name", False), "PieceName": ("piece_name", False),
+                  "location": ("location", True), "map": ("map", True), "zone": ("zone", True),
+                  "board": ("board", True), "piece_id": ("id", False)}
+
+
 def _matching(rules: Iterable[Rule], piece: PieceLike,
               variables: dict[str, str]) -> Iterator[tuple[Rule, dict[str, str]]]:
     """Each rule whose conditions hold for the piece, in order, with the variables it found.
@@ -515,18 +586,23 @@ class MappingMemo:
         self.factor = factor
         self.minimum = minimum
         self.outcomes = BoundedCache(minimum)
+        # (BasicName, PieceName, first-condition values) -> the outcome of a piece no rule takes, or
+        # None when some rule may take it (VassalMapping._unmatched)
+        self.unmatched = BoundedCache(minimum)
         self._for: tuple[Any, Any, Any] | None = None
 
     def use(self, mapping: VassalMapping, pack: Any, prototypes: Any) -> None:
         current = self._for
         if current is None or not (current[0] is mapping and current[1] is pack and current[2] is prototypes):
             self.outcomes.clear()
+            self.unmatched.clear()
             self._for = (mapping, pack, prototypes)
 
     def fit(self, piece_count: int) -> None:
         capacity = max(self.minimum, self.factor * piece_count)
         if capacity > self.outcomes.capacity:
             self.outcomes.resize(capacity)
+            self.unmatched.resize(capacity)
 
 
 def _assign(position: dict[str, Any], dotted: str, value: Any) -> None:

@@ -27,6 +27,14 @@ from vassal_parser.errors import InputError
 from vassal_parser.game import PositionMemo, load_game
 from vassal_parser.module import Module, load_module
 
+# Start-up warm-up of the predefined setups (CheckPipeline.warm_setups): at most this many setups,
+# bytes of setup files and pieces (the memos then hold about 2 x WARM_SETUP_PIECES entries, a few
+# KB each), and none started after this many seconds from the start of the warm-up.
+WARM_SETUPS = 32
+WARM_SETUP_BYTES = 64 * 1024 * 1024
+WARM_SETUP_PIECES = 20_000
+WARM_SETUPS_BUDGET_S = 10.0
+
 
 @dataclass
 class PlanResult:
@@ -77,6 +85,7 @@ class CheckPipeline:
         self.hex_places = hex_places(getattr(self.pack, "hexes", None) or {}, self.mapping.hex_maps)
         self.position_memo = PositionMemo(self.module) if remember else None
         self.mapping_memo = MappingMemo() if remember else None
+        self.setup_problems: list[str] = []  # predefined setups the warm-up could not read
 
     def warm_up(self) -> float:
         """Do at start-up the one-time work the first save would otherwise pay for; returns seconds.
@@ -85,8 +94,9 @@ class CheckPipeline:
         Built here: every map's layout for its default boards (placed in the position memo under
         the keys a save choosing those boards looks up; cells are located once so the grid code
         and its format caches are warm), and one plan of an empty position, which runs the
-        mapping, the engine, the JSON form and the text rendering once. Nothing here depends on a
-        save, so the first save's plan is the same as without it."""
+        mapping, the engine, the JSON form and the text rendering once; then the module's
+        predefined setups, read into the memos (`warm_setups`). Nothing here depends on a save
+        the players write, so the first save's plan is the same as without it."""
         from vassal_parser.layout import MapLayout
 
         start = time.perf_counter()
@@ -104,7 +114,58 @@ class CheckPipeline:
         # a pack that cannot plan an empty position: the first save reports it for real
         with contextlib.suppress(InputError):
             self.plan_pieces([], info)
+        if self.position_memo is not None and self.mapping_memo is not None:
+            self.warm_setups(start + WARM_SETUPS_BUDGET_S)
         return time.perf_counter() - start
+
+    def warm_setups(self, deadline: float) -> int:
+        """Read, locate and map the module's predefined setups into the memos; returns the pieces done.
+
+        Why: a new game's first save is mostly a setup's pieces, unmoved — the same AddPiece texts,
+        on the same boards — so with them in the memos it costs what a later save costs. Each setup
+        is read as any save is (`load_game` with the position memo, then the mapping with its memo),
+        so every entry is keyed by all its inputs and a plan is the same with or without this.
+        Bounded: at most WARM_SETUPS setups, WARM_SETUP_BYTES read, WARM_SETUP_PIECES pieces, and
+        no setup started after `deadline` (perf_counter seconds); a setup that cannot be read is
+        skipped and named in `setup_problems` (a broken one is the module's problem, not the first
+        save's)."""
+        import tempfile
+
+        from vassal_parser.module import setup_file
+
+        assert self.position_memo is not None and self.mapping_memo is not None
+        files = list(dict.fromkeys(s.file for s in self.module.predefined_setups if s.use_file and s.file
+                                   and not s.is_menu))[:WARM_SETUPS]
+        budget, pieces = WARM_SETUP_BYTES, 0
+        with tempfile.TemporaryDirectory(prefix="adjutant-setup-") as folder:
+            for name in files:
+                if time.perf_counter() > deadline or budget <= 0 or pieces >= WARM_SETUP_PIECES:
+                    break
+                setup = next(s for s in self.module.predefined_setups if s.file == name)
+                data = setup_file(self.module, setup, budget)
+                if data is None:
+                    continue
+                budget -= len(data)
+                path = Path(folder) / "setup.vsav"
+                path.write_bytes(data)
+                try:
+                    game = load_game(path, self.module, memo=self.position_memo)
+                    if game.module_name and game.module_name != self.module.name:
+                        continue
+                    placed = game.position()
+                    if pieces + len(placed) > WARM_SETUP_PIECES:
+                        break
+                    pieces += len(placed)
+                    # Room for every setup read so far (the memos keep `factor` positions' worth).
+                    self.position_memo.fit(pieces)
+                    self.mapping_memo.fit(pieces)
+                    self.mapping.map_pieces(placed, self.pack, self.prototypes, memo=self.mapping_memo)
+                except Exception as exc:  # a setup the reader fails on: the first save will say so
+                    # Why not fail the start-up: the players' first save reports its own problems
+                    # (the same reader reads it); a daemon that cannot start shows nothing at all.
+                    self.setup_problems.append(f"{setup.name}: {type(exc).__name__}: {exc}")
+                    continue
+        return pieces
 
     # ---- reading --------------------------------------------------------------------------------
     def load(self, path: str | Path) -> tuple[Any, dict[str, Any]]:
@@ -279,17 +340,25 @@ def concealed_names(pieces: Iterable[Any], mapped: MappingResult) -> list[str]:
     counter_names = {c["id"]: c.get("name") for c in mapped.position.get("counters", [])}
     secret: set[str] = set()
     public: set[str] = set()
+    piece_counters = mapped.piece_counters
+    add_public = public.add
     for piece in pieces:
-        counter_id = mapped.piece_counters.get(piece.id)
+        counter_id = piece_counters.get(piece.id)
+        if not getattr(piece, "hidden_by", None) and not getattr(piece, "masked_by", None):
+            # a visible piece (most of them): every name it goes by is public ("" never is secret)
+            add_public(piece.basic_name)
+            add_public(piece.piece_name)
+            if counter_id:
+                add_public(counter_id)
+                add_public(counter_names.get(counter_id) or "")
+            continue
         names = {piece.basic_name, counter_id, counter_names.get(counter_id) if counter_id else None}
         if getattr(piece, "hidden_by", None):
             secret.update(n for n in (*names, piece.piece_name) if n)
-        elif getattr(piece, "masked_by", None):
+        else:
             secret.update(n for n in names if n)
             if piece.piece_name != piece.basic_name:
                 public.add(piece.piece_name)
-        else:
-            public.update(n for n in (*names, piece.piece_name) if n)
     return sorted(secret - public)
 
 

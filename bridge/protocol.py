@@ -77,9 +77,21 @@ HIDDEN_TEXT = "(hidden)"
 _LINE_FIELDS = ("text", "prompt", "label", "name")
 
 
+_LEAF_TYPES = frozenset({str, int, float, bool, type(None), list, tuple})
+
+
+def _is_mapping(value: Any) -> bool:
+    """`isinstance(value, Mapping)`, without the ABC check for the JSON types a plan is made of.
+
+    Why: the stream view's privacy filter visits every value of every plan it sends (tens of
+    thousands); the abstract-class check was most of that time."""
+    kind = type(value)
+    return kind is dict or (kind not in _LEAF_TYPES and isinstance(value, Mapping))
+
+
 def is_private(item: Any) -> bool:
     """True for a plan object describing something a public viewer must not see."""
-    if not isinstance(item, Mapping):
+    if not _is_mapping(item):
         return False
     if any(item.get(flag) is True for flag in _PRIVATE_FLAGS):
         return True
@@ -103,7 +115,7 @@ def private_names(plan: Any) -> set[str]:
             names.update(str(name) for name in concealed_names if str(name))
 
     def visit(value: Any) -> None:
-        if isinstance(value, Mapping):
+        if _is_mapping(value):
             if is_private(value):
                 names.update(value[f] for f in _NAME_FIELDS if isinstance(value.get(f), str) and value[f])
             for item in value.values():
@@ -117,7 +129,7 @@ def private_names(plan: Any) -> set[str]:
 
 
 def _mentions(item: Any, names: set[str]) -> bool:
-    return isinstance(item, Mapping) and any(item.get(f) in names for f in ("counter", "piece"))
+    return _is_mapping(item) and any(item.get(f) in names for f in ("counter", "piece"))
 
 
 def _names_private(value: Any, names: set[str]) -> bool:
@@ -127,7 +139,7 @@ def _names_private(value: Any, names: set[str]) -> bool:
 def _line_names_private(item: Any, names: set[str]) -> bool:
     """A list entry that is one line of text (a step, a choice, an option, an inset counter): its own
     text fields name a private piece."""
-    return isinstance(item, Mapping) and any(_names_private(item.get(key), names) for key in _LINE_FIELDS)
+    return _is_mapping(item) and any(_names_private(item.get(key), names) for key in _LINE_FIELDS)
 
 
 def _withheld(item: Any, names: set[str]) -> bool:
@@ -149,7 +161,7 @@ def strip_private(value: Any, names: set[str] | None = None) -> Any:
     """
     if names is None:
         names = private_names(value)
-    if isinstance(value, Mapping):
+    if _is_mapping(value):
         return {
             key: (HIDDEN_TEXT if _names_private(item, names) else None)
             if _withheld(item, names)
@@ -162,11 +174,14 @@ def strip_private(value: Any, names: set[str] | None = None) -> Any:
     return copy.deepcopy(value)
 
 
-def public_plan(plan: Any) -> Any:
-    """The plan as the stream view may show it: whitelisted keys, private pieces removed."""
+def public_plan(plan: Any, names: set[str] | None = None) -> Any:
+    """The plan as the stream view may show it: whitelisted keys, private pieces removed.
+
+    `names`: `private_names(plan)` when the caller has it already (it walks the whole plan)."""
     if not isinstance(plan, Mapping):
         return plan
-    names = private_names(plan)
+    if names is None:
+        names = private_names(plan)
     return strip_private({key: value for key, value in plan.items() if key in STREAM_PLAN_KEYS}, names)
 
 
@@ -180,26 +195,32 @@ def _choice_ids(plan: Any) -> set[str]:
     return ids
 
 
-def project_value(key: str, value: Any, view: str, state: Mapping[str, Any] | None = None) -> Any:
+def project_value(key: str, value: Any, view: str, state: Mapping[str, Any] | None = None,
+                  names: set[str] | None = None) -> Any:
     """The value of state key `key` as the given view may see it.
 
     For the stream view every key passes the filter, judged against the current plan in `state`
     (an answer or a tick arrives without the plan that says what is private): answers only to
     choices the public plan still shows and whose values name nothing private, ticks only of
     steps the public plan still shows, and any other text naming a private piece is withheld.
+    `names`: `private_names` of the state's plan, when the caller projects several keys at once
+    (each would walk the whole plan again).
     """
     if view != "stream":
         return value
     plan = state.get("plan") if state is not None else None
     if key == "plan":
-        return public_plan(value)
-    names = private_names(plan)
+        # the state's names serve only a plan equal to the state's (a catch-up delta may be older)
+        same = names is not None and (value is plan or value == plan)
+        return public_plan(value, names if same else None)
+    if names is None:
+        names = private_names(plan)
     if key == "replay":
         return strip_private(value, names | private_names(value))
     if key == "answers":
         if not isinstance(value, Mapping):
             return {}
-        shown = _choice_ids(public_plan(plan))
+        shown = _choice_ids(public_plan(plan, names))
         return {
             choice: copy.deepcopy(answer)
             for choice, answer in value.items()
@@ -210,7 +231,7 @@ def project_value(key: str, value: Any, view: str, state: Mapping[str, Any] | No
     if key == "ticks":
         if not isinstance(value, Mapping):
             return {}
-        live = step_keys(public_plan(plan))
+        live = step_keys(public_plan(plan, names))
         return {step: done for step, done in value.items()
                 if step in live and not _names_private(step, names)}
     if key == "writeback":
@@ -233,7 +254,8 @@ def public_writeback(value: Any) -> Any:
 
 
 def project_state(state: Mapping[str, Any], view: str) -> dict[str, Any]:
-    return {key: project_value(key, value, view, state) for key, value in state.items()}
+    names = private_names(state.get("plan")) if view == "stream" else None
+    return {key: project_value(key, value, view, state, names) for key, value in state.items()}
 
 
 # --- step keys -----------------------------------------------------------------------------------
@@ -341,7 +363,10 @@ def project_delta(
 ) -> dict[str, Any]:
     """A delta as `view` may see it; `state` is the current state (its plan says what is private)."""
     projected = dict(delta)
-    projected["set"] = {key: project_value(key, value, view, state) for key, value in delta["set"].items()}
+    # The state's plan is walked once for every key of the delta (stream view only).
+    names = private_names(state.get("plan")) if view == "stream" and state is not None else None
+    projected["set"] = {key: project_value(key, value, view, state, names)
+                        for key, value in delta["set"].items()}
     return projected
 
 

@@ -667,16 +667,28 @@ class PlanCoordinator:
 # --- the whole daemon ----------------------------------------------------------------------------
 
 
-def _persisting(publish: Publish, store: Any, log_line: Callable[[str], None]) -> Publish:
-    """`publish`, also writing the answers to the store whenever a change carries them."""
+def _persisting(publish: Publish, store: Any, log_line: Callable[[str], None],
+                kept: Mapping[str, Any] | None = None) -> Publish:
+    """`publish`, also writing the answers to the store whenever a change carries new ones.
+
+    Why only new ones: every plan's change carries the answers, and rewriting an unchanged file
+    (a temporary name, a rename, on the first write the writer's import too) put ~15 ms between a
+    save's plan and the overlay. `kept` is what the store already holds (its `load()`); a write that
+    fails is tried again with the next change."""
+    written: list[dict[str, Any] | None] = [dict(kept) if kept is not None else None]
 
     def publish_and_keep(changes: Mapping[str, Any]) -> None:
         publish(changes)
         if "answers" in changes:
+            answers = dict(changes["answers"] or {})
+            if answers == written[0]:
+                return
             try:
-                store.save(dict(changes["answers"] or {}))
+                store.save(answers)
             except OSError as exc:
                 log_line(f"cannot keep the answers in {store.path}: {exc.strerror or exc}")
+                return
+            written[0] = answers
 
     return publish_and_keep
 
@@ -718,8 +730,9 @@ class WatchDaemon:
             history_limit=history_limit,
         )
         publish = self.server.publish
+        kept = answer_store.load() if answer_store is not None else {}
         if answer_store is not None:  # bridge.answer_store: answers kept across a restart
-            publish = _persisting(publish, answer_store, log_line)
+            publish = _persisting(publish, answer_store, log_line, kept)
         self.coordinator = PlanCoordinator(
             plan_function, publish, replay_function=replay_function,
             write_function=write_function, log_line=log_line, plan_budget=plan_budget,
@@ -728,7 +741,7 @@ class WatchDaemon:
         self.server.history.state["writeback"] = dict(self.coordinator.writeback)
         self.server.on_write = self.coordinator.write_moves
         if answer_store is not None:  # the answers given before a restart (starting state, too)
-            self.coordinator.answers = answer_store.load()
+            self.coordinator.answers = dict(kept)
             if self.coordinator.answers:
                 self.server.history.state["answers"] = dict(self.coordinator.answers)
         self.server.on_answer = self.coordinator.set_answer

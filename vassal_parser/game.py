@@ -126,6 +126,10 @@ class PositionMemo:
       * `placed`: (token, (id, type, state), map, x, y, stack, index, deck, layout key) -> the
         PlacedPiece, where `token` names this memo's module (it changes when the memo empties);
       * `places`: (layout key, x, y) -> (board, zone, location);
+      * `unplaced`: `Piece.unplaced_key()` (type, state without the BasicPiece's map and x, y) ->
+        (properties without the id ones, hidden_by, masked_by), or None for a piece whose names
+        read where it is (`Piece.uses_formats`): pieces of one type share this work wherever
+        they stand, so a first read of a save with many alike counters does it once per kind;
       * `layouts`: layout key (map id, chosen boards) -> MapLayout.
     So a hit returns what a fresh computation would; tests/grids/test_position_memo.py checks
     it. Bounded: LRU tables sized to `factor` times the largest position read (at least
@@ -143,6 +147,7 @@ class PositionMemo:
         self.pieces = BoundedCache(minimum)
         self.placed = BoundedCache(minimum)
         self.places = BoundedCache(minimum)
+        self.unplaced = BoundedCache(minimum)
         self.layouts: dict[tuple[str, tuple | None], MapLayout | None] = {}
         self.hits = 0  # placed-piece hits and misses, for benchmarks and tests
         self.misses = 0
@@ -155,7 +160,7 @@ class PositionMemo:
             self.clear()
 
     def clear(self) -> None:
-        for table in (self.pieces, self.placed, self.places):
+        for table in (self.pieces, self.placed, self.places, self.unplaced):
             table.clear()
         self.layouts.clear()
         self.token = next(_MEMO_TOKENS)
@@ -163,11 +168,25 @@ class PositionMemo:
     def fit(self, piece_count: int) -> None:
         """Make room for a position of `piece_count` pieces (tables hold `factor` positions' worth)."""
         capacity = max(self.minimum, self.factor * piece_count)
-        for table in (self.pieces, self.placed, self.places):
+        for table in (self.pieces, self.placed, self.places, self.unplaced):
             if capacity > table.capacity:
                 table.resize(capacity)
         if len(self.layouts) > 256:  # boards re-chosen hundreds of times: start again
             self.layouts.clear()
+
+    def unplaced_facts(self, piece: Piece) -> tuple[dict[str, str], str | None, str | None] | None:
+        """(properties without PieceUID/UniqueID, hidden_by, masked_by) of a piece, shared by every
+        piece with its `unplaced_key`; None when they must be worked out for this piece where it
+        stands (no key, or names that read the map)."""
+        key = piece.unplaced_key()
+        if key is None:
+            return None
+        found = self.unplaced.get(key)
+        if found is _MISSING:
+            found = None if piece.uses_formats() else (
+                piece.properties(None, ids=False), piece.hidden_by, piece.masked_by)
+            self.unplaced.put(key, found)
+        return found  # type: ignore[return-value]
 
     def piece(self, command: Command) -> Piece | Stack | Deck:
         """The thing an AddPiece command creates; Pieces come from the table when seen before."""
@@ -613,7 +632,16 @@ class Game:
             }
             if location is not None:
                 on_board["LocationName"] = location
-            properties = piece.properties(self._context(on_board))
+            shared = memo.unplaced_facts(piece) if memo is not None else None
+            if shared is None:
+                properties = piece.properties(self._context(on_board))
+                hidden_by, masked_by = piece.hidden_by, piece.masked_by
+            else:
+                shared_properties, hidden_by, masked_by = shared
+                properties = dict(shared_properties)
+                if piece_id is not None:  # Piece.properties() adds them last, unless a trait has them
+                    properties.setdefault("PieceUID", piece_id)
+                    properties.setdefault("UniqueID", piece_id)
             properties.update(on_board)
             placed = PlacedPiece(
                 id=piece_id,
@@ -629,8 +657,8 @@ class Game:
                 stack_index=stack_index,
                 deck=deck,
                 properties=properties,
-                hidden_by=piece.hidden_by,
-                masked_by=piece.masked_by,
+                hidden_by=hidden_by,
+                masked_by=masked_by,
                 traits=piece.traits,
                 memo_key=key,
             )

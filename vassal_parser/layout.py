@@ -32,6 +32,8 @@ from vassal_parser import grids
 from vassal_parser.module import BoardDef, BoardSelection, MapDef, SetupStackDef, parse_board_picker
 
 OFFBOARD = "offboard"  # VASSAL's English `Map.offboard` resource string
+MAX_CELL_NAMES = 1 << 16  # cell names kept per layout (`MapLayout._cell_name`); emptied when full
+_NUMBERED_NAME = grids.NumberedGrid.location_name
 
 
 @dataclass
@@ -96,6 +98,7 @@ class MapLayout:
         if board_selection is None:
             board_selection = self.default_selection(map_def)
         self.problems: list[str] = []
+        self._cell_names: dict[tuple[int, int, int], str] = {}  # (grid id, col, row) -> name
         self.boards: list[PlacedBoard] = []
         for name, reversed_, col, row in board_selection:
             board = map_def.board(name)
@@ -251,11 +254,11 @@ class MapLayout:
                 if zone is not None:
                     name = zone.location_name(lx, ly, self._properties)
                 elif grid.background is not None:
-                    name = grid.background.location_name(lx, ly, self._properties)
+                    name = self._cell_name(grid.background, lx, ly)
                 else:
                     name = None
             else:
-                name = grid.location_name(*placed.local(x, y), self._properties)
+                name = self._cell_name(grid, *placed.local(x, y))
         except grids.GridSizeUnknown:
             self._problem(_unknown_size_problem(self.map_def.identifier, placed.board))
             return placed, zone, None
@@ -263,6 +266,26 @@ class MapLayout:
             self._problem(f"map {self.map_def.identifier!r}, board {placed.name!r}: {exc}")
             return placed, zone, None
         return placed, zone, OFFBOARD if name is None else name
+
+    def _cell_name(self, grid: grids.Grid, x: int, y: int) -> str | None:
+        """`grid.location_name(x, y)` with this layout's properties; a hex or square cell's name is
+        formatted once per cell (`_cell_names`), since every point of the cell has it.
+
+        Why here: locating a 5,000-piece save formats a name for every piece, and most of them
+        stand in a few hundred cells. Only for grids that name a point exactly as
+        `NumberedGrid.location_name` does (numbering (col, row), then its format): the format's
+        other properties come from the module (`properties`), which never change."""
+        if type(grid).location_name is not _NUMBERED_NAME or grid.numbering is None:  # type: ignore[attr-defined]
+            return grid.location_name(x, y, self._properties)
+        col, row = grid.column_row(x, y)  # type: ignore[attr-defined]
+        key = (id(grid), col, row)  # the layout's boards keep their grids alive
+        name = self._cell_names.get(key)
+        if name is None:
+            name = grid.numbering.format_name(row, col, self._properties)  # type: ignore[attr-defined]
+            if len(self._cell_names) >= MAX_CELL_NAMES:
+                self._cell_names.clear()
+            self._cell_names[key] = name
+        return name
 
     def snap(self, x: int, y: int) -> tuple[int, int]:
         placed = self.board_at(x, y)

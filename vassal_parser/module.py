@@ -8,7 +8,9 @@ player sees with those extensions loaded.
 
 Public API:
     load_module(path, extensions=()) -> Module
-    Module, MapDef, BoardDef, DrawPileDef, SetupStackDef, PieceSlotDef, GlobalPropertyDef
+    Module, MapDef, BoardDef, DrawPileDef, SetupStackDef, PieceSlotDef, GlobalPropertyDef,
+        PredefinedSetupDef
+    setup_file(module, setup, max_bytes) -> bytes | None   (the save a predefined setup starts from)
     parse_board_picker(text) -> (map_identifier, [(board_name, reversed, col, row)])
     image_size(data) -> (width, height) | None
 """
@@ -20,6 +22,7 @@ import math
 import os
 import re
 import struct
+import zipfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -149,6 +152,17 @@ class GlobalPropertyDef:
 
 
 @dataclass
+class PredefinedSetupDef:
+    """`PredefinedSetup`: a File > New Game entry; with `use_file` it starts from `file`, a saved game
+    packed in the module archive under that name (spec vassal-formats.md, archive entries)."""
+
+    name: str
+    file: str
+    use_file: bool
+    is_menu: bool
+
+
+@dataclass
 class BoardDef:
     """A `Board`: size is the image's (when the .vmod has it), else width/height, else unknown."""
 
@@ -227,6 +241,7 @@ class Module:
     piece_slots: list[PieceSlotDef] = field(default_factory=list)
     extensions: list[str] = field(default_factory=list)
     global_properties: list[GlobalPropertyDef] = field(default_factory=list)
+    predefined_setups: list[PredefinedSetupDef] = field(default_factory=list)
 
     def map_by_id(self, identifier: str | None) -> MapDef | None:
         """`Map.getMapById`: the identifier (mapName) or the internal `MapN` id."""
@@ -655,6 +670,10 @@ def _build(root: etree._Element, path: str, images: _ImageSource, extensions: li
             module.prototypes[node.get("name") or ""] = node.text or ""
         elif tag in SLOT_TAGS:
             module.piece_slots.append(_slot(node))
+        elif tag == PKG + "PredefinedSetup":
+            module.predefined_setups.append(PredefinedSetupDef(
+                node.get("name") or "", node.get("file") or "", node.get("useFile", "true") == "true",
+                node.get("isMenu", "false") == "true"))
         stack.extend((child, owner) for child in reversed(node))
     return module
 
@@ -741,6 +760,30 @@ def _merge_extension(root: etree._Element, ext_path: Path, module_name: str) -> 
         target = _find_target(root, element.get("target") or "", str(ext_path))
         target.append(copy.deepcopy(children[0]))
     return ext_path.stem
+
+
+def setup_file(module: Module, setup: PredefinedSetupDef, max_bytes: int) -> bytes | None:
+    """The saved game a predefined setup starts from, read from the module archive (or, for an
+    unpacked module, the file next to its build file); None when there is none, it is larger than
+    `max_bytes`, or it cannot be read. Only the module's own archive is looked in: a setup an
+    extension adds packs its file in the extension."""
+    if not (setup.use_file and setup.file) or setup.is_menu:
+        return None
+    path = Path(module.path)
+    try:
+        container = open_container(path)
+        if container.is_zip:
+            with zipfile.ZipFile(path) as archive:
+                info = archive.getinfo(setup.file)
+                if info.file_size > max_bytes:
+                    return None
+            return container.read_entry(setup.file)
+        beside = path.parent / setup.file
+        if not beside.resolve().is_relative_to(path.parent.resolve()) or beside.stat().st_size > max_bytes:
+            return None
+        return beside.read_bytes()
+    except (InputError, KeyError, OSError, zipfile.BadZipFile, ValueError):
+        return None
 
 
 def load_module(path: str | os.PathLike[str], extensions: Iterable[str | os.PathLike[str]] = ()) -> Module:

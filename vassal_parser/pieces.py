@@ -107,7 +107,7 @@ def _profile_of(type_string: str, traits: list[Trait]) -> _ChainProfile:
 class Piece:
     """A game piece: an id plus a trait chain (outermost first, BasicPiece last)."""
 
-    __slots__ = ("_state", "_traits", "_type", "_where", "id")
+    __slots__ = ("_state", "_traits", "_type", "_unplaced", "_where", "id")
 
     def __init__(self, piece_id: str | None, type_string: str, state_string: str | None) -> None:
         self.id = piece_id
@@ -115,6 +115,7 @@ class Piece:
         self._state = state_string
         self._traits: list[Trait] | None = None
         self._where: tuple[str | None, int, int] | None = None
+        self._unplaced: tuple | None = None  # set with _where (`_read_basic`)
 
     @classmethod
     def from_traits(cls, piece_id: str | None, traits: list[Trait]) -> Piece:
@@ -174,10 +175,56 @@ class Piece:
 
     @property
     def where(self) -> tuple[str | None, int, int]:
-        """(map, x, y) of the BasicPiece state, worked out once: replay asks for it many times."""
+        """(map, x, y) of the BasicPiece state, worked out once: replay asks for it many times.
+
+        Why not through `fields`: parsing the whole BasicPiece (its type and every state token)
+        for three tokens was the largest per-piece cost of a first read; a state without escapes
+        or quotes splits on `;` as the SequenceEncoder does (`sequence.decode`'s own shortcut)."""
+        where = self._where
+        if where is None:
+            self._read_basic()
+            where = self._where
+        return where  # type: ignore[return-value]
+
+    def unplaced_key(self) -> tuple | None:
+        """Everything `properties(ids=False)`, `hidden_by` and `masked_by` are computed from, except
+        the BasicPiece's map and x, y: pieces of one type differing only in where they stand share
+        it. None when there is no such key (the BasicPiece's state is not a plain tail of the state
+        string). Pieces whose names read the map (`uses_formats`) share the key but not the names:
+        the caller checks that.
+
+        Why the key is the text: the chain's traits are decoded from (type, state); the BasicPiece's
+        own state is the innermost level, taken raw, and when it holds no TAB, backslash or quote it
+        changes nothing in how the levels outside it split, so equal (type, state before it) give
+        equal outer traits. Its tokens after x, y (gpid, persistent properties) are in the key too."""
         if self._where is None:
+            self._read_basic()
+        return self._unplaced
+
+    def _read_basic(self) -> None:
+        """`where` and `unplaced_key` from one look at the BasicPiece's own state."""
+        traits = self._traits if self._traits is not None else self.traits
+        basic = traits[-1]
+        own = basic.state if isinstance(basic, BasicPiece) else None
+        self._unplaced = None
+        if own is None or "\\" in own or "'" in own:
             self._where = (self.map, self.x, self.y)
-        return self._where
+            return
+        tokens = own.split(";", 3)
+        map_id = tokens[0]
+        count = len(tokens)
+        self._where = (None if map_id == "null" else map_id,
+                       _int_token(tokens[1]) if count > 1 else 0,
+                       _int_token(tokens[2]) if count > 2 else 0)
+        state = self._state
+        if type(basic) is BasicPiece and state is not None and "\t" not in own and state.endswith(own):
+            self._unplaced = (self._type, state[: len(state) - len(own)], count,
+                              tokens[3] if count > 3 else "")
+
+    def uses_formats(self) -> bool:
+        """Whether a Text Label's name or label reads properties beyond its own (then the names
+        depend on where the piece is: `$LocationName$`...)."""
+        return any(type(trait) is Label and trait.uses_formats for trait in self.traits)
 
     @property
     def gpid(self) -> str:
@@ -212,7 +259,8 @@ class Piece:
             name = trait.name(name)
         return name
 
-    def properties(self, context: Callable[[str], str | None] | None = None) -> dict[str, str]:
+    def properties(self, context: Callable[[str], str | None] | None = None,
+                   ids: bool = True) -> dict[str, str]:
         """VASSAL-derived properties (spec §5.5); like getProperty, outer traits shadow inner ones.
 
         Includes BasicName (a Basic Name trait's, else the BasicPiece's), PieceName, Marker values,
@@ -223,7 +271,8 @@ class Piece:
 
         The chain is 50-200 traits deep in big modules: the traits that answer properties, the
         ones that change the name and the first Basic Name trait are found by the chain's
-        profile (`_ChainProfile`), not by a walk.
+        profile (`_ChainProfile`), not by a walk. `ids=False` leaves out PieceUID/UniqueID (the
+        piece's id), for a table shared by pieces of one type.
         """
         traits = self.traits
         profile = _profile_of(self._type, traits)
@@ -251,7 +300,7 @@ class Piece:
                 piece_name = trait.name(piece_name)
         result["BasicName"] = basic_name if basic_name is not None else self.basic_name
         result["PieceName"] = piece_name
-        if self.id is not None:
+        if ids and self.id is not None:
             result.setdefault("PieceUID", self.id)
             result.setdefault("UniqueID", self.id)
         return result
@@ -461,6 +510,14 @@ class _Evaluation:
             return self.context(key) if self.context is not None else None
         finally:
             self.depth -= 1
+
+
+def _int_token(token: str) -> int:
+    """`Decoder.next_int(0)` of one token: Integer.parseInt, 0 where Java would throw."""
+    if token.isdigit() and token.isascii() and len(token) < 10:  # plain digits within 32 bits
+        return int(token)
+    value = sequence.java_parse_int(token, 32)
+    return 0 if value is None else value
 
 
 def _int(text: str) -> int:
