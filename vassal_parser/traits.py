@@ -23,6 +23,7 @@ Public API:
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Callable, Mapping
 from itertools import compress, repeat
 from operator import is_
@@ -78,25 +79,29 @@ class Trait:
     `state` is None when the state chain ended before this trait (VASSAL then keeps defaults).
     """
 
-    __slots__ = ("_fields", "_properties", "prefix", "state", "type")
+    __slots__ = ("_properties", "fields", "prefix", "state", "type")
     PREFIXES: ClassVar[tuple[str, ...]] = ()
     DESCRIPTION: ClassVar[str] = "unknown trait"
+    # The parsed own type and state, made on first read (`__getattr__`): a plain slot afterwards,
+    # so the many later reads cost no property call.
+    fields: dict[str, Any]
 
     def __init__(self, type_: str, state: str | None) -> None:
         self.type = type_
         self.state = state
         self.prefix = trait_prefix(type_)
-        self._fields: dict[str, Any] | None = None
         self._properties: dict[str, str] | None = None
 
-    @property
-    def fields(self) -> dict[str, Any]:
-        if self._fields is None:
-            try:
-                self._fields = self._parse()
-            except (ValueError, IndexError):
-                self._fields = {}  # malformed configuration: VASSAL falls back to defaults too
-        return self._fields
+    def __getattr__(self, name: str) -> Any:
+        """Only for `fields` before its first read (Python asks here when the slot is empty)."""
+        if name != "fields":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        try:
+            fields = self._parse()
+        except (ValueError, IndexError):
+            fields = {}  # malformed configuration: VASSAL falls back to defaults too
+        self.fields = fields
+        return fields
 
     def _parse(self) -> dict[str, Any]:
         return {}
@@ -630,7 +635,7 @@ _CHAIN_CACHE_LIMIT = 4096
 _CHAIN_CHARS_LIMIT = 1 << 25  # 32 M characters of chain texts kept at most (they are the keys)
 # own type -> own state -> Trait: one table per own type, so a chain looks its traits up with
 # `map(dict.get, tables, states)` (no (type, state) tuple made or hashed per trait)
-_traits_by_type: dict[str, dict[str | None, Trait]] = {}
+_traits_by_type: defaultdict[str, dict[str | None, Trait]] = defaultdict(dict)
 _trait_count = [0]
 # type chain text -> (own types, the trait table of each)
 _type_chains: dict[str, tuple[list[str], list[dict[str | None, Trait]]]] = {}
@@ -658,13 +663,6 @@ def forget_shared_traits() -> None:
         table.clear()
 
 
-def _trait_table(own_type: str) -> dict[str | None, Trait]:
-    table = _traits_by_type.get(own_type)
-    if table is None:
-        table = _traits_by_type[own_type] = {}
-    return table
-
-
 def _new_trait(table: dict[str | None, Trait], own_type: str, own_state: str | None) -> Trait:
     if _trait_count[0] >= _TRAIT_CACHE_LIMIT:  # full: start again (chains hold the old tables)
         forget_shared_traits()
@@ -676,7 +674,7 @@ def _new_trait(table: dict[str | None, Trait], own_type: str, own_state: str | N
 
 def make_trait(own_type: str, own_state: str | None) -> Trait:
     """The Trait for one own type and state (shared between equal texts, see `_traits_by_type`)."""
-    table = _trait_table(own_type)
+    table = _traits_by_type[own_type]
     trait = table.get(own_state)
     return trait if trait is not None else _new_trait(table, own_type, own_state)
 
@@ -692,7 +690,8 @@ def _own_types(type_string: str) -> tuple[list[str], list[dict[str | None, Trait
         if len(_type_chains) >= _CHAIN_CACHE_LIMIT or _chain_chars[0] > _CHAIN_CHARS_LIMIT:
             _type_chains.clear()
             _chain_chars[0] = 0
-        found = _type_chains[type_string] = (own_types, list(map(_trait_table, own_types)))
+        # each own type's table, made where new (the defaultdict's lookup, in C)
+        found = _type_chains[type_string] = (own_types, list(map(_traits_by_type.__getitem__, own_types)))
         _chain_chars[0] += len(type_string)
     return found
 
