@@ -29,9 +29,11 @@ from vassal_parser.module import Module, load_module
 
 # Start-up warm-up of the predefined setups (CheckPipeline.warm_setups): at most this many setups,
 # bytes of setup files and pieces (the memos then hold about 2 x WARM_SETUP_PIECES entries, a few
-# KB each), and none started after this many seconds from the start of the warm-up.
+# KB each), and none started after this many seconds from the start of the warm-up (one started
+# before may end a few seconds after: its file is at most WARM_SETUP_FILE_BYTES).
 WARM_SETUPS = 32
 WARM_SETUP_BYTES = 64 * 1024 * 1024
+WARM_SETUP_FILE_BYTES = 16 * 1024 * 1024  # one setup file (the largest corpus save is 1.9 MB, 0.3 s)
 WARM_SETUP_PIECES = 20_000
 WARM_SETUPS_BUDGET_S = 10.0
 
@@ -142,7 +144,7 @@ class CheckPipeline:
                 if time.perf_counter() > deadline or budget <= 0 or pieces >= WARM_SETUP_PIECES:
                     break
                 setup = next(s for s in self.module.predefined_setups if s.file == name)
-                data = setup_file(self.module, setup, budget)
+                data = setup_file(self.module, setup, min(budget, WARM_SETUP_FILE_BYTES))
                 if data is None:
                     continue
                 budget -= len(data)

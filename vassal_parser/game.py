@@ -76,6 +76,11 @@ class PlacedPiece:
     memo_key: tuple | None = field(default=None, repr=False, compare=False)
 
 
+# The order `Game._placed` passes PlacedPiece's fields in (tests/grids/test_position_memo.py checks it).
+_PLACED_FIELDS = ("id", "basic_name", "piece_name", "map", "x", "y", "board", "zone", "location", "stack_id",
+                  "stack_index", "deck", "properties", "hidden_by", "masked_by", "traits", "memo_key")
+
+
 class BoundedCache:
     """A least-recently-used table with a capacity that can grow or shrink between positions.
 
@@ -643,24 +648,14 @@ class Game:
                     properties.setdefault("PieceUID", piece_id)
                     properties.setdefault("UniqueID", piece_id)
             properties.update(on_board)
+            # Positional, in field order (_PLACED_FIELDS): 17 keywords cost a 5,000-piece first read
+            # ~7 ms of argument matching.
             placed = PlacedPiece(
-                id=piece_id,
-                basic_name=properties["BasicName"],  # Piece.properties() sets both, unshadowed
-                piece_name=properties["PieceName"],
-                map=map_id,
-                x=x,
-                y=y,
-                board=board_name,
-                zone=zone,
-                location=location,
-                stack_id=stack_id,
-                stack_index=stack_index,
-                deck=deck,
-                properties=properties,
-                hidden_by=hidden_by,
-                masked_by=masked_by,
-                traits=piece.traits,
-                memo_key=key,
+                piece_id,
+                properties["BasicName"],  # Piece.properties() sets both, unshadowed
+                properties["PieceName"],
+                map_id, x, y, board_name, zone, location, stack_id, stack_index, deck,
+                properties, hidden_by, masked_by, piece.traits, key,
             )
             if memo is not None:
                 memo.placed.put(key, placed)

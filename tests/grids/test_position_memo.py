@@ -128,3 +128,14 @@ def test_memo_makes_room_for_a_whole_position_on_its_first_read(corpus_dir: Path
     second = load_game(path, module, memo=memo).position()
     assert memo.hits == len(second) == len(first)
     assert all(a is b for a, b in zip(first, second, strict=True))
+
+
+def test_placed_pieces_are_built_in_their_field_order() -> None:
+    """`Game._placed` passes PlacedPiece's fields by position: a field added anywhere but the end
+    (with a default) would shift every later one (docs/architecture.md: fields are added, never
+    renamed)."""
+    from dataclasses import fields
+
+    from vassal_parser.game import _PLACED_FIELDS, PlacedPiece
+
+    assert tuple(f.name for f in fields(PlacedPiece))[: len(_PLACED_FIELDS)] == _PLACED_FIELDS
