@@ -286,6 +286,9 @@ class HexGridNumbering(RegularGridNumbering):
     stagger: bool = True
 
 
+_PLAIN_HEX_NUMBERING = HexGridNumbering()  # a grid without numbering counts as this (never changed)
+
+
 @dataclass
 class ObliqueHexGridNumbering(HexGridNumbering):
     """VASSAL core `ObliqueHexGridNumbering` (2022): rows slant by half the column number.
@@ -407,8 +410,9 @@ class HexGrid(NumberedGrid):
 
     def column_row(self, x: int, y: int) -> tuple[int, int]:
         """Numbering (col, row) of a board point, before the offsets (spec §6.5)."""
-        numbering = self.numbering or HexGridNumbering()
-        raw_col = self.raw_column(x, y)
+        numbering = self.numbering or _PLAIN_HEX_NUMBERING
+        px = (y if self.sideways else x) - self.x0
+        raw_col = math.floor(px / self.dx + 0.5)  # raw_column, without a second rotation
         col = raw_col
         if numbering.v_descend and self.sideways:
             col = self._max_rows() - col
@@ -428,7 +432,7 @@ class HexGrid(NumberedGrid):
 
     def center_of(self, col: int, row: int) -> Point:
         """`HexGridNumbering.getCenterPoint(col, row)`: numbering (col, row) -> board point."""
-        numbering = self.numbering or HexGridNumbering()
+        numbering = self.numbering or _PLAIN_HEX_NUMBERING
         if isinstance(numbering, ObliqueHexGridNumbering):
             row = numbering.unslant(row, col)
         if numbering.stagger and col % 2 != 0:
