@@ -103,10 +103,13 @@ class BoundedCache:
         return value
 
     def put(self, key: Hashable, value: object) -> None:
-        self._data[key] = value
-        self._data.move_to_end(key)
-        if len(self._data) > self.capacity:
-            self._data.popitem(last=False)
+        data = self._data
+        size = len(data)
+        data[key] = value  # a new key goes last already: its (tuple) hash is worked out once
+        if len(data) == size:
+            data.move_to_end(key)
+        elif size >= self.capacity:
+            data.popitem(last=False)
 
     def resize(self, capacity: int) -> None:
         self.capacity = capacity
