@@ -751,7 +751,7 @@ def _expand(traits: list[Any], module: Any, depth: int = 0) -> tuple[list[Any], 
     return expanded, names
 
 
-def _slot_piece_objects(module: Any) -> list[tuple[Any, Any]]:
+def slot_piece_objects(module: Any) -> list[tuple[Any, Any]]:
     from vassal_parser.commands import leaf_command
     from vassal_parser.pieces import Piece, piece_from_command
 
@@ -773,7 +773,7 @@ def _slot_piece_objects(module: Any) -> list[tuple[Any, Any]]:
 def slot_prototypes(module: Any) -> dict[str, tuple[str, ...]]:
     """gpid -> names of the prototypes its PieceSlot uses (saves keep the gpid, not the prototypes)."""
     result: dict[str, tuple[str, ...]] = {}
-    for slot, piece in _slot_piece_objects(module):
+    for slot, piece in slot_piece_objects(module):
         _traits, names = _expand(piece.traits, module)
         result[str(slot.gpid)] = tuple(names)
     return result
@@ -784,7 +784,7 @@ def slot_pieces(module: Any) -> list[SlotPiece]:
     from vassal_parser.pieces import Piece
 
     pieces = []
-    for index, (slot, piece) in enumerate(_slot_piece_objects(module)):
+    for index, (slot, piece) in enumerate(slot_piece_objects(module)):
         traits, names = _expand(piece.traits, module)
         expanded = Piece.from_traits(None, traits)
         properties = {str(k): str(v) for k, v in expanded.properties().items()}

@@ -168,4 +168,4 @@ def test_log_replay_reads_the_file_once(tmp_path: Path, monkeypatch: pytest.Monk
     _plan_file, replay_file = pipeline_planner(MODULE, str(PACK))
     steps = [(step, plan["vassal"]["step"]) for step, plan in replay_file(log, {})]
     assert steps == [(n, n) for n in range(6)]
-    assert loads == [str(log)]
+    assert [path for path in loads if path == str(log)] == [str(log)]  # (the start-up warm-up reads its own)
