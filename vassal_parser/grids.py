@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from vassal_parser.javahash import iteration_order
-from vassal_parser.sequence import decode, java_parse_int
+from vassal_parser.sequence import decode, fill_format, java_parse_int
 
 Point = tuple[int, int]
 PropertyLookup = Callable[[str], str | None]
@@ -77,20 +77,7 @@ def format_string(fmt: str, props: Mapping[str, str | None], fallback: PropertyL
     in `props` gives its value even when that is None (then nothing: a Zone without a grid); a
     name not in `props` is asked of `fallback` (module/map/zone properties), else it is empty.
     """
-    tokens = _format_tokens(fmt)
-    out: list[str] = []
-    last = len(tokens) - 1
-    for index, token in enumerate(tokens):
-        if not token:
-            continue
-        if index % 2 == 0 or index == last:
-            out.append(token)
-            continue
-        if token in props:
-            out.append(props[token] or "")
-        elif fallback is not None:
-            out.append(fallback(token) or "")
-    return "".join(out)
+    return fill_format(_format_tokens(fmt), props, fallback, unanswered_as_name=False)
 
 
 def _bounding_box(xs: Sequence[int], ys: Sequence[int]) -> tuple[int, int, int, int]:

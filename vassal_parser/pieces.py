@@ -214,8 +214,8 @@ class Piece:
         map_id = tokens[0]
         count = len(tokens)
         self._where = (None if map_id == "null" else map_id,
-                       _int_token(tokens[1]) if count > 1 else 0,
-                       _int_token(tokens[2]) if count > 2 else 0)
+                       sequence.java_int(tokens[1], 0) if count > 1 else 0,
+                       sequence.java_int(tokens[2], 0) if count > 2 else 0)
         state = self._state
         if type(basic) is BasicPiece and state is not None and "\t" not in own and state.endswith(own):
             self._unplaced = (self._type, state[: len(state) - len(own)], count,
@@ -510,14 +510,6 @@ class _Evaluation:
             return self.context(key) if self.context is not None else None
         finally:
             self.depth -= 1
-
-
-def _int_token(token: str) -> int:
-    """`Decoder.next_int(0)` of one token: Integer.parseInt, 0 where Java would throw."""
-    if token.isdigit() and token.isascii() and len(token) < 10:  # plain digits within 32 bits
-        return int(token)
-    value = sequence.java_parse_int(token, 32)
-    return 0 if value is None else value
 
 
 def _int(text: str) -> int:

@@ -20,7 +20,7 @@ Public API:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 _NO_DEFAULT = object()
 _BACKSLASH = "\\"
@@ -157,6 +157,42 @@ def java_parse_int(token: str, bits: int = 32) -> int | None:
     return value if -limit <= value < limit else None
 
 
+def java_int(token: str, default: int) -> int:
+    """`Decoder.nextInt(default)` of one token already split off: Integer.parseInt, `default` where
+    Java would throw."""
+    value = java_parse_int(token, 32)
+    return default if value is None else value
+
+
+def fill_format(tokens: Sequence[str], props: Mapping[str, str | None],
+                lookup: Callable[[str], str | None] | None, unanswered_as_name: bool) -> str:
+    """`$name$` substitution over a format's SE('$') tokens (VASSAL's FormattedString family).
+
+    Tokens at odd positions are property names — but only when another token follows, so an
+    unclosed `abc$def` stays literal (`abcdef`). A name in `props` gives its value (None: nothing);
+    any other is asked of `lookup`; one no one answers gives its own name when
+    `unanswered_as_name` (a piece's name and label formats: `buffer.append(token)`), else nothing
+    (location formats)."""
+    out: list[str] = []
+    last = len(tokens) - 1
+    for index, token in enumerate(tokens):
+        if not token:
+            continue
+        if index % 2 == 0 or index == last:
+            out.append(token)
+        elif token in props:
+            value = props[token]
+            if value is not None:
+                out.append(value)
+        else:
+            value = lookup(token) if lookup is not None else None
+            if value is not None:
+                out.append(value)
+            elif unanswered_as_name:
+                out.append(token)
+    return "".join(out)
+
+
 _JAVA_DOUBLE = re.compile(
     r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|"
     r"0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?"
@@ -219,8 +255,7 @@ class Decoder:
         """`nextInt`: Integer.parseInt of the next token; a bad one still consumes it (§4.2)."""
         if not self.has_more():
             return default
-        value = java_parse_int(self.next_token(), 32)
-        return default if value is None else value
+        return java_int(self.next_token(), default)
 
     def next_long(self, default: int) -> int:
         """`nextLong`: as `next_int` with Long.parseLong's 64-bit range."""

@@ -49,22 +49,7 @@ def evaluate_format(fmt: str, props: Mapping[str, str | None], lookup: Lookup | 
     """
     if "$" not in fmt:
         return fmt
-    tokens = sequence.decode(fmt, "$")
-    out: list[str] = []
-    last = len(tokens) - 1
-    for index, token in enumerate(tokens):
-        if not token:
-            continue
-        if index % 2 == 0 or index == last:
-            out.append(token)
-        elif token in props:
-            value = props[token]
-            if value is not None:
-                out.append(value)
-        else:
-            value = lookup(token) if lookup is not None else None
-            out.append(token if value is None else value)
-    return "".join(out)
+    return sequence.fill_format(sequence.decode(fmt, "$"), props, lookup, unanswered_as_name=True)
 
 
 def trait_prefix(own_type: str) -> str:
@@ -145,10 +130,7 @@ class Trait:
 
 def _int_token(tokens: list[str], index: int, default: int) -> int:
     """`Decoder.nextInt(default)` of token `index`: missing or not a Java int gives the default."""
-    if index >= len(tokens):
-        return default
-    value = sequence.java_parse_int(tokens[index], 32)
-    return default if value is None else value
+    return sequence.java_int(tokens[index], default) if index < len(tokens) else default
 
 
 class BasicPiece(Trait):
