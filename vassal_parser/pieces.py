@@ -224,7 +224,8 @@ class Piece:
     def uses_formats(self) -> bool:
         """Whether a Text Label's name or label reads properties beyond its own (then the names
         depend on where the piece is: `$LocationName$`...)."""
-        return any(type(trait) is Label and trait.uses_formats for trait in self.traits)
+        traits = self.traits
+        return any(traits[index].uses_formats for index in _profile_of(self._type, traits).labels)  # type: ignore[attr-defined]
 
     @property
     def gpid(self) -> str:
@@ -251,8 +252,8 @@ class Piece:
     def name_in(self, context: Callable[[str], str | None] | None) -> str:
         """`PieceName` with `context` answering what the piece's traits do not (map, zone, module)."""
         traits = self.traits
-        namers = [trait for trait in traits if type(trait) in _NAMING_TRAITS]
-        if any(type(trait) is Label and trait.uses_formats for trait in namers):
+        namers = [traits[index] for index in _profile_of(self._type, traits).namers]
+        if self.uses_formats():
             return _Evaluation(traits, context).name_of(0)
         name = ""
         for trait in reversed(namers):
@@ -279,7 +280,7 @@ class Piece:
         answering = [traits[index] for index in profile.answering]
         namers = [traits[index] for index in profile.namers]
         basic_name = traits[profile.basic_names[0]].basic_name if profile.basic_names else None  # type: ignore[attr-defined]
-        formats = any(traits[index].uses_formats for index in profile.labels)  # type: ignore[attr-defined]
+        formats = self.uses_formats()
         result: dict[str, str] = {}
         if formats:
             evaluation = _Evaluation(traits, context)
