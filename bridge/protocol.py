@@ -78,6 +78,10 @@ _LINE_FIELDS = ("text", "prompt", "label", "name")
 
 
 _LEAF_TYPES = frozenset({str, int, float, bool, type(None), list, tuple})
+_ATOMS = frozenset({int, float, bool, type(None)})  # never private, never naming a piece
+_CONTAINER_TYPES = frozenset({dict, list})
+_IMMUTABLE = _ATOMS | {str}
+_NO_NAMES: frozenset[str] = frozenset()
 
 
 def _is_mapping(value: Any) -> bool:
@@ -113,19 +117,28 @@ def private_names(plan: Any) -> set[str]:
         concealed_names = vassal.get("concealed_names") if isinstance(vassal, Mapping) else None
         if isinstance(concealed_names, list):
             names.update(str(name) for name in concealed_names if str(name))
-
-    def visit(value: Any) -> None:
-        if _is_mapping(value):
-            if is_private(value):
-                names.update(value[f] for f in _NAME_FIELDS if isinstance(value.get(f), str) and value[f])
-            for item in value.values():
-                visit(item)
-        elif isinstance(value, list):
-            for item in value:
-                visit(item)
-
-    visit(plan)
+    _collect_flagged(plan, names)
     return names
+
+
+def _collect_flagged(value: Any, names: set[str]) -> None:
+    """Add the names of every object flagged private anywhere in `value` (`private_names`' walk).
+
+    Why written out (no helper calls per value): it visits every object of every plan the stream
+    view is sent; the calls were most of its time."""
+    kind = type(value)
+    if kind is list or (kind not in _LEAF_TYPES and isinstance(value, list)):
+        for item in value:
+            if type(item) in _CONTAINER_TYPES or type(item) not in _LEAF_TYPES:
+                _collect_flagged(item, names)
+        return
+    if not (kind is dict or (kind not in _LEAF_TYPES and isinstance(value, Mapping))):
+        return
+    if _hides_object(value, _NO_NAMES):  # is_private(value)
+        names.update(value[f] for f in _NAME_FIELDS if isinstance(value.get(f), str) and value[f])
+    for item in value.values():
+        if type(item) in _CONTAINER_TYPES or type(item) not in _LEAF_TYPES:
+            _collect_flagged(item, names)
 
 
 def _mentions(item: Any, names: set[str]) -> bool:
@@ -158,20 +171,90 @@ def strip_private(value: Any, names: set[str] | None = None) -> Any:
     Why remove whole objects and whole lines: a step "move <hidden piece> to X" or a why line
     "<hidden piece> is in Aachen" gives the piece (or where it is) away just as much as the piece
     entry itself; a redacted "a hidden piece is in Aachen" would still tell where it is.
+
+    In a mapping, a private object becomes None and a text naming a private piece "(hidden)"; a
+    list drops such entries, and also every entry whose own line of text (`_LINE_FIELDS`) names
+    one. The predicates above say the same one at a time; `_strip` applies them written out,
+    once per value (tests/bridge/test_stream_filter.py holds it to them).
     """
     if names is None:
         names = private_names(value)
-    if _is_mapping(value):
-        return {
-            key: (HIDDEN_TEXT if _names_private(item, names) else None)
-            if _withheld(item, names)
-            else strip_private(item, names)
-            for key, item in value.items()
-            if key not in PRIVATE_NAME_LISTS
-        }
-    if isinstance(value, list):
-        return [strip_private(item, names) for item in value if not _withheld_from_list(item, names)]
-    return copy.deepcopy(value)
+    return _strip(value, names)
+
+
+def _strip(value: Any, names: set[str]) -> Any:
+    kind = type(value)
+    if kind in _ATOMS:  # what deepcopy would return as it is
+        return value
+    if kind is list or (kind not in _LEAF_TYPES and isinstance(value, list)):
+        kept = []
+        for item in value:
+            item_kind = type(item)
+            if item_kind in _ATOMS:
+                kept.append(item)
+            elif item_kind is str or (item_kind not in _LEAF_TYPES and isinstance(item, str)):
+                for name in names:
+                    if name in item:
+                        break
+                else:
+                    kept.append(item)
+            elif item_kind is dict or (item_kind not in _LEAF_TYPES and isinstance(item, Mapping)):
+                if not _hides_entry(item, names):
+                    kept.append(_strip(item, names))
+            else:
+                kept.append(_strip(item, names))
+        return kept
+    if kind is dict or (kind not in _LEAF_TYPES and isinstance(value, Mapping)):
+        out = {}
+        for key, item in value.items():
+            if key in PRIVATE_NAME_LISTS:
+                continue
+            item_kind = type(item)
+            if item_kind in _ATOMS:
+                out[key] = item
+            elif item_kind is str or (item_kind not in _LEAF_TYPES and isinstance(item, str)):
+                out[key] = item
+                for name in names:
+                    if name in item:
+                        out[key] = HIDDEN_TEXT
+                        break
+            elif item_kind is dict or (item_kind not in _LEAF_TYPES and isinstance(item, Mapping)):
+                out[key] = None if _hides_object(item, names) else _strip(item, names)
+            else:
+                out[key] = _strip(item, names)
+        return out
+    return value if kind is str else copy.deepcopy(value)
+
+
+def _hides_object(item: Mapping[str, Any], names: set[str] | frozenset[str]) -> bool:
+    """`_withheld` for a mapping: flagged private, or its counter/piece is a private one."""
+    get = item.get
+    for flag in _PRIVATE_FLAGS:
+        if get(flag) is True:
+            return True
+    for owner in _PRIVATE_OWNERS:
+        if get(owner):
+            return True
+    if names:
+        for field in ("counter", "piece"):
+            if get(field) in names:
+                return True
+    return False
+
+
+def _hides_entry(item: Mapping[str, Any], names: set[str]) -> bool:
+    """`_withheld_from_list` for a mapping: `_hides_object`, or its line of text names a private piece."""
+    if _hides_object(item, names):
+        return True
+    if names:
+        get = item.get
+        for field in _LINE_FIELDS:
+            text = get(field)
+            if isinstance(text, str):
+                for name in names:
+                    if name in text:
+                        return True
+    return False
 
 
 def public_plan(plan: Any, names: set[str] | None = None) -> Any:
@@ -195,8 +278,53 @@ def _choice_ids(plan: Any) -> set[str]:
     return ids
 
 
+class StreamFilter:
+    """What the stream view's filter knows of one plan: its private names and, once asked, its
+    public form with the choice ids and step keys that form still shows.
+
+    Why kept: every key of a message is judged against the state's plan (an answer or a tick
+    arrives without the plan that says what is private). Made once per plan, it serves every key
+    of a delta and every message until the plan changes, instead of walking the plan again for
+    each (three walks of the whole plan per save before). The plan must not change while a filter
+    is kept for it: `StateHistory` replaces a key's value, never edits it. What `public()` returns
+    is shared by whoever asks: read it, encode it, never change it."""
+
+    def __init__(self, plan: Any) -> None:
+        self.plan = plan
+        self.names = private_names(plan)
+        self._public: Any = _UNSET
+        self._choices: set[str] | None = None
+        self._steps: set[str] | None = None
+
+    def public(self) -> Any:
+        if self._public is _UNSET:
+            self._public = public_plan(self.plan, self.names)
+        return self._public
+
+    def shown_choices(self) -> set[str]:
+        if self._choices is None:
+            self._choices = _choice_ids(self.public())
+        return self._choices
+
+    def shown_steps(self) -> set[str]:
+        if self._steps is None:
+            self._steps = step_keys(self.public())
+        return self._steps
+
+
+_UNSET: Any = object()
+
+
+def stream_filter_for(state: Mapping[str, Any] | None, kept: StreamFilter | None = None) -> StreamFilter:
+    """`kept` if it was made for the state's current plan (the same object), else a new filter."""
+    plan = state.get("plan") if state is not None else None
+    if kept is not None and kept.plan is plan:
+        return kept
+    return StreamFilter(plan)
+
+
 def project_value(key: str, value: Any, view: str, state: Mapping[str, Any] | None = None,
-                  names: set[str] | None = None) -> Any:
+                  names: set[str] | None = None, *, stream_filter: StreamFilter | None = None) -> Any:
     """The value of state key `key` as the given view may see it.
 
     For the stream view every key passes the filter, judged against the current plan in `state`
@@ -204,23 +332,28 @@ def project_value(key: str, value: Any, view: str, state: Mapping[str, Any] | No
     choices the public plan still shows and whose values name nothing private, ticks only of
     steps the public plan still shows, and any other text naming a private piece is withheld.
     `names`: `private_names` of the state's plan, when the caller projects several keys at once
-    (each would walk the whole plan again).
+    (each would walk the whole plan again); `stream_filter`: a `StreamFilter` of the state's plan,
+    which also keeps its public form (`stream_filter_for`). A filter made for another plan is not used.
     """
     if view != "stream":
         return value
     plan = state.get("plan") if state is not None else None
+    if stream_filter is not None and stream_filter.plan is not plan:
+        stream_filter = None
+    if stream_filter is None:
+        stream_filter = StreamFilter(plan) if names is None else _given_names(plan, names)
+    names = stream_filter.names
     if key == "plan":
-        # the state's names serve only a plan equal to the state's (a catch-up delta may be older)
-        same = names is not None and (value is plan or value == plan)
-        return public_plan(value, names if same else None)
-    if names is None:
-        names = private_names(plan)
+        # the state's filter serves only a plan equal to the state's (a catch-up delta may be older)
+        if value is plan or value == plan:
+            return stream_filter.public()
+        return public_plan(value)
     if key == "replay":
         return strip_private(value, names | private_names(value))
     if key == "answers":
         if not isinstance(value, Mapping):
             return {}
-        shown = _choice_ids(public_plan(plan, names))
+        shown = stream_filter.shown_choices() if value else set()
         return {
             choice: copy.deepcopy(answer)
             for choice, answer in value.items()
@@ -231,7 +364,7 @@ def project_value(key: str, value: Any, view: str, state: Mapping[str, Any] | No
     if key == "ticks":
         if not isinstance(value, Mapping):
             return {}
-        live = step_keys(public_plan(plan, names))
+        live = stream_filter.shown_steps() if value else set()
         return {step: done for step, done in value.items()
                 if step in live and not _names_private(step, names)}
     if key == "writeback":
@@ -239,6 +372,14 @@ def project_value(key: str, value: Any, view: str, state: Mapping[str, Any] | No
     if isinstance(value, str):  # notice, file, status: one line of text
         return HIDDEN_TEXT if _names_private(value, names) else value
     return strip_private(value, names)
+
+
+def _given_names(plan: Any, names: set[str]) -> StreamFilter:
+    """A filter of `plan` with the names the caller already has (no walk for them)."""
+    made = StreamFilter.__new__(StreamFilter)
+    made.plan, made.names = plan, names
+    made._public, made._choices, made._steps = _UNSET, None, None
+    return made
 
 
 def public_writeback(value: Any) -> Any:
@@ -253,9 +394,11 @@ def public_writeback(value: Any) -> Any:
 
 
 
-def project_state(state: Mapping[str, Any], view: str) -> dict[str, Any]:
-    names = private_names(state.get("plan")) if view == "stream" else None
-    return {key: project_value(key, value, view, state, names) for key, value in state.items()}
+def project_state(
+    state: Mapping[str, Any], view: str, stream_filter: StreamFilter | None = None
+) -> dict[str, Any]:
+    kept = stream_filter_for(state, stream_filter) if view == "stream" else None
+    return {key: project_value(key, value, view, state, stream_filter=kept) for key, value in state.items()}
 
 
 # --- step keys -----------------------------------------------------------------------------------
@@ -280,14 +423,23 @@ def iter_events(plan: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
 
 
 def annotate_step_keys(plan: Mapping[str, Any] | None) -> Any:
-    """A copy of the plan where every event step carries its `key` (what a tick refers to)."""
+    """A copy of the plan where every event step carries its `key` (what a tick refers to).
+
+    Copied: the plan, its event list, each event and step list and each step; everything else
+    is shared with `plan`, which is left as it was. Why not a deep copy: it was a tenth of the
+    daemon's own time per save, and the state keeps its own copy anyway (`StateHistory.update`)."""
     if not isinstance(plan, Mapping):
         return plan
-    annotated = copy.deepcopy(dict(plan))
+    annotated = dict(plan)
+    events = annotated.get("events")
+    if not isinstance(events, list):
+        return annotated
+    annotated["events"] = events = [dict(event) if isinstance(event, Mapping) else event for event in events]
     for event_index, event in enumerate(iter_events(annotated)):
         steps = event.get("steps")
         if not isinstance(steps, list):
             continue
+        event["steps"] = steps = [dict(step) if isinstance(step, dict) else step for step in steps]
         for step_index, step in enumerate(steps):
             if isinstance(step, dict):
                 step["key"] = step_key(event, event_index, step, step_index)
@@ -347,25 +499,29 @@ def encode(message: Mapping[str, Any]) -> str:
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
 
 
-def snapshot_message(seq: int, state: Mapping[str, Any], view: str, run: str = "") -> dict[str, Any]:
+def snapshot_message(seq: int, state: Mapping[str, Any], view: str, run: str = "",
+                     stream_filter: StreamFilter | None = None) -> dict[str, Any]:
     return {
         "type": "snapshot",
         "protocol": PROTOCOL_VERSION,
         "run": run,
         "seq": seq,
         "view": view,
-        "state": project_state(state, view),
+        "state": project_state(state, view, stream_filter),
     }
 
 
 def project_delta(
-    delta: Mapping[str, Any], view: str, state: Mapping[str, Any] | None = None
+    delta: Mapping[str, Any], view: str, state: Mapping[str, Any] | None = None,
+    stream_filter: StreamFilter | None = None,
 ) -> dict[str, Any]:
-    """A delta as `view` may see it; `state` is the current state (its plan says what is private)."""
+    """A delta as `view` may see it; `state` is the current state (its plan says what is private).
+
+    `stream_filter`: the caller's `StreamFilter` of the state's plan, kept between messages (one
+    for another plan is replaced); without it the state's plan is walked once for the delta."""
     projected = dict(delta)
-    # The state's plan is walked once for every key of the delta (stream view only).
-    names = private_names(state.get("plan")) if view == "stream" and state is not None else None
-    projected["set"] = {key: project_value(key, value, view, state, names)
+    kept = stream_filter_for(state, stream_filter) if view == "stream" else None
+    projected["set"] = {key: project_value(key, value, view, state, stream_filter=kept)
                         for key, value in delta["set"].items()}
     return projected
 
@@ -376,6 +532,21 @@ def heartbeat_message(seq: int, now: float, run: str = "") -> dict[str, Any]:
 
 def error_message(code: str, text: str) -> dict[str, Any]:
     return {"type": "error", "protocol": PROTOCOL_VERSION, "error": code, "message": text}
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of a JSON value (dicts, lists, text, numbers); other types go to `copy.deepcopy`.
+
+    Why not `copy.deepcopy` for all of it: its memo of every object copied made it several times
+    slower on a plan, which is a tree (nothing in it shared, no cycles)."""
+    kind = type(value)
+    if kind is str or kind in _ATOMS:
+        return value
+    if kind is dict:
+        return {key: item if type(item) in _IMMUTABLE else json_copy(item) for key, item in value.items()}
+    if kind is list:
+        return [item if type(item) in _IMMUTABLE else json_copy(item) for item in value]
+    return copy.deepcopy(value)
 
 
 class StateHistory:
@@ -401,13 +572,17 @@ class StateHistory:
         if not changed:
             return None
         self.seq += 1
-        self.state.update(copy.deepcopy(changed))
+        # One copy, kept by the state and the delta alike: what the caller changes afterwards
+        # reaches neither. A value is replaced by the next change of its key, never edited, so
+        # the state's plan stays the object its `StreamFilter` was made for.
+        copied = {key: json_copy(value) for key, value in changed.items()}
+        self.state.update(copied)
         delta = {
             "type": "delta",
             "protocol": PROTOCOL_VERSION,
             "run": self.run,
             "seq": self.seq,
-            "set": changed,
+            "set": copied,
         }
         self._deltas.append(delta)
         return delta

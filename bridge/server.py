@@ -137,6 +137,7 @@ class OverlayServer:
         self._server: Server | None = None
         self._heartbeat: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._filter: protocol.StreamFilter | None = None
 
     # --- lifecycle -------------------------------------------------------------------------------
 
@@ -184,10 +185,17 @@ class OverlayServer:
         texts: dict[str, str] = {}
         for client in list(self.clients):
             if client.view not in texts:
-                texts[client.view] = protocol.encode(
-                    protocol.project_delta(delta, client.view, self.history.state)
-                )
+                projected = protocol.project_delta(delta, client.view, self.history.state,
+                                                   self._stream_filter(client.view))
+                texts[client.view] = protocol.encode(projected)
             self._send(client, texts[client.view])
+
+    def _stream_filter(self, view: str) -> protocol.StreamFilter | None:
+        """The stream view's filter of the current plan, kept until the plan changes (`StreamFilter`)."""
+        if view != "stream":
+            return None
+        self._filter = protocol.stream_filter_for(self.history.state, self._filter)
+        return self._filter
 
     def _send(self, client: _Client, text: str) -> None:
         if not client.offer(text):
@@ -217,11 +225,13 @@ class OverlayServer:
         deltas = self.history.deltas_since(since, run) if since is not None else None
         if deltas is None:
             history = self.history
-            message = protocol.snapshot_message(history.seq, history.state, client.view, history.run)
+            message = protocol.snapshot_message(history.seq, history.state, client.view, history.run,
+                                                self._stream_filter(client.view))
             self._send(client, protocol.encode(message))
             return
         for delta in deltas:
-            projected = protocol.project_delta(delta, client.view, self.history.state)
+            projected = protocol.project_delta(delta, client.view, self.history.state,
+                                               self._stream_filter(client.view))
             self._send(client, protocol.encode(projected))
 
     async def _beat(self) -> None:

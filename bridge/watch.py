@@ -45,6 +45,9 @@ DEFAULT_RETRY_S = 0.1
 DEFAULT_GIVE_UP_S = 5.0
 DEFAULT_FOLDER_CHECK_S = 1.0
 MAX_REPLAY_STEPS = 2000
+_STREAM_START = b"begin_save"
+_HEX_HEAD_DIGITS = 2 * (1 + len(_STREAM_START))  # the key byte, then the stream's first word
+_CHECK_CHUNK_BYTES = 64 * 1024  # inflated a step at a time: no copy of the whole entry is kept
 
 # A planner: a complete file's path and the current answers -> the plan as a JSON dict.
 # It raises vassal_parser.errors.InputError for a file it cannot read.
@@ -84,26 +87,33 @@ def _stamp(path: Path) -> FileStamp:
     return FileStamp(stat.st_size, stat.st_mtime_ns)
 
 
-def _decodes(data: bytes) -> bool:
-    """Does the `savedGame` payload decode to a command stream (spec §2: `!VCSK`, `VOBS`, plain)?"""
-    if data.startswith(b"!VCSK"):
-        body = data[5:].strip()
-        if len(body) < 2 or len(body) % 2:
+def _decodes(head: bytes) -> bool:
+    """Does a `savedGame` payload starting with `head` decode to a command stream (spec §2: `!VCSK`,
+    `VOBS`, plain)? Only the first bytes are needed: every form starts with `begin_save`.
+
+    Why only the head: the entry is known to be complete once it inflated with a good CRC (the
+    writer streams the entry, then writes its CRC, then the central directory). Decoding the whole
+    body belongs to the reader, which is stricter than this check (a non-hex character or an odd
+    digit count anywhere is an InputError there, so such a file is refused, with its reason,
+    and never planned); here it only cost a second copy of a multi-megabyte body per save."""
+    if head.startswith(b"!VCSK"):
+        body = head[5:].lstrip()[:_HEX_HEAD_DIGITS]
+        if len(body) < _HEX_HEAD_DIGITS:
             return False
         try:
             raw = binascii.unhexlify(body)
         except (binascii.Error, ValueError):
             return False
         key, payload = raw[0], raw[1:]
-        head = bytes(b ^ key for b in payload[:10])
-    elif data.startswith(b"VOBS"):
-        if len(data) < 6:
+        decoded = bytes(b ^ key for b in payload)
+    elif head.startswith(b"VOBS"):
+        if len(head) < 6:
             return False
-        key = data[4]
-        head = bytes(b ^ key for b in data[5:15])
+        key = head[4]
+        decoded = bytes(b ^ key for b in head[5:15])
     else:
-        head = data[:10]
-    return head.startswith(b"begin_save")
+        decoded = head[:10]
+    return decoded.startswith(_STREAM_START)
 
 
 def _short(exc: BaseException) -> str:
@@ -124,7 +134,12 @@ def check_complete(path: Path) -> FileStamp:
                 raise IncompleteFile("no savedGame entry") from None
             if info.file_size > MAX_SAVEDGAME_BYTES:
                 raise IncompleteFile(f"savedGame larger than {MAX_SAVEDGAME_BYTES} bytes")
-            data = archive.read(info)  # inflates and checks the CRC
+            # Inflated in steps and dropped: the CRC (checked by zipfile at the entry's end) is
+            # what proves the entry whole, and only its first bytes are decoded here.
+            with archive.open(info) as entry:
+                head = entry.read(len(_STREAM_START) + 64)
+                while entry.read(_CHECK_CHUNK_BYTES):
+                    pass
     except zipfile.BadZipFile as exc:
         raise IncompleteFile(f"not a complete zip ({_short(exc)})") from None
     except (OSError, EOFError, ValueError, NotImplementedError, RuntimeError, lzma.LZMAError, zlib.error,
@@ -132,7 +147,7 @@ def check_complete(path: Path) -> FileStamp:
         # RuntimeError: an entry flagged encrypted; UnicodeDecodeError (a ValueError): a name
         # flagged UTF-8 that is not; NotImplementedError: a zip version or method Python lacks.
         raise IncompleteFile(f"unreadable ({_short(exc)})") from None
-    if not _decodes(data):
+    if not _decodes(head):
         raise IncompleteFile("savedGame does not decode to a VASSAL command stream")
     after = _stamp(path)
     if after != before:
@@ -632,6 +647,8 @@ class PlanCoordinator:
             }
         )
         elapsed_ms = (time.monotonic() - started) * 1000
+        # The pages' senders run first (they were woken by the publish); the console line after.
+        await asyncio.sleep(0)
         what = "replayed" if replay is not None else "planned"
         self._log_line(f"{path.name}: {what} ({reason}), {due_summary(plan, previous)}, {elapsed_ms:.0f} ms")
         return True
