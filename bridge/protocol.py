@@ -141,28 +141,8 @@ def _collect_flagged(value: Any, names: set[str]) -> None:
             _collect_flagged(item, names)
 
 
-def _mentions(item: Any, names: set[str]) -> bool:
-    return _is_mapping(item) and any(item.get(f) in names for f in ("counter", "piece"))
-
-
 def _names_private(value: Any, names: set[str]) -> bool:
     return isinstance(value, str) and any(name in value for name in names)
-
-
-def _line_names_private(item: Any, names: set[str]) -> bool:
-    """A list entry that is one line of text (a step, a choice, an option, an inset counter): its own
-    text fields name a private piece."""
-    return _is_mapping(item) and any(_names_private(item.get(key), names) for key in _LINE_FIELDS)
-
-
-def _withheld(item: Any, names: set[str]) -> bool:
-    return is_private(item) or _mentions(item, names) or _names_private(item, names)
-
-
-def _withheld_from_list(item: Any, names: set[str]) -> bool:
-    """List entries go whole: a step "move RU Secret Reserve to e3806" must not survive as a
-    "(hidden)" placeholder that still tells where something moves."""
-    return _withheld(item, names) or _line_names_private(item, names)
 
 
 def strip_private(value: Any, names: set[str] | None = None) -> Any:
@@ -172,10 +152,11 @@ def strip_private(value: Any, names: set[str] | None = None) -> Any:
     "<hidden piece> is in Aachen" gives the piece (or where it is) away just as much as the piece
     entry itself; a redacted "a hidden piece is in Aachen" would still tell where it is.
 
-    In a mapping, a private object becomes None and a text naming a private piece "(hidden)"; a
-    list drops such entries, and also every entry whose own line of text (`_LINE_FIELDS`) names
-    one. The predicates above say the same one at a time; `_strip` applies them written out,
-    once per value (tests/bridge/test_stream_filter.py holds it to them).
+    The rule: in a mapping, an object flagged private (`is_private`) or whose `counter`/`piece`
+    is a private name becomes None, and a text naming a private piece becomes "(hidden)"; a list
+    drops such entries, and also every object whose own line of text (`_LINE_FIELDS`) names one.
+    `_strip` applies it written out, once per value, because it runs on every plan the stream is
+    sent (tests/bridge/test_stream_filter.py holds it to the rule stated plainly).
     """
     if names is None:
         names = private_names(value)
@@ -227,7 +208,8 @@ def _strip(value: Any, names: set[str]) -> Any:
 
 
 def _hides_object(item: Mapping[str, Any], names: set[str] | frozenset[str]) -> bool:
-    """`_withheld` for a mapping: flagged private, or its counter/piece is a private one."""
+    """A mapping withheld: flagged private, or its counter/piece is a private name (a value that
+    is not text names nothing; a list there is filtered like any list)."""
     get = item.get
     for flag in _PRIVATE_FLAGS:
         if get(flag) is True:
@@ -237,13 +219,14 @@ def _hides_object(item: Mapping[str, Any], names: set[str] | frozenset[str]) -> 
             return True
     if names:
         for field in ("counter", "piece"):
-            if get(field) in names:
+            named = get(field)
+            if isinstance(named, str) and named in names:
                 return True
     return False
 
 
 def _hides_entry(item: Mapping[str, Any], names: set[str]) -> bool:
-    """`_withheld_from_list` for a mapping: `_hides_object`, or its line of text names a private piece."""
+    """A list entry withheld: `_hides_object`, or its line of text names a private piece."""
     if _hides_object(item, names):
         return True
     if names:
