@@ -4,7 +4,8 @@ Why all the care (docs/protocol.md, spec §8.3): VASSAL 3.5+ rewrites a save IN 
 watcher sees an empty or half-written zip; older versions write `tmp*.zip` and rename; a log is
 written once, at the end. A file is used only when it is *complete*: its size and mtime did not
 change while it was read, the zip's central directory opens, the `savedGame` entry inflates with a
-good CRC, and its obfuscation layer decodes to a command stream. Anything else is retried, with a
+good CRC, and its obfuscation layer decodes to the start of a command stream (the reader judges
+the rest: a file it refuses gets a notice, never a plan). Anything else is retried, with a
 bounded number of attempts, and the last good plan stays on screen meanwhile.
 
 This module never writes to the watched folder.
