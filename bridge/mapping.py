@@ -338,16 +338,18 @@ class VassalMapping:
             "counters": [],
         }
         first_names = self._first_names if memo is not None else None
+        remembered = memo.outcomes.get if memo is not None else None
+        remember = memo.outcomes.put if memo is not None else None
         for piece in pieces:
             key = getattr(piece, "memo_key", None) if memo is not None else None
-            outcome = memo.outcomes.get(key) if key is not None else None  # type: ignore[union-attr]
+            outcome = remembered(key) if key is not None else None  # type: ignore[misc]
             if not isinstance(outcome, _Outcome):
                 if first_names is not None:
                     outcome = self._unmatched(piece, first_names, memo)  # type: ignore[arg-type]
                 if not isinstance(outcome, _Outcome):
                     outcome = self._outcome(piece, known_hexes)
                 if key is not None:
-                    memo.outcomes.put(key, outcome)  # type: ignore[union-attr]
+                    remember(key, outcome)  # type: ignore[misc]
             if outcome.ignored:
                 if outcome.concealed:
                     concealed[f"piece:{piece.id}"] = outcome.concealed

@@ -594,13 +594,16 @@ class Game:
         memo = self._memo
         if memo is not None:
             memo.fit(len(board.pieces))
+            placed_get, placed_put, token = memo.placed.get, memo.placed.put, memo.token
         maps: dict[str | None, tuple[MapLayout | None, tuple | None, str]] = {}
         indexes: dict[str, dict[str, int]] = {}
         result: list[PlacedPiece] = []
+        append = result.append
+        parent_of, containers = board.parent.get, board.containers
         for piece_id, piece in board.pieces.items():
             # BasicPiece.getPosition/getMap: a contained piece is where its container is.
-            container_id = board.parent.get(piece_id)
-            container = board.containers.get(container_id) if container_id is not None else None
+            container_id = parent_of(piece_id)
+            container = containers.get(container_id) if container_id is not None else None
             stack_id = stack_index = deck = None
             if container is not None:
                 map_id, x, y = container.map, container.x, container.y
@@ -622,11 +625,11 @@ class Game:
             layout, layout_key, map_name, map_id = on_map
             key = None
             if memo is not None:
-                key = (memo.token, piece.strings(), map_id, x, y, stack_id, stack_index, deck, layout_key)
-                cached = memo.placed.get(key)
+                key = (token, piece.strings(), map_id, x, y, stack_id, stack_index, deck, layout_key)
+                cached = placed_get(key)
                 if cached is not _MISSING:
                     memo.hits += 1
-                    result.append(cached)  # type: ignore[arg-type]
+                    append(cached)  # type: ignore[arg-type]
                     continue
                 memo.misses += 1
             board_name, zone, location = self._place(layout, layout_key, x, y)
@@ -661,8 +664,8 @@ class Game:
                 properties, hidden_by, masked_by, piece.traits, key,
             )
             if memo is not None:
-                memo.placed.put(key, placed)
-            result.append(placed)
+                placed_put(key, placed)
+            append(placed)
         return result
 
     def _context(self, on_board: dict[str, str]) -> Callable[[str], str | None]:

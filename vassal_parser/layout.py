@@ -99,6 +99,7 @@ class MapLayout:
             board_selection = self.default_selection(map_def)
         self.problems: list[str] = []
         self._cell_names: dict[tuple[int, int, int], str] = {}  # (grid id, col, row) -> name
+        self._zone_names: dict[int, str] = {}  # zone id -> its name, for zones naming no point
         self.boards: list[PlacedBoard] = []
         for name, reversed_, col, row in board_selection:
             board = map_def.board(name)
@@ -252,7 +253,11 @@ class MapLayout:
             if isinstance(grid, grids.ZonedGrid) and not placed.reversed:
                 lx, ly = x - placed.x, y - placed.y
                 if zone is not None:
-                    name = zone.location_name(lx, ly, self._properties)
+                    name = self._zone_names.get(id(zone))  # the layout's boards keep their zones alive
+                    if name is None:
+                        name = zone.location_name(lx, ly, self._properties)
+                        if not zone.name_reads_point():  # one name for every point of the zone
+                            self._zone_names[id(zone)] = name
                 elif grid.background is not None:
                     name = self._cell_name(grid.background, lx, ly)
                 else:
