@@ -27,9 +27,10 @@ from __future__ import annotations
 import itertools
 import os
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from vassal_parser.collector import collector_paused
 from vassal_parser.commands import Command, decode_stream, split_log
@@ -74,11 +75,42 @@ class PlacedPiece:
     # Set only when the game was read with a PositionMemo: every input this piece was computed
     # from, so a later consumer (bridge.mapping) may remember its own per-piece work under it.
     memo_key: tuple | None = field(default=None, repr=False, compare=False)
+    # Also only with a PositionMemo: what this piece shares with every piece of its kind (same type,
+    # same state but for where it stands), one object for all of them; None where it shares nothing.
+    kind: PieceKind | None = field(default=None, repr=False, compare=False)
 
 
 # The order `Game._placed` passes PlacedPiece's fields in (tests/grids/test_position_memo.py checks it).
 _PLACED_FIELDS = ("id", "basic_name", "piece_name", "map", "x", "y", "board", "zone", "location", "stack_id",
-                  "stack_index", "deck", "properties", "hidden_by", "masked_by", "traits", "memo_key")
+                  "stack_index", "deck", "properties", "hidden_by", "masked_by", "traits", "memo_key", "kind")
+# The properties `Game._placed` gives each piece beside its kind's (where it stands, its id): a
+# consumer keeping work per kind (bridge.mapping) may do so only for work that reads none of them.
+PER_PIECE_PROPERTIES = frozenset(("CurrentMap", "CurrentBoard", "CurrentZone", "CurrentX", "CurrentY",
+                                  "DeckName", "LocationName", "PieceUID", "UniqueID"))
+
+
+class PieceKind:
+    """Properties (without PieceUID/UniqueID and where the piece stands), hidden_by and masked_by
+    shared by every piece of one `Piece.unplaced_key`: one object for all of them, so a consumer
+    may keep work per kind under it (it hashes by identity, in no time).
+
+    Unpacks and indexes as the (properties, hidden_by, masked_by) triple it holds."""
+
+    __slots__ = ("hidden_by", "masked_by", "properties")
+
+    def __init__(self, properties: dict[str, str], hidden_by: str | None, masked_by: str | None) -> None:
+        self.properties = properties
+        self.hidden_by = hidden_by
+        self.masked_by = masked_by
+
+    def _triple(self) -> tuple[dict[str, str], str | None, str | None]:
+        return self.properties, self.hidden_by, self.masked_by
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._triple())
+
+    def __getitem__(self, index: int) -> Any:
+        return self._triple()[index]
 
 
 class BoundedCache:
@@ -182,7 +214,7 @@ class PositionMemo:
         if len(self.layouts) > 256:  # boards re-chosen hundreds of times: start again
             self.layouts.clear()
 
-    def unplaced_facts(self, piece: Piece) -> tuple[dict[str, str], str | None, str | None] | None:
+    def unplaced_facts(self, piece: Piece) -> PieceKind | None:
         """(properties without PieceUID/UniqueID, hidden_by, masked_by) of a piece, shared by every
         piece with its `unplaced_key`; None when they must be worked out for this piece where it
         stands (no key, or names that read the map)."""
@@ -191,7 +223,7 @@ class PositionMemo:
             return None
         found = self.unplaced.get(key)
         if found is _MISSING:
-            found = None if piece.uses_formats() else (
+            found = None if piece.uses_formats() else PieceKind(
                 piece.properties(None, ids=False), piece.hidden_by, piece.masked_by)
             self.unplaced.put(key, found)
         return found  # type: ignore[return-value]
@@ -648,20 +680,20 @@ class Game:
                 properties = piece.properties(self._context(on_board))
                 hidden_by, masked_by = piece.hidden_by, piece.masked_by
             else:
-                shared_properties, hidden_by, masked_by = shared
-                properties = dict(shared_properties)
+                hidden_by, masked_by = shared.hidden_by, shared.masked_by
+                properties = dict(shared.properties)
                 if piece_id is not None:  # Piece.properties() adds them last, unless a trait has them
                     properties.setdefault("PieceUID", piece_id)
                     properties.setdefault("UniqueID", piece_id)
             properties.update(on_board)
-            # Positional, in field order (_PLACED_FIELDS): 17 keywords cost a 5,000-piece first read
+            # Positional, in field order (_PLACED_FIELDS): 18 keywords cost a 5,000-piece first read
             # ~7 ms of argument matching.
             placed = PlacedPiece(
                 piece_id,
                 properties["BasicName"],  # Piece.properties() sets both, unshadowed
                 properties["PieceName"],
                 map_id, x, y, board_name, zone, location, stack_id, stack_index, deck,
-                properties, hidden_by, masked_by, piece.traits, key,
+                properties, hidden_by, masked_by, piece.traits, key, shared,
             )
             if memo is not None:
                 placed_put(key, placed)

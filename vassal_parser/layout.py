@@ -108,6 +108,14 @@ class MapLayout:
             self.boards.append(PlacedBoard(board, reversed_, col, row))
         self._place()
         self.draw_pile_positions = self._draw_piles()
+        # What `board_at` and `deck_at` compare, worked out once: every located piece asks both.
+        self._board_boxes = [
+            (placed, placed.x, placed.y, *((placed.x + placed.board.size[0], placed.y + placed.board.size[1])
+                                           if placed.board.size is not None else (None, None)))
+            for placed in self.boards]
+        self._deck_points: dict[tuple[int, int], str] = {}
+        for name, position in self.draw_pile_positions.items():
+            self._deck_points.setdefault(position, name)  # the first pile at a point answers
 
     @staticmethod
     def default_selection(map_def: MapDef) -> BoardSelection:
@@ -189,9 +197,10 @@ class MapLayout:
 
     # --- point -> things ---------------------------------------------------------------------
     def board_at(self, x: int, y: int) -> PlacedBoard | None:
-        """`Map.findBoard`: the first selected board whose rectangle holds the point."""
-        for placed in self.boards:
-            if placed.contains(x, y):
+        """`Map.findBoard`: the first selected board whose rectangle holds the point
+        (`PlacedBoard.contains`, from the boxes kept at start)."""
+        for placed, left, top, right, bottom in self._board_boxes:
+            if left <= x and top <= y and (right is None or (x < right and y < bottom)):
                 return placed
         return None
 
@@ -203,10 +212,7 @@ class MapLayout:
         return placed.board.grid.zone_at(x - placed.x, y - placed.y)
 
     def deck_at(self, x: int, y: int) -> str | None:
-        for name, position in self.draw_pile_positions.items():
-            if position == (x, y):
-                return name
-        return None
+        return self._deck_points.get((x, y))
 
     def location_name(self, x: int, y: int) -> str | None:
         """`Map.locationName` (spec §5.5): DrawPile at the exact point, else the grid, else offboard.
