@@ -96,12 +96,14 @@ class PieceKind:
 
     Unpacks and indexes as the (properties, hidden_by, masked_by) triple it holds."""
 
-    __slots__ = ("hidden_by", "masked_by", "properties")
+    __slots__ = ("hidden_by", "masked_by", "properties", "without_ids")
 
     def __init__(self, properties: dict[str, str], hidden_by: str | None, masked_by: str | None) -> None:
         self.properties = properties
         self.hidden_by = hidden_by
         self.masked_by = masked_by
+        # no trait of the kind answers PieceUID or UniqueID: each piece's own id does
+        self.without_ids = "PieceUID" not in properties and "UniqueID" not in properties
 
     def _triple(self) -> tuple[dict[str, str], str | None, str | None]:
         return self.properties, self.hidden_by, self.masked_by
@@ -665,27 +667,38 @@ class Game:
                     continue
                 memo.misses += 1
             board_name, zone, location = self._place(layout, layout_key, x, y)
-            on_board = {
-                "CurrentMap": map_name,
-                "CurrentBoard": board_name or "",
-                "CurrentZone": zone or "",
-                "CurrentX": str(x),
-                "CurrentY": str(y),
-                "DeckName": deck or "",
-            }
-            if location is not None:
-                on_board["LocationName"] = location
             shared = memo.unplaced_facts(piece) if memo is not None else None
-            if shared is None:
-                properties = piece.properties(self._context(on_board))
-                hidden_by, masked_by = piece.hidden_by, piece.masked_by
-            else:
+            if shared is not None and shared.without_ids and piece_id is not None:
+                # the usual piece of a kind, in one dict display: its kind's properties, then its
+                # ids (Piece.properties() adds them last), then where it stands (PER_PIECE_PROPERTIES)
                 hidden_by, masked_by = shared.hidden_by, shared.masked_by
-                properties = dict(shared.properties)
-                if piece_id is not None:  # Piece.properties() adds them last, unless a trait has them
-                    properties.setdefault("PieceUID", piece_id)
-                    properties.setdefault("UniqueID", piece_id)
-            properties.update(on_board)
+                properties = {**shared.properties, "PieceUID": piece_id, "UniqueID": piece_id,
+                              "CurrentMap": map_name, "CurrentBoard": board_name or "",
+                              "CurrentZone": zone or "", "CurrentX": str(x), "CurrentY": str(y),
+                              "DeckName": deck or ""}
+                if location is not None:
+                    properties["LocationName"] = location
+            else:
+                on_board = {
+                    "CurrentMap": map_name,
+                    "CurrentBoard": board_name or "",
+                    "CurrentZone": zone or "",
+                    "CurrentX": str(x),
+                    "CurrentY": str(y),
+                    "DeckName": deck or "",
+                }
+                if location is not None:
+                    on_board["LocationName"] = location
+                if shared is None:
+                    properties = piece.properties(self._context(on_board))
+                    hidden_by, masked_by = piece.hidden_by, piece.masked_by
+                else:
+                    hidden_by, masked_by = shared.hidden_by, shared.masked_by
+                    properties = dict(shared.properties)
+                    if piece_id is not None:  # Piece.properties() adds them last, unless a trait has them
+                        properties.setdefault("PieceUID", piece_id)
+                        properties.setdefault("UniqueID", piece_id)
+                properties.update(on_board)
             # Positional, in field order (_PLACED_FIELDS): 18 keywords cost a 5,000-piece first read
             # ~7 ms of argument matching.
             placed = PlacedPiece(

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bridge.mapping import MappingMemo, VassalMapping
+from bridge.pipeline import concealed_names
 from tests.grids.test_piece_kinds import DEMO, _with_spares
 from vassal_parser.game import PositionMemo, load_game
 from vassal_parser.module import load_module
@@ -55,3 +56,17 @@ def test_a_new_mapping_forgets_the_kinds(tmp_path: Path) -> None:
     assert memo.kinds
     second = VassalMapping.from_table(SPARES, "test.toml")
     assert second.map_pieces(pieces, memo=memo) == second.map_pieces(pieces)
+
+
+def test_concealed_names_per_kind_are_the_piece_by_piece_ones(tmp_path: Path) -> None:
+    """The stream's filter (docs/protocol.md, "Hidden pieces") from pieces with kinds equals the one
+    from the same pieces read without a memo: hidden spares' names secret, visible ones' public."""
+    module = load_module(DEMO / "adjutant-demo.vmod")
+    save = _with_spares(DEMO / "saves" / "02-poland-falls.vsav", tmp_path / "spares.vsav", 90)
+    with_kinds = load_game(save, module, memo=PositionMemo(module)).position()
+    without = load_game(save, module).position()
+    mapping = VassalMapping.from_table(NONE_TAKEN, "test.toml")
+    secret = concealed_names(with_kinds, mapping.map_pieces(with_kinds, memo=MappingMemo()))
+    assert secret == concealed_names(without, mapping.map_pieces(without))
+    assert {"Hidden spare 0", "Hidden spare 1", "Hidden spare 2"} <= set(secret)
+    assert not any(name.startswith("Spare marker") for name in secret)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from module_patches.demo_pieces import basic_state, type_and_state
+from module_patches.demo_pieces import basic_state, hide_trait, type_and_state
 from module_patches.demo_world import MAIN_MAP
 from vassal_parser import commands
 from vassal_parser.container import open_container
@@ -24,8 +24,10 @@ def _with_spares(source: Path, target: Path, count: int) -> Path:
     tree = commands.decode_stream(open_container(source).command_text())
     group = next(child for child in tree.children if isinstance(child, commands.CommandGroup))
     for n in range(count):
+        hidden = n % 5 == 4  # every fifth one hidden by the Axis (Invisible, spec §5.5), names of its own
+        outer = [(hide_trait()[0], "Axis"), ("mark;Class", "Spare")] if hidden else [("mark;Class", "Spare")]
         type_string, state_string = type_and_state(
-            [("mark;Class", "Spare")], f"piece;;;spare.svg;Spare marker {n % 3}",
+            outer, f"piece;;;spare.svg;{'Hidden spare' if hidden else 'Spare marker'} {n % 3}",
             basic_state(MAIN_MAP, 40 + (n % 20) * 37, 40 + (n // 20) * 41, ""))
         group.children.insert(1, commands.add_piece_command(str(9_000_000 + n), type_string, state_string))
     with zipfile.ZipFile(source) as archive:
