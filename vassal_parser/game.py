@@ -75,8 +75,9 @@ class PlacedPiece:
     # Set only when the game was read with a PositionMemo: every input this piece was computed
     # from, so a later consumer (bridge.mapping) may remember its own per-piece work under it.
     memo_key: tuple | None = field(default=None, repr=False, compare=False)
-    # Also only with a PositionMemo: what this piece shares with every piece of its kind (same type,
-    # same state but for where it stands), one object for all of them; None where it shares nothing.
+    # What this piece shares with every piece of its kind in the position (same type, same state but
+    # for where it stands; across positions too with a PositionMemo), one object for all of them;
+    # None where it shares nothing (a name that reads where it stands, an escaped BasicPiece state).
     kind: PieceKind | None = field(default=None, repr=False, compare=False)
 
 
@@ -629,6 +630,9 @@ class Game:
         if memo is not None:
             memo.fit(len(board.pieces))
             placed_get, placed_put, token = memo.placed.get, memo.placed.put, memo.token
+            unplaced_facts = memo.unplaced_facts
+        else:  # pieces of one kind share their facts within this position all the same
+            unplaced_facts = PositionMemo(self.module, minimum=max(1000, len(board.pieces))).unplaced_facts
         maps: dict[str | None, tuple[MapLayout | None, tuple | None, str]] = {}
         indexes: dict[str, dict[str, int]] = {}
         result: list[PlacedPiece] = []
@@ -667,7 +671,7 @@ class Game:
                     continue
                 memo.misses += 1
             board_name, zone, location = self._place(layout, layout_key, x, y)
-            shared = memo.unplaced_facts(piece) if memo is not None else None
+            shared = unplaced_facts(piece)
             if shared is not None and shared.without_ids and piece_id is not None:
                 # the usual piece of a kind, in one dict display: its kind's properties, then its
                 # ids (Piece.properties() adds them last), then where it stands (PER_PIECE_PROPERTIES)

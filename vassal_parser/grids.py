@@ -398,14 +398,19 @@ class HexGrid(NumberedGrid):
     def column_row(self, x: int, y: int) -> tuple[int, int]:
         """Numbering (col, row) of a board point, before the offsets (spec §6.5)."""
         numbering = self.numbering or _PLAIN_HEX_NUMBERING
-        px = (y if self.sideways else x) - self.x0
-        raw_col = math.floor(px / self.dx + 0.5)  # raw_column, without a second rotation
+        px, py = (y, x) if self.sideways else (x, y)
+        raw_col = math.floor((px - self.x0) / self.dx + 0.5)  # raw_column
         col = raw_col
         if numbering.v_descend and self.sideways:
             col = self._max_rows() - col
         if numbering.h_descend and not self.sideways:
             col = self._max_columns() - col
-        row = self.raw_row(x, y)
+        # raw_row, written out (every located piece comes here): its column test is raw_col
+        # (java_round of the same quotient), then java_round of the row's quotient
+        if raw_col % 2 == 0:
+            row = math.floor((py - self.y0) / self.dy + 0.5)
+        else:
+            row = math.floor((py - self.y0 - self.dy / 2) / self.dy + 0.5)
         if numbering.v_descend and not self.sideways:
             row = self._max_rows() - row
         if numbering.h_descend and self.sideways:

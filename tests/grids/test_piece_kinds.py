@@ -55,7 +55,11 @@ def test_a_placed_piece_is_its_kind_plus_the_per_piece_properties_5_5(tmp_path: 
         assert properties is shared and placed.kind[1] == hidden_by and placed.kind[2] == masked_by
 
 
-def test_without_a_memo_no_piece_has_a_kind() -> None:
+def test_without_a_memo_pieces_share_kinds_within_the_position(tmp_path: Path) -> None:
     module = load_module(DEMO / "adjutant-demo.vmod")
-    pieces = load_game(DEMO / "saves" / "02-poland-falls.vsav", module).position()
-    assert pieces and all(placed.kind is None for placed in pieces)
+    save = _with_spares(DEMO / "saves" / "02-poland-falls.vsav", tmp_path / "spares.vsav", 30)
+    first, second = load_game(save, module).position(), load_game(save, module).position()
+    assert first == second
+    kinds = {id(placed.kind) for placed in first if placed.kind is not None}
+    assert kinds and len(kinds) < len(first)
+    assert not {id(placed.kind) for placed in second} & kinds  # a new table for each position
