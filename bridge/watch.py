@@ -53,6 +53,7 @@ _CHECK_CHUNK_BYTES = 64 * 1024  # inflated a step at a time: no copy of the whol
 # A planner: a complete file's path and the current answers -> the plan as a JSON dict.
 # It raises vassal_parser.errors.InputError for a file it cannot read.
 PlanFunction = Callable[[Path, Mapping[str, Any]], dict]
+AsyncPlanFunction = Callable[[Path, Mapping[str, Any]], Awaitable[dict]]
 # A log replayer: (step, plan after that step) for step 0 (position when logging began) .. last.
 ReplayFunction = Callable[[Path, Mapping[str, Any]], Iterator[tuple[int, dict]]]
 # "Write the moves": the planned file and the answers -> what was written ({"file", "path", ...});
@@ -486,8 +487,12 @@ class PlanCoordinator:
         write_function: WriteFunction | None = None,
         log_line: Callable[[str], None] = print,
         plan_budget: float | None = None,
+        plan_async: AsyncPlanFunction | None = None,
     ) -> None:
         self._write = write_function
+        # The same planner for the event loop itself (`ProcessPlanner.plan_async`): a save is then
+        # planned without a thread hop on either side; logs are still replayed on a thread.
+        self._plan_async = plan_async
         self.writeback: dict[str, Any] = {
             "enabled": write_function is not None, "last": None, "error": None,
             "how": None if write_function is not None else WRITE_HOW}
@@ -659,7 +664,10 @@ class PlanCoordinator:
 
         Past the budget the round ends with an InputError naming the file; the thread is left to
         finish on its own (its result is dropped), so the next save is planned meanwhile."""
-        work = in_daemon_thread(self._plan_in_thread, path, answers)
+        if self._plan_async is not None and not (path.suffix.lower() == ".vlog" and self._replay is not None):
+            work = self._planned_on_loop(path, answers)
+        else:
+            work = in_daemon_thread(self._plan_in_thread, path, answers)
         if self._plan_budget is None:
             return await work
         try:
@@ -667,6 +675,10 @@ class PlanCoordinator:
         except TimeoutError:
             raise InputError(path, f"planning took longer than {self._plan_budget:g} s and was stopped; "
                                    "the next save will be planned") from None
+
+    async def _planned_on_loop(self, path: Path, answers: dict[str, Any]) -> tuple[dict, None]:
+        assert self._plan_async is not None
+        return await self._plan_async(path, answers), None
 
     def _replay_log(self, path: Path, answers: Mapping[str, Any]) -> tuple[dict, dict[str, Any]]:
         assert self._replay is not None
@@ -735,6 +747,7 @@ class WatchDaemon:
         log_line: Callable[[str], None] = print,
         plan_budget: float | None = None,
         answer_store: Any = None,
+        plan_async: AsyncPlanFunction | None = None,
     ) -> None:
         from bridge.server import OverlayServer  # server imports nothing from here; keep it one-way
 
@@ -754,6 +767,7 @@ class WatchDaemon:
         self.coordinator = PlanCoordinator(
             plan_function, publish, replay_function=replay_function,
             write_function=write_function, log_line=log_line, plan_budget=plan_budget,
+            plan_async=plan_async,
         )
         # The starting state, not a change: no delta (sequence numbers still start at 0).
         self.server.history.state["writeback"] = dict(self.coordinator.writeback)

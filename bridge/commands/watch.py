@@ -256,6 +256,7 @@ def run_watch(args: argparse.Namespace) -> int:
     daemon = WatchDaemon(
         folder,
         planner.plan,
+        plan_async=planner.plan_async,  # a save's plan without a thread hop (issue 15)
         replay_function=planner.replay,
         write_function=write_function,
         host=args.host,
