@@ -154,16 +154,49 @@ def _add_piece_tokens(text: str) -> list[str]:
         separator = text.rfind("/", id_end + 1, separator)
     if separator <= id_end:
         return _first_slash_tokens(text, 2, 3)
-    type_token = _without_escaped_slashes(text[id_end + 1 : separator])
+    raw_type = text[id_end + 1 : separator]
+    type_token = _types_by_raw.get(raw_type)
     if type_token is None:
-        return _first_slash_tokens(text, 2, 3)
-    tokens = [text[2:id_end], type_token, text[separator + 1 :]]
-    for index, token in enumerate(tokens):
-        if index != 1 and "/" in token and "\\/" in token:  # the one-character search first: fast
-            token = tokens[index] = token.replace("\\/", "/")
-        if len(token) > 1 and token[0] == "'" and token[-1] == "'":
-            tokens[index] = token[1:-1]
-    return tokens
+        type_token = _without_escaped_slashes(raw_type)
+        if type_token is None:
+            return _first_slash_tokens(text, 2, 3)
+        if len(type_token) > 1 and type_token[0] == "'" and type_token[-1] == "'":
+            type_token = type_token[1:-1]
+        _remember_type(raw_type, type_token)
+    piece_id = text[2:id_end]  # up to the first slash: none escaped in it
+    if len(piece_id) > 1 and piece_id[0] == "'" and piece_id[-1] == "'":
+        piece_id = piece_id[1:-1]
+    state = text[separator + 1 :]
+    if "/" in state and "\\/" in state:  # the one-character search first: fast
+        state = state.replace("\\/", "/")
+    if len(state) > 1 and state[0] == "'" and state[-1] == "'":
+        state = state[1:-1]
+    return [piece_id, type_token, state]
+
+
+# Why a table of AddPiece types by their text in the command: a save repeats each piece type
+# (PathsOfGlory: 844 pieces, 421 distinct type chains of ~13 K characters), and unescaping one
+# is a split and a join of all of it; looked up, a repeat costs one hash and one comparison, and
+# every piece of a type gets the same string, whose hash the trait chain table then has at hand
+# (traits.py's `_own_types`) and whose characters are kept once. Bounded like the trait tables,
+# and emptied with them (`traits.forget_shared_traits`).
+_TYPES_LIMIT = 4096
+_TYPES_CHARS_LIMIT = 1 << 24  # characters of raw and unescaped types kept at most
+_types_by_raw: dict[str, str] = {}
+_types_chars = [0]
+
+
+def _remember_type(raw_type: str, type_token: str) -> None:
+    if len(_types_by_raw) >= _TYPES_LIMIT or _types_chars[0] > _TYPES_CHARS_LIMIT:
+        forget_add_piece_types()
+    _types_by_raw[raw_type] = type_token
+    _types_chars[0] += len(raw_type) + (len(type_token) if type_token is not raw_type else 0)
+
+
+def forget_add_piece_types() -> None:
+    """Empty the table of AddPiece types (benchmarks time cold decodes with it)."""
+    _types_by_raw.clear()
+    _types_chars[0] = 0
 
 
 def _without_escaped_slashes(token: str) -> str | None:

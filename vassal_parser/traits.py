@@ -30,7 +30,7 @@ from itertools import compress, islice, repeat
 from operator import getitem, is_, ne, sub
 from typing import Any, ClassVar
 
-from vassal_parser import sequence
+from vassal_parser import commands, sequence
 
 TAB = "\t"
 
@@ -637,7 +637,9 @@ def per_type_table() -> dict[str, Any]:
 
 
 def forget_shared_traits() -> None:
-    """Empty the shared trait and chain tables (benchmarks time cold decodes with it)."""
+    """Empty the shared trait and chain tables, and commands.py's table of AddPiece types
+    (benchmarks time cold decodes with it)."""
+    commands.forget_add_piece_types()
     _traits_by_type.clear()
     _trait_count[0] = 0
     _type_chains.clear()
