@@ -77,6 +77,9 @@ COMMAND_KINDS: tuple[str, ...] = (
 
 
 _EXACT_LONGEST = max(map(len, _EXACT))
+# The first four prefixes (two characters each; `_classify` tries them first and no exact command
+# starts with one): a lookup of a command's first two characters gives `_classify`'s kind.
+_PIECE_KINDS = dict(_PREFIXES[:4])
 
 
 def _classify(text: str) -> str:
@@ -341,7 +344,8 @@ class Command:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.kind = _classify(text)
+        kind = _PIECE_KINDS.get(text[:2])  # the usual commands, at one lookup
+        self.kind = kind if kind is not None else _classify(text)
         self._fields: dict[str, Any] | None = None
         self._inner: CommandGroup | Command | None = None
 
@@ -429,27 +433,37 @@ def _is_plain_leaf(text: str) -> bool:
 
 
 def _decode_node(text: str) -> Node:
-    """GameModule.decode as a tree, iteratively (explicit work stack)."""
+    """GameModule.decode as a tree, iteratively (explicit work stack of groups to fill in)."""
     if _is_plain_leaf(text):
         return Command(text)
     tokens = sequence.decode(text, ESC)
     if tokens[0] == text:
         return Command(text)
-    root = CommandGroup([None] * len(tokens), quoted=len(tokens) == 1)  # type: ignore[list-item]
-    work: list[tuple[str, CommandGroup, int]] = [(tok, root, i) for i, tok in enumerate(tokens)]
+    root = CommandGroup(tokens, quoted=len(tokens) == 1)  # its tokens are replaced by its children
+    work = [root]
     while work:
-        token, parent, index = work.pop()
-        if _is_plain_leaf(token):
-            parent.children[index] = Command(token)
+        children = work.pop().children
+        if not any(map(_may_nest, children)):
+            # No token holds an ESC or is quoted (a group of plain commands: thousands of
+            # AddPieces): every one is a leaf, made in one pass.
+            children[:] = map(Command, children)
             continue
-        sub_tokens = sequence.decode(token, ESC)
-        if sub_tokens[0] == token:
-            parent.children[index] = Command(token)
-            continue
-        group = CommandGroup([None] * len(sub_tokens), quoted=len(sub_tokens) == 1)  # type: ignore[list-item]
-        parent.children[index] = group
-        work.extend((tok, group, i) for i, tok in enumerate(sub_tokens))
+        for index, token in enumerate(children):
+            if _is_plain_leaf(token):
+                children[index] = Command(token)
+                continue
+            sub_tokens = sequence.decode(token, ESC)
+            if sub_tokens[0] == token:
+                children[index] = Command(token)
+                continue
+            group = children[index] = CommandGroup(sub_tokens, quoted=len(sub_tokens) == 1)
+            work.append(group)
     return root
+
+
+def _may_nest(token: str) -> bool:
+    """Whether `token` might not be a plain leaf (`_is_plain_leaf`'s test, cheaper: any quote)."""
+    return ESC in token or token[:1] == "'"
 
 
 def decode_stream(text: str) -> CommandTree:
