@@ -130,8 +130,14 @@ class Trait:
 
 
 def _int_token(tokens: list[str], index: int, default: int) -> int:
-    """`Decoder.nextInt(default)` of token `index`: missing or not a Java int gives the default."""
-    return sequence.java_int(tokens[index], default) if index < len(tokens) else default
+    """`Decoder.nextInt(default)` of token `index`: missing or not a Java int gives the default.
+    (The usual coordinate or count, up to nine ASCII digits, read at once: any such fits an int.)"""
+    if index >= len(tokens):
+        return default
+    token = tokens[index]
+    if token.isdigit() and token.isascii() and len(token) < 10:
+        return int(token)
+    return sequence.java_int(token, default)
 
 
 class BasicPiece(Trait):
