@@ -24,11 +24,14 @@ Public API:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import chain, compress, repeat
+from operator import add, getitem, ne, sub
 from typing import Any
 
 from vassal_parser import sequence
 
 ESC = "\x1b"
+_BACKSLASH = "\\"
 TAB = "\t"
 LOG_PREFIX = "LOG\t"
 
@@ -430,37 +433,89 @@ def _is_plain_leaf(text: str) -> bool:
 
 
 def _decode_node(text: str) -> Node:
-    """GameModule.decode as a tree, iteratively (explicit work stack of groups to fill in)."""
+    """GameModule.decode as a tree, in one pass over the ESCs of `text` and no copy of any group.
+
+    Why no group texts: each level of GameModule.decode splits its text on ESC (SequenceEncoder:
+    an ESC after a backslash is escaped, that one backslash dropped) and decodes the tokens
+    again; a big save is one group holding every command, so decoding level by level copies
+    the whole 14 MB text once per level (most of the time, in page faults). Here every node is
+    a range of `text`: an ESC with a run of k backslashes before it is escaped at the k levels
+    above and a delimiter at level k (each level drops one of the k), so inside a level-d range
+    (whose ESCs all have runs of at least d) the delimiters are the ESCs with no backslash d + 1
+    characters back. Leaves hold no ESC, so every command's text is a slice of `text` as it
+    stands; a token '…' loses its quotes as the decoder's do. Iterative: an explicit work stack.
+    `_decode_node_slowly` is the level-by-level reference (tests compare)."""
+    if _is_plain_leaf(text):
+        return Command(text)
+    positions: list[int] = []
+    find = text.find
+    found = find(ESC)
+    while found >= 0:
+        positions.append(found)
+        found = find(ESC, found + 1)
+    root = CommandGroup([])
+    # (group to fill, range start, range end, its ESCs positions[first:last], level)
+    work: list[tuple[CommandGroup, int, int, int, int, int]] = [(root, 0, len(text), 0, len(positions), 0)]
+    while work:
+        group, start, end, first, last, level = work.pop()
+        inside = positions[first:last]
+        # the character before each ESC's last `level` backslashes: a delimiter where it is none
+        befores = list(map(getitem, repeat(text), map(sub, inside, repeat(level + 1))))
+        if inside and inside[0] <= level:  # an ESC at the very start of the text
+            befores[0] = ESC
+        delimiters = list(compress(range(first, last), map(ne, befores, repeat(_BACKSLASH))))
+        group.quoted = not delimiters  # GameModule.decode: a text that decodes to one token
+        children = group.children
+        if len(delimiters) == len(inside):
+            # Every ESC here a delimiter (a group of plain commands: thousands of AddPieces): the
+            # tokens are the stretches between them, cut in one pass; leaves unless one is quoted.
+            starts = chain((start,), map(add, inside, repeat(1)))
+            ends = chain(map(sub, inside, repeat(level)), (end,))
+            tokens = list(map(text.__getitem__, map(slice, starts, ends)))
+            if not any(map(str.startswith, tokens, repeat("'"))):
+                children.extend(map(Command, tokens))
+                continue
+        token_start, token_first = start, first
+        for index in (*delimiters, last):
+            token_end = end if index == last else positions[index] - level
+            if token_end - token_start > 1 and text[token_start] == "'" and text[token_end - 1] == "'":
+                token_start += 1  # the decoder's unquote
+                token_end -= 1
+            if token_first == index and not (
+                token_end - token_start > 1 and text[token_start] == "'" and text[token_end - 1] == "'"
+            ):
+                children.append(Command(text[token_start:token_end]))  # no ESC, not quoted: a leaf
+            else:
+                nested = CommandGroup([])
+                children.append(nested)
+                work.append((nested, token_start, token_end, token_first, index, level + 1))
+            if index != last:
+                token_start, token_first = positions[index] + 1, index + 1
+    return root
+
+
+def _decode_node_slowly(text: str) -> Node:
+    """GameModule.decode level by level with the SequenceEncoder (reference for `_decode_node`)."""
     if _is_plain_leaf(text):
         return Command(text)
     tokens = sequence.decode(text, ESC)
     if tokens[0] == text:
         return Command(text)
-    root = CommandGroup(tokens, quoted=len(tokens) == 1)  # its tokens are replaced by its children
-    work = [root]
+    root = CommandGroup([None] * len(tokens), quoted=len(tokens) == 1)  # type: ignore[list-item]
+    work: list[tuple[str, CommandGroup, int]] = [(tok, root, i) for i, tok in enumerate(tokens)]
     while work:
-        children = work.pop().children
-        if not any(map(_may_nest, children)):
-            # No token holds an ESC or is quoted (a group of plain commands: thousands of
-            # AddPieces): every one is a leaf, made in one pass.
-            children[:] = map(Command, children)
+        token, parent, index = work.pop()
+        if _is_plain_leaf(token):
+            parent.children[index] = Command(token)
             continue
-        for index, token in enumerate(children):
-            if _is_plain_leaf(token):
-                children[index] = Command(token)
-                continue
-            sub_tokens = sequence.decode(token, ESC)
-            if sub_tokens[0] == token:
-                children[index] = Command(token)
-                continue
-            group = children[index] = CommandGroup(sub_tokens, quoted=len(sub_tokens) == 1)
-            work.append(group)
+        sub_tokens = sequence.decode(token, ESC)
+        if sub_tokens[0] == token:
+            parent.children[index] = Command(token)
+            continue
+        group = CommandGroup([None] * len(sub_tokens), quoted=len(sub_tokens) == 1)  # type: ignore[list-item]
+        parent.children[index] = group
+        work.extend((tok, group, i) for i, tok in enumerate(sub_tokens))
     return root
-
-
-def _may_nest(token: str) -> bool:
-    """Whether `token` might not be a plain leaf (`_is_plain_leaf`'s test, cheaper: any quote)."""
-    return ESC in token or token[:1] == "'"
 
 
 def decode_stream(text: str) -> CommandTree:
