@@ -189,11 +189,14 @@ def _without_escaped_slashes(token: str) -> str | None:
         return token
     pieces = token.split("/")
     last = pieces.pop()
-    if not all(piece[-1:] == "\\" for piece in pieces):
+    if not all(map(str.endswith, pieces, repeat(_BACKSLASH))):  # one C call per piece
         return None
-    pieces = [piece[:-1] for piece in pieces]
+    pieces = list(map(getitem, pieces, repeat(_ALL_BUT_LAST)))
     pieces.append(last)
     return "/".join(pieces)
+
+
+_ALL_BUT_LAST = slice(None, -1)
 
 
 # Why a table of AddPiece types by their text in the command: a save repeats each piece type
