@@ -140,3 +140,27 @@ def test_spec_5_1_hostile_tab_shapes_stay_linear() -> None:
         print("ok", len(one), len(two))
         """)
     assert result.startswith("ok ")
+
+
+INNERMOST = ["Main Map;10;20;;0", "Main Map;30;40;;0", "", "x'", "'x", "'x'", "a\\b", "b\\", "\\", "a\tb",
+             "'"]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_spec_5_1_pieces_differing_in_the_innermost_state_split_as_the_literal_decode(seed: int) -> None:
+    """Pieces of one type whose states differ only in the innermost level (the BasicPiece's map and
+    position) share the outer traits by the text before it — only where that level is inert: no
+    backslash, no quote at either end, no TAB. Each variant twice, so the second is a lookup."""
+    chooser = random.Random(3000 + seed)
+    forget_shared_traits()
+    for _ in range(25):
+        depth = chooser.randrange(2, 30)
+        tabs = chooser.choice([0.0, 0.05, 0.3])
+        types = [_token(chooser, tabs) for _ in range(depth - 1)] + ["piece;;;x.png;Name"]
+        outer_depth = chooser.choice([depth, depth, depth - 1, depth + 1])
+        outer = [_token(chooser, tabs) for _ in range(outer_depth - 1)]
+        for innermost in INNERMOST * 2:
+            pair = (_fold(types), _fold([*outer, innermost]))
+            fast = decode_chain(*pair)
+            slow = decode_chain_slowly(*pair)
+            assert [(t.type, t.state) for t in fast] == [(t.type, t.state) for t in slow], pair
