@@ -72,10 +72,10 @@ class Trait:
     # so the many later reads cost no property call.
     fields: dict[str, Any]
 
-    def __init__(self, type_: str, state: str | None) -> None:
+    def __init__(self, type_: str, state: str | None, prefix: str | None = None) -> None:
         self.type = type_
         self.state = state
-        self.prefix = trait_prefix(type_)
+        self.prefix = trait_prefix(type_) if prefix is None else prefix  # (given: already worked out)
         self._properties: dict[str, str] | None = None
 
     def __getattr__(self, name: str) -> Any:
@@ -116,7 +116,7 @@ class Trait:
 
     def with_state(self, state: str | None) -> Trait:
         """A copy of this trait with another own state (type untouched)."""
-        return type(self)(self.type, state)
+        return type(self)(self.type, state, self.prefix)
 
     def __repr__(self) -> str:
         preview = self.type if len(self.type) <= 40 else self.type[:37] + "..."
@@ -657,7 +657,8 @@ def forget_shared_traits() -> None:
 def _new_trait(table: dict[str | None, Trait], own_type: str, own_state: str | None) -> Trait:
     if _trait_count[0] >= _TRAIT_CACHE_LIMIT:  # full: start again (chains hold the old tables)
         forget_shared_traits()
-    trait = TRAIT_CLASSES.get(trait_prefix(own_type), Trait)(own_type, own_state)
+    prefix = trait_prefix(own_type)
+    trait = TRAIT_CLASSES.get(prefix, Trait)(own_type, own_state, prefix)
     table[own_state] = trait
     _trait_count[0] += 1
     return trait
