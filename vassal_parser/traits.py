@@ -818,9 +818,10 @@ def _walk_levels(segments: list[str], backslashes: list[int], max_levels: int | 
 
     Why stretches: chains with TABs inside a few tokens (a trigger's or a global key command's
     lists, level 9 of a 200-deep chain) are usual everywhere else. Runs of plain levels — TAB
-    `index + j` carrying exactly `level + j` backslashes — are found by comparing list slices
-    (`_plain_stretch`, in C) and cut with one slice each; only the levels holding TABs take the
-    TAB-by-TAB walk. With quotes every level is walked, as each may need its quotes taken off."""
+    `index + j` carrying exactly `level + j` backslashes — last up to the next TAB whose run is
+    not its predecessor's plus one (those TABs found once, in C; a stretch is one bisection) and
+    are cut in one C pass each; only the levels holding TABs take the TAB-by-TAB walk. With
+    quotes every level is walked, as each may need its quotes taken off."""
     own: list[str] = []
     append = own.append
     found = len(backslashes)
