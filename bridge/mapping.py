@@ -338,16 +338,30 @@ class VassalMapping:
             "counters": [],
         }
         first_names = self._first_names if memo is not None else None
+        remembered = memo.outcomes.get if memo is not None else None
+        remember = memo.outcomes.put if memo is not None else None
+        by_kind = memo.kinds if memo is not None and self._first_reads_kind else None
         for piece in pieces:
-            key = getattr(piece, "memo_key", None) if memo is not None else None
-            outcome = memo.outcomes.get(key) if key is not None else None  # type: ignore[union-attr]
+            outcome = None
+            kind = getattr(piece, "kind", None) if by_kind is not None else None
+            if kind is not None:
+                # pieces of one kind that every rule refuses at its first condition: decided once
+                outcome = by_kind.get(kind)  # type: ignore[union-attr]
+                if outcome is None:
+                    outcome = self._unmatched(piece, first_names, memo) or _PER_PIECE  # type: ignore[arg-type]
+                    by_kind[kind] = outcome  # type: ignore[index]
+                if outcome is _PER_PIECE:
+                    outcome = None
+            key = getattr(piece, "memo_key", None) if memo is not None and outcome is None else None
+            if key is not None:
+                outcome = remembered(key)  # type: ignore[misc]
             if not isinstance(outcome, _Outcome):
                 if first_names is not None:
                     outcome = self._unmatched(piece, first_names, memo)  # type: ignore[arg-type]
                 if not isinstance(outcome, _Outcome):
                     outcome = self._outcome(piece, known_hexes)
                 if key is not None:
-                    memo.outcomes.put(key, outcome)  # type: ignore[union-attr]
+                    remember(key, outcome)  # type: ignore[misc]
             if outcome.ignored:
                 if outcome.concealed:
                     concealed[f"piece:{piece.id}"] = outcome.concealed
@@ -417,6 +431,19 @@ class VassalMapping:
             if name not in names:
                 names.append(name)
         return tuple(names)
+
+    @cached_property
+    def _first_reads_kind(self) -> bool:
+        """Whether the first conditions (`_first_names`) read only what pieces of one kind share
+        (`vassal_parser.game.PieceKind`): no piece attribute (location, map, zone, board, id) and no
+        property that differs from piece to piece of a kind (`PER_PIECE_PROPERTIES`). Then whether
+        every rule refuses a piece at its first condition is decided once per kind, not per piece."""
+        from vassal_parser.game import PER_PIECE_PROPERTIES
+
+        if self._first_names is None:
+            return False
+        property_names, own = self._first_readers
+        return not own and not PER_PIECE_PROPERTIES.intersection(property_names)
 
     @cached_property
     def _first_readers(self) -> tuple[tuple[str, ...], tuple[tuple[str, str, bool], ...]]:
@@ -571,6 +598,9 @@ class _Outcome:
         self.unmapped_place = unmapped_place
 
 
+_PER_PIECE = object()  # MappingMemo.kinds: some rule may take pieces of this kind, map each one
+
+
 class MappingMemo:
     """Each piece's mapping outcome kept across saves, keyed by the piece's `memo_key`
     (vassal_parser.game.PositionMemo: every input the placed piece was computed from).
@@ -589,6 +619,10 @@ class MappingMemo:
         # (BasicName, PieceName, first-condition values) -> the outcome of a piece no rule takes, or
         # None when some rule may take it (VassalMapping._unmatched)
         self.unmatched = BoundedCache(minimum)
+        # vassal_parser.game.PieceKind -> the unmatched outcome of its pieces, or _PER_PIECE where
+        # some rule may take them (VassalMapping._first_reads_kind); the kinds are the position
+        # memo's, so this holds no more of them than `fit` allows
+        self.kinds: dict[Any, Any] = {}
         self._for: tuple[Any, Any, Any] | None = None
 
     def use(self, mapping: VassalMapping, pack: Any, prototypes: Any) -> None:
@@ -596,10 +630,13 @@ class MappingMemo:
         if current is None or not (current[0] is mapping and current[1] is pack and current[2] is prototypes):
             self.outcomes.clear()
             self.unmatched.clear()
+            self.kinds.clear()
             self._for = (mapping, pack, prototypes)
 
     def fit(self, piece_count: int) -> None:
         capacity = max(self.minimum, self.factor * piece_count)
+        if len(self.kinds) > capacity:  # kinds of long-gone saves: start again
+            self.kinds.clear()
         if capacity > self.outcomes.capacity:
             self.outcomes.resize(capacity)
             self.unmatched.resize(capacity)

@@ -405,8 +405,15 @@ def concealed_names(pieces: Iterable[Any], mapped: MappingResult) -> list[str]:
     public: set[str] = set()
     piece_counters = mapped.piece_counters
     add_public = public.add
+    seen_kinds: set[Any] = set()  # a piece with no counter adds only what its kind shares (PieceKind)
     for piece in pieces:
         counter_id = piece_counters.get(piece.id)
+        if not counter_id:
+            kind = getattr(piece, "kind", None)
+            if kind is not None:
+                if kind in seen_kinds:
+                    continue
+                seen_kinds.add(kind)
         if not getattr(piece, "hidden_by", None) and not getattr(piece, "masked_by", None):
             # a visible piece (most of them): every name it goes by is public ("" never is secret)
             add_public(piece.basic_name)

@@ -27,9 +27,10 @@ from __future__ import annotations
 import itertools
 import os
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from vassal_parser.collector import collector_paused
 from vassal_parser.commands import Command, decode_stream, split_log
@@ -74,11 +75,45 @@ class PlacedPiece:
     # Set only when the game was read with a PositionMemo: every input this piece was computed
     # from, so a later consumer (bridge.mapping) may remember its own per-piece work under it.
     memo_key: tuple | None = field(default=None, repr=False, compare=False)
+    # What this piece shares with every piece of its kind in the position (same type, same state but
+    # for where it stands; across positions too with a PositionMemo), one object for all of them;
+    # None where it shares nothing (a name that reads where it stands, an escaped BasicPiece state).
+    kind: PieceKind | None = field(default=None, repr=False, compare=False)
 
 
 # The order `Game._placed` passes PlacedPiece's fields in (tests/grids/test_position_memo.py checks it).
 _PLACED_FIELDS = ("id", "basic_name", "piece_name", "map", "x", "y", "board", "zone", "location", "stack_id",
-                  "stack_index", "deck", "properties", "hidden_by", "masked_by", "traits", "memo_key")
+                  "stack_index", "deck", "properties", "hidden_by", "masked_by", "traits", "memo_key", "kind")
+# The properties `Game._placed` gives each piece beside its kind's (where it stands, its id): a
+# consumer keeping work per kind (bridge.mapping) may do so only for work that reads none of them.
+PER_PIECE_PROPERTIES = frozenset(("CurrentMap", "CurrentBoard", "CurrentZone", "CurrentX", "CurrentY",
+                                  "DeckName", "LocationName", "PieceUID", "UniqueID"))
+
+
+class PieceKind:
+    """Properties (without PieceUID/UniqueID and where the piece stands), hidden_by and masked_by
+    shared by every piece of one `Piece.unplaced_key`: one object for all of them, so a consumer
+    may keep work per kind under it (it hashes by identity, in no time).
+
+    Unpacks and indexes as the (properties, hidden_by, masked_by) triple it holds."""
+
+    __slots__ = ("hidden_by", "masked_by", "properties", "without_ids")
+
+    def __init__(self, properties: dict[str, str], hidden_by: str | None, masked_by: str | None) -> None:
+        self.properties = properties
+        self.hidden_by = hidden_by
+        self.masked_by = masked_by
+        # no trait of the kind answers PieceUID or UniqueID: each piece's own id does
+        self.without_ids = "PieceUID" not in properties and "UniqueID" not in properties
+
+    def _triple(self) -> tuple[dict[str, str], str | None, str | None]:
+        return self.properties, self.hidden_by, self.masked_by
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._triple())
+
+    def __getitem__(self, index: int) -> Any:
+        return self._triple()[index]
 
 
 class BoundedCache:
@@ -182,7 +217,7 @@ class PositionMemo:
         if len(self.layouts) > 256:  # boards re-chosen hundreds of times: start again
             self.layouts.clear()
 
-    def unplaced_facts(self, piece: Piece) -> tuple[dict[str, str], str | None, str | None] | None:
+    def unplaced_facts(self, piece: Piece) -> PieceKind | None:
         """(properties without PieceUID/UniqueID, hidden_by, masked_by) of a piece, shared by every
         piece with its `unplaced_key`; None when they must be worked out for this piece where it
         stands (no key, or names that read the map)."""
@@ -191,7 +226,7 @@ class PositionMemo:
             return None
         found = self.unplaced.get(key)
         if found is _MISSING:
-            found = None if piece.uses_formats() else (
+            found = None if piece.uses_formats() else PieceKind(
                 piece.properties(None, ids=False), piece.hidden_by, piece.masked_by)
             self.unplaced.put(key, found)
         return found  # type: ignore[return-value]
@@ -594,13 +629,19 @@ class Game:
         memo = self._memo
         if memo is not None:
             memo.fit(len(board.pieces))
+            placed_get, placed_put, token = memo.placed.get, memo.placed.put, memo.token
+            unplaced_facts = memo.unplaced_facts
+        else:  # pieces of one kind share their facts within this position all the same
+            unplaced_facts = PositionMemo(self.module, minimum=max(1000, len(board.pieces))).unplaced_facts
         maps: dict[str | None, tuple[MapLayout | None, tuple | None, str]] = {}
         indexes: dict[str, dict[str, int]] = {}
         result: list[PlacedPiece] = []
+        append = result.append
+        parent_of, containers = board.parent.get, board.containers
         for piece_id, piece in board.pieces.items():
             # BasicPiece.getPosition/getMap: a contained piece is where its container is.
-            container_id = board.parent.get(piece_id)
-            container = board.containers.get(container_id) if container_id is not None else None
+            container_id = parent_of(piece_id)
+            container = containers.get(container_id) if container_id is not None else None
             stack_id = stack_index = deck = None
             if container is not None:
                 map_id, x, y = container.map, container.x, container.y
@@ -622,47 +663,58 @@ class Game:
             layout, layout_key, map_name, map_id = on_map
             key = None
             if memo is not None:
-                key = (memo.token, piece.strings(), map_id, x, y, stack_id, stack_index, deck, layout_key)
-                cached = memo.placed.get(key)
+                key = (token, piece.strings(), map_id, x, y, stack_id, stack_index, deck, layout_key)
+                cached = placed_get(key)
                 if cached is not _MISSING:
                     memo.hits += 1
-                    result.append(cached)  # type: ignore[arg-type]
+                    append(cached)  # type: ignore[arg-type]
                     continue
                 memo.misses += 1
             board_name, zone, location = self._place(layout, layout_key, x, y)
-            on_board = {
-                "CurrentMap": map_name,
-                "CurrentBoard": board_name or "",
-                "CurrentZone": zone or "",
-                "CurrentX": str(x),
-                "CurrentY": str(y),
-                "DeckName": deck or "",
-            }
-            if location is not None:
-                on_board["LocationName"] = location
-            shared = memo.unplaced_facts(piece) if memo is not None else None
-            if shared is None:
-                properties = piece.properties(self._context(on_board))
-                hidden_by, masked_by = piece.hidden_by, piece.masked_by
+            shared = unplaced_facts(piece)
+            if shared is not None and shared.without_ids and piece_id is not None:
+                # the usual piece of a kind, in one dict display: its kind's properties, then its
+                # ids (Piece.properties() adds them last), then where it stands (PER_PIECE_PROPERTIES)
+                hidden_by, masked_by = shared.hidden_by, shared.masked_by
+                properties = {**shared.properties, "PieceUID": piece_id, "UniqueID": piece_id,
+                              "CurrentMap": map_name, "CurrentBoard": board_name or "",
+                              "CurrentZone": zone or "", "CurrentX": str(x), "CurrentY": str(y),
+                              "DeckName": deck or ""}
+                if location is not None:
+                    properties["LocationName"] = location
             else:
-                shared_properties, hidden_by, masked_by = shared
-                properties = dict(shared_properties)
-                if piece_id is not None:  # Piece.properties() adds them last, unless a trait has them
-                    properties.setdefault("PieceUID", piece_id)
-                    properties.setdefault("UniqueID", piece_id)
-            properties.update(on_board)
-            # Positional, in field order (_PLACED_FIELDS): 17 keywords cost a 5,000-piece first read
+                on_board = {
+                    "CurrentMap": map_name,
+                    "CurrentBoard": board_name or "",
+                    "CurrentZone": zone or "",
+                    "CurrentX": str(x),
+                    "CurrentY": str(y),
+                    "DeckName": deck or "",
+                }
+                if location is not None:
+                    on_board["LocationName"] = location
+                if shared is None:
+                    properties = piece.properties(self._context(on_board))
+                    hidden_by, masked_by = piece.hidden_by, piece.masked_by
+                else:
+                    hidden_by, masked_by = shared.hidden_by, shared.masked_by
+                    properties = dict(shared.properties)
+                    if piece_id is not None:  # Piece.properties() adds them last, unless a trait has them
+                        properties.setdefault("PieceUID", piece_id)
+                        properties.setdefault("UniqueID", piece_id)
+                properties.update(on_board)
+            # Positional, in field order (_PLACED_FIELDS): 18 keywords cost a 5,000-piece first read
             # ~7 ms of argument matching.
             placed = PlacedPiece(
                 piece_id,
                 properties["BasicName"],  # Piece.properties() sets both, unshadowed
                 properties["PieceName"],
                 map_id, x, y, board_name, zone, location, stack_id, stack_index, deck,
-                properties, hidden_by, masked_by, piece.traits, key,
+                properties, hidden_by, masked_by, piece.traits, key, shared,
             )
             if memo is not None:
-                memo.placed.put(key, placed)
-            result.append(placed)
+                placed_put(key, placed)
+            append(placed)
         return result
 
     def _context(self, on_board: dict[str, str]) -> Callable[[str], str | None]:

@@ -398,14 +398,19 @@ class HexGrid(NumberedGrid):
     def column_row(self, x: int, y: int) -> tuple[int, int]:
         """Numbering (col, row) of a board point, before the offsets (spec §6.5)."""
         numbering = self.numbering or _PLAIN_HEX_NUMBERING
-        px = (y if self.sideways else x) - self.x0
-        raw_col = math.floor(px / self.dx + 0.5)  # raw_column, without a second rotation
+        px, py = (y, x) if self.sideways else (x, y)
+        raw_col = math.floor((px - self.x0) / self.dx + 0.5)  # raw_column
         col = raw_col
         if numbering.v_descend and self.sideways:
             col = self._max_rows() - col
         if numbering.h_descend and not self.sideways:
             col = self._max_columns() - col
-        row = self.raw_row(x, y)
+        # raw_row, written out (every located piece comes here): its column test is raw_col
+        # (java_round of the same quotient), then java_round of the row's quotient
+        if raw_col % 2 == 0:
+            row = math.floor((py - self.y0) / self.dy + 0.5)
+        else:
+            row = math.floor((py - self.y0 - self.dy / 2) / self.dy + 0.5)
         if numbering.v_descend and not self.sideways:
             row = self._max_rows() - row
         if numbering.h_descend and self.sideways:
@@ -754,6 +759,19 @@ class Zone:
             return self.parent.background if self.parent is not None else None
         return self.grid
 
+    def name_reads_point(self) -> bool:
+        """Whether `location_name` can differ between two points of the zone: only through
+        `$gridLocation$` of a zone with a grid. A format naming other properties than `name` and
+        `gridLocation` counts as reading the point too (its values are asked of the fallback, which
+        callers may change), so a caller may keep the name of a zone for which this is False."""
+        tokens = _format_tokens(self.location_format)
+        last = len(tokens) - 1
+        for index in range(1, last, 2):  # the property names (an unclosed last one is literal)
+            token = tokens[index]
+            if token and token != "name" and (token != "gridLocation" or self.effective_grid() is not None):
+                return True
+        return False
+
     def location_name(self, x: int, y: int, fallback: PropertyLookup | None = None) -> str:
         grid = self.effective_grid()
         grid_location = grid.location_name(x, y, fallback) if grid is not None else None
@@ -816,21 +834,18 @@ class ZonedGrid(Grid):
     zones: list[Zone] = field(default_factory=list)
     background: Grid | None = None
     container_size: tuple[int, int] | None = None
-    _boxes: list[tuple[int, int, int, int, Zone]] | None = field(
-        default=None, init=False, repr=False, compare=False)
+    _index: _ZoneIndex | None = field(default=None, init=False, repr=False, compare=False)
 
     def zone_at(self, x: int, y: int) -> Zone | None:
         """The first zone in build order whose polygon holds the point (`ZonedGrid.findZone`).
 
-        Each zone's bounding box is kept beside it (made again when the zone list changes), so
-        a zone the point lies outside costs four comparisons, not a pass over its corners."""
-        boxes = self._boxes
-        if boxes is None or len(boxes) != len(self.zones):
-            boxes = self._boxes = [(*_bounding_box(zone.xs, zone.ys), zone) for zone in self.zones]
-        for min_x, max_x, min_y, max_y, zone in boxes:
-            if min_x <= x < max_x and min_y <= y < max_y and zone.contains(x, y):
-                return zone
-        return None
+        Through a bucket index of the zones' bounding boxes (`_ZoneIndex`, made again when the
+        zone list changes): a point is tested against the few zones whose boxes reach its
+        bucket, in build order, so the answer is the linear scan's."""
+        index = self._index
+        if index is None or index.zone_count != len(self.zones):
+            index = self._index = _ZoneIndex(self.zones)
+        return index.find(x, y)
 
     def location_name(self, x: int, y: int, fallback: PropertyLookup | None = None) -> str | None:
         zone = self.zone_at(x, y)
@@ -856,3 +871,79 @@ class ZonedGrid(Grid):
         if self.background is not None:
             return self.background.snap(x, y)
         return (x, y)
+
+
+def _is_rectangle(xs: Sequence[int], ys: Sequence[int], box: tuple[int, int, int, int]) -> bool:
+    """Whether a polygon is its own bounding box traced once: four distinct corners joined by
+    axis-parallel edges. Then `polygon_contains` is the box test (left/top edges in, right/bottom
+    out), which most zones (boxes of a chart) need no more than."""
+    if len(xs) != 4 or len(ys) != 4:
+        return False
+    min_x, max_x, min_y, max_y = box
+    if min_x == max_x or min_y == max_y:
+        return False
+    if set(zip(xs, ys, strict=True)) != {(min_x, min_y), (max_x, min_y), (max_x, max_y), (min_x, max_y)}:
+        return False
+    return all(xs[i] == xs[i - 1] or ys[i] == ys[i - 1] for i in range(4))
+
+
+class _ZoneIndex:
+    """The zones of a ZonedGrid by bucket of board pixels: each bucket lists, in build order, the
+    zones whose bounding box reaches it.
+
+    Why: a chart board has dozens of zones and every located piece asked each in turn (a bounding
+    box test each, a polygon test for the one that holds it): most of locating a big save. The
+    first zone of a bucket's list that holds the point is the first in build order that does, since
+    a zone not in the list cannot hold it (its box does not reach the bucket). Bounded: about four
+    buckets a zone, and where the boxes overlap so much that the lists would hold more than
+    `_ZONE_INDEX_ENTRIES` per zone, one bucket (the plain scan in build order)."""
+
+    __slots__ = ("buckets", "columns", "left", "rows", "side", "top", "zone_count")
+
+    def __init__(self, zones: Sequence[Zone]) -> None:
+        self.zone_count = len(zones)
+        boxes = []
+        for zone in zones:
+            box = _bounding_box(zone.xs, zone.ys)
+            if box[0] < box[1] and box[2] < box[3]:  # an empty box holds no point
+                boxes.append((*box, zone, _is_rectangle(zone.xs, zone.ys, box)))
+        self.left = self.top = 0
+        self.side = self.columns = self.rows = 1
+        self.buckets: list[list[tuple[int, int, int, int, Zone, bool]]] = [boxes]
+        if len(boxes) < 2:
+            return
+        left, right = min(b[0] for b in boxes), max(b[1] for b in boxes)
+        top, bottom = min(b[2] for b in boxes), max(b[3] for b in boxes)
+        side = max(1, math.isqrt((right - left) * (bottom - top) // (4 * len(boxes))) + 1)
+        columns, rows = (right - left) // side + 1, (bottom - top) // side + 1
+        while columns * rows > 8 * len(boxes) + 64:  # a long thin spread: fewer, longer buckets
+            side *= 2
+            columns, rows = (right - left) // side + 1, (bottom - top) // side + 1
+        spans = [((b[0] - left) // side, (b[1] - left) // side, (b[2] - top) // side, (b[3] - top) // side)
+                 for b in boxes]
+        entries = sum((c1 - c0 + 1) * (r1 - r0 + 1) for c0, c1, r0, r1 in spans)
+        if entries > _ZONE_INDEX_ENTRIES * len(boxes):
+            return  # boxes piled on each other: the scan is as good
+        buckets: list[list[tuple[int, int, int, int, Zone, bool]]] = [[] for _ in range(columns * rows)]
+        for box, (c0, c1, r0, r1) in zip(boxes, spans, strict=True):
+            for row in range(r0, r1 + 1):
+                for column in range(c0, c1 + 1):
+                    buckets[row * columns + column].append(box)
+        self.left, self.top, self.side, self.columns, self.rows = left, top, side, columns, rows
+        self.buckets = buckets
+
+    def find(self, x: float, y: float) -> Zone | None:
+        column = int((x - self.left) // self.side)
+        row = int((y - self.top) // self.side)
+        if column < 0 or row < 0 or column >= self.columns or row >= self.rows:
+            if self.columns > 1 or self.rows > 1:
+                return None  # outside every box
+            column = row = 0
+        for min_x, max_x, min_y, max_y, zone, rectangle in self.buckets[row * self.columns + column]:
+            if min_x <= x < max_x and min_y <= y < max_y and (rectangle or zone.contains(x, y)):
+                return zone
+        return None
+
+
+_ZONE_INDEX_ENTRIES = 64  # bucket entries a zone may take before the index gives way to the scan
+# (and at most 8 buckets a zone, plus 64: memory follows the zone count, not the board's pixels)

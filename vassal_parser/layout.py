@@ -99,6 +99,7 @@ class MapLayout:
             board_selection = self.default_selection(map_def)
         self.problems: list[str] = []
         self._cell_names: dict[tuple[int, int, int], str] = {}  # (grid id, col, row) -> name
+        self._zone_names: dict[int, str] = {}  # zone id -> its name, for zones naming no point
         self.boards: list[PlacedBoard] = []
         for name, reversed_, col, row in board_selection:
             board = map_def.board(name)
@@ -107,6 +108,14 @@ class MapLayout:
             self.boards.append(PlacedBoard(board, reversed_, col, row))
         self._place()
         self.draw_pile_positions = self._draw_piles()
+        # What `board_at` and `deck_at` compare, worked out once: every located piece asks both.
+        self._board_boxes = [
+            (placed, placed.x, placed.y, *((placed.x + placed.board.size[0], placed.y + placed.board.size[1])
+                                           if placed.board.size is not None else (None, None)))
+            for placed in self.boards]
+        self._deck_points: dict[tuple[int, int], str] = {}
+        for name, position in self.draw_pile_positions.items():
+            self._deck_points.setdefault(position, name)  # the first pile at a point answers
 
     @staticmethod
     def default_selection(map_def: MapDef) -> BoardSelection:
@@ -188,9 +197,10 @@ class MapLayout:
 
     # --- point -> things ---------------------------------------------------------------------
     def board_at(self, x: int, y: int) -> PlacedBoard | None:
-        """`Map.findBoard`: the first selected board whose rectangle holds the point."""
-        for placed in self.boards:
-            if placed.contains(x, y):
+        """`Map.findBoard`: the first selected board whose rectangle holds the point
+        (`PlacedBoard.contains`, from the boxes kept at start)."""
+        for placed, left, top, right, bottom in self._board_boxes:
+            if left <= x and top <= y and (right is None or (x < right and y < bottom)):
                 return placed
         return None
 
@@ -202,10 +212,7 @@ class MapLayout:
         return placed.board.grid.zone_at(x - placed.x, y - placed.y)
 
     def deck_at(self, x: int, y: int) -> str | None:
-        for name, position in self.draw_pile_positions.items():
-            if position == (x, y):
-                return name
-        return None
+        return self._deck_points.get((x, y))
 
     def location_name(self, x: int, y: int) -> str | None:
         """`Map.locationName` (spec §5.5): DrawPile at the exact point, else the grid, else offboard.
@@ -252,7 +259,11 @@ class MapLayout:
             if isinstance(grid, grids.ZonedGrid) and not placed.reversed:
                 lx, ly = x - placed.x, y - placed.y
                 if zone is not None:
-                    name = zone.location_name(lx, ly, self._properties)
+                    name = self._zone_names.get(id(zone))  # the layout's boards keep their zones alive
+                    if name is None:
+                        name = zone.location_name(lx, ly, self._properties)
+                        if not zone.name_reads_point():  # one name for every point of the zone
+                            self._zone_names[id(zone)] = name
                 elif grid.background is not None:
                     name = self._cell_name(grid.background, lx, ly)
                 else:

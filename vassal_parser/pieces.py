@@ -43,6 +43,10 @@ _ANSWERING_TRAITS = frozenset(_PROPERTY_TRAITS)  # exact classes: a subclass wou
 _NAMING_TRAITS = frozenset((BasicPiece, Layer, Label, Mask))  # the classes whose getName() is their own
 _PROFILES = per_type_table()  # type chain text -> _ChainProfile
 _PROFILES_LIMIT = 4096
+# type chain text -> {state text up to the BasicPiece's own state: (outer traits, BasicPiece own type)}
+_OUTER_CHAINS = per_type_table()
+_OUTER_LIMITS = (8192, 8_000_000)  # at most this many kinds, and characters of state text in their keys
+_outer_size = [0, 0]
 _NAME_DEPTH = 16  # a format naming itself (a label's $PieceName$…) stops here, as VASSAL's RecursionLimiter
 
 
@@ -143,9 +147,65 @@ class Piece:
     # -- traits ----------------------------------------------------------------------------
     @property
     def traits(self) -> list[Trait]:
-        if self._traits is None:
-            self._traits = decode_chain(self._type, self._state)
-        return self._traits
+        traits = self._traits
+        if traits is None:
+            traits = self._known_kind_chain()
+            if traits is None:
+                traits = self._traits = decode_chain(self._type, self._state)
+        return traits
+
+    def _known_kind_chain(self) -> list[Trait] | None:
+        """The chain of a piece whose kind was decoded before (`_remember_kind`), without a decode.
+
+        Why it is the decode's answer: the state is (text up to and including its last TAB) + a
+        BasicPiece state holding no TAB, backslash or quote. Such a tail changes nothing in how the
+        levels outside it split (it holds no separator, no escape, no quote to take off), so every
+        outer trait's own state comes from the text before it alone, and the tail is the innermost
+        state, whole, as `Decorator.setState` hands it over. An earlier piece with the same type and
+        the same text before its tail was decoded in full and its tail proved to be its BasicPiece
+        state; this piece's outer traits are that piece's, and its BasicPiece is its own tail's.
+        A big save's pieces of one kind differ only there (where they stand), so most of a first
+        read's chains cost one table lookup, not a split."""
+        state = self._state
+        if state is None:
+            return None
+        kinds = _OUTER_CHAINS.get(self._type)
+        if kinds is None:
+            return None
+        cut = state.rfind("\t") + 1
+        prefix = state[:cut]
+        known = kinds.get(prefix)
+        if known is None:
+            return None
+        tail = state[cut:]
+        if "\\" in tail or "'" in tail:
+            return None
+        outer, basic_type, basic_class = known
+        chain = outer.copy()
+        # made, not looked up: a BasicPiece state is where the piece stands, rarely another's
+        chain.append(basic_class(basic_type, tail))
+        self._traits = chain
+        if self._where is None:  # what `_read_basic` would find, from the tail at hand
+            self._where_from(tail, self._type, prefix, chain)  # its hash is known now
+        return chain
+
+    def _remember_kind(self, traits: list[Trait], prefix: str) -> None:
+        """Keep this piece's outer traits for later pieces of its kind (see `_known_kind_chain`):
+        called once its BasicPiece state is proved to be its state's plain tail after `prefix`."""
+        if not _OUTER_CHAINS:  # emptied with the shared trait tables (`forget_shared_traits`)
+            _outer_size[0] = _outer_size[1] = 0
+        kinds = _OUTER_CHAINS.get(self._type)
+        if kinds is None:
+            kinds = _OUTER_CHAINS[self._type] = {}
+        elif prefix in kinds:
+            return
+        if _outer_size[0] >= _OUTER_LIMITS[0] or _outer_size[1] + len(prefix) > _OUTER_LIMITS[1]:
+            _OUTER_CHAINS.clear()
+            _outer_size[0] = _outer_size[1] = 0
+            kinds = _OUTER_CHAINS[self._type] = {}
+        kinds[prefix] = (traits[:-1], traits[-1].type, type(traits[-1]))
+        _outer_size[0] += 1
+        _outer_size[1] += len(prefix)
 
     @property
     def basic(self) -> BasicPiece | None:
@@ -203,23 +263,38 @@ class Piece:
 
     def _read_basic(self) -> None:
         """`where` and `unplaced_key` from one look at the BasicPiece's own state."""
-        traits = self._traits if self._traits is not None else self.traits
+        traits = self._traits
+        if traits is None:
+            traits = self.traits  # a piece of a known kind has its `where` now (`_known_kind_chain`)
+            if self._where is not None:
+                return
         basic = traits[-1]
         own = basic.state if isinstance(basic, BasicPiece) else None
         self._unplaced = None
         if own is None or "\\" in own or "'" in own:
             self._where = (self.map, self.x, self.y)
             return
+        state = self._state
+        if type(basic) is BasicPiece and state is not None and "\t" not in own and state.endswith(own):
+            prefix = state[: len(state) - len(own)]
+            self._where_from(own, self._type, prefix, traits)
+            if prefix[-1:] == "\t" or (not prefix and len(traits) == 1):
+                self._remember_kind(traits, prefix)
+        else:
+            self._where_from(own, None, "", traits)
+
+    def _where_from(self, own: str, type_string: str | None, prefix: str, traits: list[Trait]) -> None:
+        """`_where` from a BasicPiece state holding no backslash or quote (then `;` splits it as the
+        SequenceEncoder does), and `_unplaced` when it is the plain tail of the state after `prefix`
+        (`type_string` given)."""
         tokens = own.split(";", 3)
         map_id = tokens[0]
         count = len(tokens)
         self._where = (None if map_id == "null" else map_id,
                        sequence.java_int(tokens[1], 0) if count > 1 else 0,
                        sequence.java_int(tokens[2], 0) if count > 2 else 0)
-        state = self._state
-        if type(basic) is BasicPiece and state is not None and "\t" not in own and state.endswith(own):
-            self._unplaced = (self._type, state[: len(state) - len(own)], count,
-                              tokens[3] if count > 3 else "")
+        self._unplaced = None if type_string is None else (
+            type_string, prefix, count, tokens[3] if count > 3 else "")
 
     def uses_formats(self) -> bool:
         """Whether a Text Label's name or label reads properties beyond its own (then the names
