@@ -626,8 +626,8 @@ _CHAIN_CHARS_LIMIT = 1 << 25  # 32 M characters of chain texts kept at most (the
 # `map(dict.get, tables, states)` (no (type, state) tuple made or hashed per trait)
 _traits_by_type: defaultdict[str, dict[str | None, Trait]] = defaultdict(dict)
 _trait_count = [0]
-# type chain text -> (own types, the trait table of each, outer traits by outer state text)
-_type_chains: dict[str, tuple[list[str], list[dict[str | None, Trait]], dict[str, list[Trait]]]] = {}
+# type chain text -> (own types, the trait table of each)
+_type_chains: dict[str, tuple[list[str], list[dict[str | None, Trait]]]] = {}
 _chain_chars = [0]
 
 
@@ -671,9 +671,9 @@ def make_trait(own_type: str, own_state: str | None) -> Trait:
     return trait if trait is not None else _new_trait(table, own_type, own_state)
 
 
-def _own_types(type_string: str) -> tuple[list[str], list[dict[str | None, Trait]], dict[str, list[Trait]]]:
-    """The own type of every trait of a chain, outermost first, each one's trait table (one split
-    per distinct chain), and the chain's outer traits by outer state text (`decode_chain`)."""
+def _own_types(type_string: str) -> tuple[list[str], list[dict[str | None, Trait]]]:
+    """The own type of every trait of a chain, outermost first, and each one's trait table (one
+    split per distinct chain)."""
     found = _type_chains.get(type_string)
     if found is None:
         own_types = _split_levels(type_string, None, False)
@@ -683,8 +683,7 @@ def _own_types(type_string: str) -> tuple[list[str], list[dict[str | None, Trait
             _type_chains.clear()
             _chain_chars[0] = 0
         # each own type's table, made where new (the defaultdict's lookup, in C)
-        tables = list(map(_traits_by_type.__getitem__, own_types))
-        found = _type_chains[type_string] = (own_types, tables, {})
+        found = _type_chains[type_string] = (own_types, list(map(_traits_by_type.__getitem__, own_types)))
         _chain_chars[0] += len(type_string)
     return found
 
@@ -775,8 +774,7 @@ def _cut_and_prove(text: str, segments: list[str], cuts: list[slice]) -> list[st
     return own
 
 
-def _split_levels(text: str, max_levels: int | None, raw_innermost: bool,
-                  segments: list[str] | None = None) -> list[str] | None:
+def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> list[str] | None:
     """All own tokens of a TAB chain in one pass (O(n)), or None when a quote pair makes the
     level-by-level Java decode differ from this shortcut (then the caller decodes slowly).
 
@@ -789,8 +787,7 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool,
     work per level (`_usual_levels`). Any other has every TAB's backslash run read by one regex
     pass in C and is walked (`_walk_levels`), plain stretches of levels at a time.
     """
-    if segments is None:
-        segments = text.split("\t")  # (or the caller's split of this text)
+    segments = text.split("\t")
     # A token starting with a quote (at the very start or right after a TAB): looked for only
     # when the text holds a quote at all, by segment starts (the two-character search "\t'" is
     # several times slower than the one-character one, and the segments are there anyway).
@@ -919,52 +916,17 @@ def decode_chain(type_string: str, state_string: str | None) -> list[Trait]:
 
     One linear pass per string (see `_split_levels`): decoding level by level costs
     O(length x depth), which is seconds for a Cattlesquat save's 200-deep, 70 KB pieces.
-
-    Pieces of one type often differ only in the innermost state (the BasicPiece's map, x, y…):
-    when the state is the usual chain and that last segment is inert — no backslash, no quote
-    at either end, so it changes nothing in how the levels outside it split or unquote — the
-    outer traits are looked up by the text before it (`_outer_traits`), for the chain's type.
     """
-    own_types, tables, outers = _own_types(type_string)
+    own_types, tables = _own_types(type_string)
     count = len(own_types)
     if state_string is None:
         return _shared_chain(own_types, tables, [None] * count)
-    segments = state_string.split("\t")
-    innermost = segments[-1]
-    inert = "\\" not in innermost and innermost[:1] != "'" and innermost[-1:] != "'"
-    if inert and len(segments) == count > 1:
-        outer_text = state_string[: len(state_string) - len(innermost) - 1]
-        outer = outers.get(outer_text)
-        if outer is not None:
-            table = tables[-1]
-            last = table.get(innermost)
-            if last is None:
-                last = _new_trait(table, own_types[-1], innermost)
-            return [*outer, last]
-        own = _usual_state_levels(state_string, segments)
-        if own is not None:
-            chain = _shared_chain(own_types, tables, own)  # type: ignore[arg-type]
-            if len(outers) < _OUTERS_LIMIT:
-                outers[outer_text] = chain[:-1]
-                _chain_chars[0] += len(outer_text)
-            return chain
-    own_states: list[str | None] = _split_levels(state_string, count, True, segments)  # type: ignore[assignment]
+    own_states: list[str | None] = _split_levels(state_string, count, True)  # type: ignore[assignment]
     if own_states is None:
         own_states = _split_levels_slowly(state_string, count, True)  # type: ignore[assignment]
     if len(own_states) < count:
         own_states += [None] * (count - len(own_states))
     return _shared_chain(own_types, tables, own_states)
-
-
-_OUTERS_LIMIT = 256  # outer state texts kept per type chain (their characters count in the chain table's)
-
-
-def _usual_state_levels(text: str, segments: list[str]) -> list[str] | None:
-    """`_split_levels`' usual-chain answer for a state of as many segments as its type's levels
-    (so within `max_levels`), or None where that path does not apply."""
-    if "'" in text and any(map(str.startswith, segments, repeat("'"))):
-        return None
-    return _usual_levels(text, segments)
 
 
 def _shared_chain(own_types: list[str], tables: list[dict[str | None, Trait]],

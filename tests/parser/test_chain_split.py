@@ -149,8 +149,8 @@ INNERMOST = ["Main Map;10;20;;0", "Main Map;30;40;;0", "", "x'", "'x", "'x'", "a
 @pytest.mark.parametrize("seed", range(8))
 def test_spec_5_1_pieces_differing_in_the_innermost_state_split_as_the_literal_decode(seed: int) -> None:
     """Pieces of one type whose states differ only in the innermost level (the BasicPiece's map and
-    position) share the outer traits by the text before it — only where that level is inert: no
-    backslash, no quote at either end, no TAB. Each variant twice, so the second is a lookup."""
+    position, or a quote, a backslash or a TAB there), one after another in the shared tables,
+    split as the literal decode does."""
     chooser = random.Random(3000 + seed)
     forget_shared_traits()
     for _ in range(25):
