@@ -271,8 +271,12 @@ def find_pywargame_python(explicit: str | None) -> str | None:
     candidates = [explicit] if explicit else [os.environ.get("ADJUTANT_PYWARGAME_PYTHON"),
                                               shutil.which("python3.12"), shutil.which("python3.13")]
     for candidate in filter(None, candidates):
-        probe = subprocess.run([candidate, "-c", "import pywargame.vassal.dumpvsav"], capture_output=True,
-                               timeout=60, check=False)
+        try:
+            probe = subprocess.run([candidate, "-c", "import pywargame.vassal.dumpvsav"], capture_output=True,
+                                   timeout=60, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:  # not there, not runnable, hung
+            print(f"pywargame python {candidate}: cannot run it ({type(exc).__name__}); comparison left out")
+            continue
         if probe.returncode == 0:
             return candidate
     return None

@@ -24,11 +24,14 @@ Public API:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import chain, compress, repeat
+from operator import add, getitem, ne, sub
 from typing import Any
 
 from vassal_parser import sequence
 
 ESC = "\x1b"
+_BACKSLASH = "\\"
 TAB = "\t"
 LOG_PREFIX = "LOG\t"
 
@@ -77,6 +80,9 @@ COMMAND_KINDS: tuple[str, ...] = (
 
 
 _EXACT_LONGEST = max(map(len, _EXACT))
+# The first four prefixes (two characters each; `_classify` tries them first and no exact command
+# starts with one): a lookup of a command's first two characters gives `_classify`'s kind.
+_PIECE_KINDS = dict(_PREFIXES[:4])
 
 
 def _classify(text: str) -> str:
@@ -137,33 +143,44 @@ def _first_slash_tokens(text: str, start: int, count: int) -> list[str]:
     return tokens
 
 
-def _add_piece_tokens(text: str) -> list[str]:
-    """(id, type, state) of `+/id/type/state`, as `_first_slash_tokens(text, 2, 3)` gives them.
+def _add_piece_fields(text: str) -> dict[str, Any]:
+    """The fields of `+/id/type/state`: the first three tokens `_first_slash_tokens(text, 2, 3)`
+    gives (missing ones empty), the id `null` read as None.
 
-    The usual shape is found with no copy of the 20-70 KB text but the two tokens themselves: the
-    id ends at the first `/`, the state starts after the last unescaped `/` (a state holds few
-    slashes), and the type between them is split on `/` (a C pass): when every piece but the
-    last ends in a backslash, every slash in it is escaped, and dropping those backslashes is its
-    unescaping (`_without_escaped_slashes`). The two-character searches of `str.replace` cost
-    several times the one-character split on these texts."""
+    The usual shape is found with no copy of the 20-70 KB text but the tokens themselves: the id
+    ends at the first `/`, the state starts after the last unescaped `/` (a state holds few
+    slashes), and the type between them is looked up by its text (`_types_by_raw`), else split
+    on `/` (a C pass): when every piece but the last ends in a backslash, every slash in it is
+    escaped, and dropping those backslashes is its unescaping (`_without_escaped_slashes`). The
+    two-character searches of `str.replace` cost several times the one-character split on these
+    texts. One function, one dict: 5,000 short AddPieces of a big save are read at a first save."""
     id_end = text.find("/", 2)
-    if id_end < 0 or text[id_end - 1] == "\\":
-        return _first_slash_tokens(text, 2, 3)
-    separator = text.rfind("/")
-    while separator > id_end and text[separator - 1] == "\\":
-        separator = text.rfind("/", id_end + 1, separator)
-    if separator <= id_end:
-        return _first_slash_tokens(text, 2, 3)
-    type_token = _without_escaped_slashes(text[id_end + 1 : separator])
-    if type_token is None:
-        return _first_slash_tokens(text, 2, 3)
-    tokens = [text[2:id_end], type_token, text[separator + 1 :]]
-    for index, token in enumerate(tokens):
-        if index != 1 and "/" in token and "\\/" in token:  # the one-character search first: fast
-            token = tokens[index] = token.replace("\\/", "/")
-        if len(token) > 1 and token[0] == "'" and token[-1] == "'":
-            tokens[index] = token[1:-1]
-    return tokens
+    if id_end > 0 and text[id_end - 1] != "\\":
+        separator = text.rfind("/")
+        while separator > id_end and text[separator - 1] == "\\":
+            separator = text.rfind("/", id_end + 1, separator)
+        if separator > id_end:
+            raw_type = text[id_end + 1 : separator]
+            type_token = _types_by_raw.get(raw_type)
+            if type_token is None:
+                type_token = _without_escaped_slashes(raw_type)
+                if type_token is not None:
+                    if len(type_token) > 1 and type_token[0] == "'" and type_token[-1] == "'":
+                        type_token = type_token[1:-1]
+                    _remember_type(raw_type, type_token)
+            if type_token is not None:
+                piece_id = text[2:id_end]  # up to the first slash: none escaped in it
+                if piece_id[-1:] == "'" and len(piece_id) > 1 and piece_id[0] == "'":
+                    piece_id = piece_id[1:-1]
+                state = text[separator + 1 :]
+                if "/" in state and "\\/" in state:  # the one-character search first: fast
+                    state = state.replace("\\/", "/")
+                if state[-1:] == "'" and len(state) > 1 and state[0] == "'":
+                    state = state[1:-1]
+                return {"id": None if piece_id == "null" else piece_id, "type": type_token, "state": state}
+    tokens = _first_slash_tokens(text, 2, 3)
+    tokens += [""] * (3 - len(tokens))
+    return {"id": _null(tokens[0]), "type": tokens[1], "state": tokens[2]}
 
 
 def _without_escaped_slashes(token: str) -> str | None:
@@ -172,23 +189,45 @@ def _without_escaped_slashes(token: str) -> str | None:
         return token
     pieces = token.split("/")
     last = pieces.pop()
-    if not all(piece[-1:] == "\\" for piece in pieces):
+    if not all(map(str.endswith, pieces, repeat(_BACKSLASH))):  # one C call per piece
         return None
-    pieces = [piece[:-1] for piece in pieces]
+    pieces = list(map(getitem, pieces, repeat(_ALL_BUT_LAST)))
     pieces.append(last)
     return "/".join(pieces)
+
+
+_ALL_BUT_LAST = slice(None, -1)
+
+
+# Why a table of AddPiece types by their text in the command: a save repeats each piece type
+# (PathsOfGlory: 844 pieces, 421 distinct type chains of ~13 K characters), and unescaping one
+# is a split and a join of all of it; looked up, a repeat costs one hash and one comparison, and
+# every piece of a type gets the same string, whose hash the trait chain table then has at hand
+# (traits.py's `_own_types`) and whose characters are kept once. Bounded like the trait tables,
+# and emptied with them (`traits.forget_shared_traits`).
+_TYPES_LIMIT = 4096
+_TYPES_CHARS_LIMIT = 1 << 24  # characters of raw and unescaped types kept at most
+_types_by_raw: dict[str, str] = {}
+_types_chars = [0]
+
+
+def _remember_type(raw_type: str, type_token: str) -> None:
+    if len(_types_by_raw) >= _TYPES_LIMIT or _types_chars[0] > _TYPES_CHARS_LIMIT:
+        forget_add_piece_types()
+    _types_by_raw[raw_type] = type_token
+    _types_chars[0] += len(raw_type) + (len(type_token) if type_token is not raw_type else 0)
+
+
+def forget_add_piece_types() -> None:
+    """Empty the table of AddPiece types (benchmarks time cold decodes with it)."""
+    _types_by_raw.clear()
+    _types_chars[0] = 0
 
 
 def _parse_fields(kind: str, text: str) -> dict[str, Any]:
     """Fields of one leaf command, per spec §3.3/§3.4; raw strings kept (ids are opaque)."""
     if kind == "add_piece":
-        tokens = _add_piece_tokens(text)
-        tokens += [""] * (3 - len(tokens))
-        return {
-            "id": _null(tokens[0]),
-            "type": tokens[1],
-            "state": tokens[2],
-        }
+        return _add_piece_fields(text)
     if kind == "remove_piece":
         return {"id": text[2:]}
     if kind == "change_piece":
@@ -308,7 +347,8 @@ class Command:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.kind = _classify(text)
+        kind = _PIECE_KINDS.get(text[:2])  # the usual commands, at one lookup
+        self.kind = kind if kind is not None else _classify(text)
         self._fields: dict[str, Any] | None = None
         self._inner: CommandGroup | Command | None = None
 
@@ -396,7 +436,69 @@ def _is_plain_leaf(text: str) -> bool:
 
 
 def _decode_node(text: str) -> Node:
-    """GameModule.decode as a tree, iteratively (explicit work stack)."""
+    """GameModule.decode as a tree, in one pass over the ESCs of `text` and no copy of any group.
+
+    Why no group texts: each level of GameModule.decode splits its text on ESC (SequenceEncoder:
+    an ESC after a backslash is escaped, that one backslash dropped) and decodes the tokens
+    again; a big save is one group holding every command, so decoding level by level copies
+    the whole 14 MB text once per level (most of the time, in page faults). Here every node is
+    a range of `text`: an ESC with a run of k backslashes before it is escaped at the k levels
+    above and a delimiter at level k (each level drops one of the k), so inside a level-d range
+    (whose ESCs all have runs of at least d) the delimiters are the ESCs with no backslash d + 1
+    characters back. Leaves hold no ESC, so every command's text is a slice of `text` as it
+    stands; a token '…' loses its quotes as the decoder's do. Iterative: an explicit work stack.
+    `_decode_node_slowly` is the level-by-level reference (tests compare)."""
+    if _is_plain_leaf(text):
+        return Command(text)
+    positions: list[int] = []
+    find = text.find
+    found = find(ESC)
+    while found >= 0:
+        positions.append(found)
+        found = find(ESC, found + 1)
+    root = CommandGroup([])
+    # (group to fill, range start, range end, its ESCs positions[first:last], level)
+    work: list[tuple[CommandGroup, int, int, int, int, int]] = [(root, 0, len(text), 0, len(positions), 0)]
+    while work:
+        group, start, end, first, last, level = work.pop()
+        inside = positions[first:last]
+        # the character before each ESC's last `level` backslashes: a delimiter where it is none
+        befores = list(map(getitem, repeat(text), map(sub, inside, repeat(level + 1))))
+        if inside and inside[0] <= level:  # an ESC at the very start of the text
+            befores[0] = ESC
+        delimiters = list(compress(range(first, last), map(ne, befores, repeat(_BACKSLASH))))
+        group.quoted = not delimiters  # GameModule.decode: a text that decodes to one token
+        children = group.children
+        if len(delimiters) == len(inside):
+            # Every ESC here a delimiter (a group of plain commands: thousands of AddPieces): the
+            # tokens are the stretches between them, cut in one pass; leaves unless one is quoted.
+            starts = chain((start,), map(add, inside, repeat(1)))
+            ends = chain(map(sub, inside, repeat(level)), (end,))
+            tokens = list(map(text.__getitem__, map(slice, starts, ends)))
+            if not any(map(str.startswith, tokens, repeat("'"))):
+                children.extend(map(Command, tokens))
+                continue
+        token_start, token_first = start, first
+        for index in (*delimiters, last):
+            token_end = end if index == last else positions[index] - level
+            if token_end - token_start > 1 and text[token_start] == "'" and text[token_end - 1] == "'":
+                token_start += 1  # the decoder's unquote
+                token_end -= 1
+            if token_first == index and not (
+                token_end - token_start > 1 and text[token_start] == "'" and text[token_end - 1] == "'"
+            ):
+                children.append(Command(text[token_start:token_end]))  # no ESC, not quoted: a leaf
+            else:
+                nested = CommandGroup([])
+                children.append(nested)
+                work.append((nested, token_start, token_end, token_first, index, level + 1))
+            if index != last:
+                token_start, token_first = positions[index] + 1, index + 1
+    return root
+
+
+def _decode_node_slowly(text: str) -> Node:
+    """GameModule.decode level by level with the SequenceEncoder (reference for `_decode_node`)."""
     if _is_plain_leaf(text):
         return Command(text)
     tokens = sequence.decode(text, ESC)

@@ -83,21 +83,18 @@ def _decode_escaped(text: str, delim: str, max_tokens: int = 0) -> list[str]:
     append = tokens.append
     find = text.find
     escaped = _BACKSLASH + delim
-    n = len(text)
     pos = 0
     # Index of the last delimiter with no backslash before it (-1: none), found once when first
     # needed: "every delimiter left is escaped" is then one comparison, so a text with many
     # escaped delimiters decodes in linear time (counting the rest at each token was quadratic).
     last_plain = -2
+    quotes = "'" in text  # else no token needs its quotes taken off
     while True:
-        if pos == n:
-            append("")
-            return tokens
         i = find(delim, pos)
-        if i < 0:
-            append(_unquote(text[pos:]))
+        if i < 0:  # the last token (empty after a trailing delimiter)
+            append(_unquote(text[pos:]) if quotes else text[pos:])
             return tokens
-        if i > 0 and text[i - 1] == _BACKSLASH:
+        if i and text[i - 1] == _BACKSLASH:
             if last_plain == -2:
                 last_plain = _last_unescaped(text, delim)
             if i > last_plain:
@@ -117,7 +114,7 @@ def _decode_escaped(text: str, delim: str, max_tokens: int = 0) -> list[str]:
             parts.append(text[start:i])
             append(_unquote("".join(parts)))
         else:
-            append(_unquote(text[pos:i]))
+            append(_unquote(text[pos:i]) if quotes else text[pos:i])
         if len(tokens) == max_tokens:
             return tokens
         pos = i + 1

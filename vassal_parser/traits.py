@@ -23,13 +23,14 @@ Public API:
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from itertools import compress, repeat
-from operator import is_
+from itertools import compress, islice, repeat
+from operator import getitem, is_, ne, sub
 from typing import Any, ClassVar
 
-from vassal_parser import sequence
+from vassal_parser import commands, sequence
 
 TAB = "\t"
 
@@ -71,10 +72,10 @@ class Trait:
     # so the many later reads cost no property call.
     fields: dict[str, Any]
 
-    def __init__(self, type_: str, state: str | None) -> None:
+    def __init__(self, type_: str, state: str | None, prefix: str | None = None) -> None:
         self.type = type_
         self.state = state
-        self.prefix = trait_prefix(type_)
+        self.prefix = trait_prefix(type_) if prefix is None else prefix  # (given: already worked out)
         self._properties: dict[str, str] | None = None
 
     def __getattr__(self, name: str) -> Any:
@@ -115,7 +116,7 @@ class Trait:
 
     def with_state(self, state: str | None) -> Trait:
         """A copy of this trait with another own state (type untouched)."""
-        return type(self)(self.type, state)
+        return type(self)(self.type, state, self.prefix)
 
     def __repr__(self) -> str:
         preview = self.type if len(self.type) <= 40 else self.type[:37] + "..."
@@ -129,8 +130,14 @@ class Trait:
 
 
 def _int_token(tokens: list[str], index: int, default: int) -> int:
-    """`Decoder.nextInt(default)` of token `index`: missing or not a Java int gives the default."""
-    return sequence.java_int(tokens[index], default) if index < len(tokens) else default
+    """`Decoder.nextInt(default)` of token `index`: missing or not a Java int gives the default.
+    (The usual coordinate or count, up to nine ASCII digits, read at once: any such fits an int.)"""
+    if index >= len(tokens):
+        return default
+    token = tokens[index]
+    if token.isdigit() and token.isascii() and len(token) < 10:
+        return int(token)
+    return sequence.java_int(token, default)
 
 
 class BasicPiece(Trait):
@@ -636,7 +643,9 @@ def per_type_table() -> dict[str, Any]:
 
 
 def forget_shared_traits() -> None:
-    """Empty the shared trait and chain tables (benchmarks time cold decodes with it)."""
+    """Empty the shared trait and chain tables, and commands.py's table of AddPiece types
+    (benchmarks time cold decodes with it)."""
+    commands.forget_add_piece_types()
     _traits_by_type.clear()
     _trait_count[0] = 0
     _type_chains.clear()
@@ -648,7 +657,8 @@ def forget_shared_traits() -> None:
 def _new_trait(table: dict[str | None, Trait], own_type: str, own_state: str | None) -> Trait:
     if _trait_count[0] >= _TRAIT_CACHE_LIMIT:  # full: start again (chains hold the old tables)
         forget_shared_traits()
-    trait = TRAIT_CLASSES.get(trait_prefix(own_type), Trait)(own_type, own_state)
+    prefix = trait_prefix(own_type)
+    trait = TRAIT_CLASSES.get(prefix, Trait)(own_type, own_state, prefix)
     table[own_state] = trait
     _trait_count[0] += 1
     return trait
@@ -707,21 +717,61 @@ def _join_region(segments: list[str], first: int, last: int, end_trim: int, remo
 
 # A TAB and the backslashes after it, in a reversed chain text: the run that escapes that TAB.
 _TAB_RUN_REVERSED = re.compile(r"\t\\*")
-_USUAL_RUNS = ["\t" + "\\" * level for level in range(512)]  # run k of a usual chain, reversed
+# TAB k of a usual chain is escaped by exactly k backslashes: the suffix each segment must end
+# with, the one it must not, and the slice that cuts it off (tables; longer chains build theirs).
+_RUN_TABLE = 512
+_RUNS = ["\\" * level for level in range(_RUN_TABLE + 1)]
+_CUTS = [slice(None, -level or None) for level in range(_RUN_TABLE + 1)]
 
 
-def _usual_runs(runs: list[str]) -> bool:
-    """Whether the TAB runs of a chain (reversed, in chain order) are exactly 0, 1, 2, … backslashes.
+def _usual_levels(text: str, segments: list[str]) -> list[str] | None:
+    """The own tokens when `segments` (`text` split on TAB) are a usual chain — segment k ends in
+    exactly k backslashes, which escape TAB k — else None. The caller has ruled out quotes.
 
-    Beyond the table the expected list is built only when the runs' lengths add up as a usual
-    chain's do, so building it costs no more characters than the text holds (linear, even for a
-    hostile file of a million plain TABs)."""
-    found = len(runs)
-    if found <= len(_USUAL_RUNS):
-        return runs == _USUAL_RUNS[:found]
-    if sum(map(len, runs)) != found * (found + 1) // 2:
-        return False
-    return runs == ["\t" + "\\" * level for level in range(found)]
+    Two proofs, both O(n) and in C but for a few steps, the cheaper one for the text's shape:
+    short levels (a state chain: tens of characters each) are cut first and proved afterwards
+    from whole-text counts (`_cut_and_prove`); long ones (a type chain: hundreds) are proved by
+    suffix tests, one C call per level through `map` touching only segment ends, and cut after.
+    Beyond the tables the suffixes are built only when the segments hold enough characters for
+    them (linear, even for a hostile file of a million plain TABs)."""
+    tabs = len(segments) - 1
+    if tabs <= _RUN_TABLE:
+        runs, cuts = _RUNS, _CUTS
+    else:
+        if len(text) - tabs < tabs * (tabs - 1) // 2:
+            return None
+        runs = ["\\" * level for level in range(tabs + 1)]
+        cuts = [slice(None, -level or None) for level in range(tabs + 1)]
+    if len(text) < _LONG_LEVEL * len(segments):
+        return _cut_and_prove(text, segments, cuts)
+    if not all(map(str.endswith, segments, runs[:tabs])):
+        return None
+    if any(map(str.endswith, segments, runs[1 : tabs + 1])):
+        return None
+    own = list(map(getitem, segments, cuts[:tabs]))
+    own.append(segments[tabs])  # innermost: no TAB after it, nothing to cut
+    return own
+
+
+_LONG_LEVEL = 128  # characters per level from which suffix tests beat whole-text counts
+
+
+def _cut_and_prove(text: str, segments: list[str], cuts: list[slice]) -> list[str] | None:
+    """`_usual_levels` by cutting segment k short by k characters, then proving the cut was
+    exactly the separators' backslashes: (1) the lengths add up (no segment was shorter than its
+    cut), (2) the text holds exactly that many more backslashes than the own tokens (every cut
+    character was one), and (3) no own token ends in a backslash before its TAB (no run is
+    longer)."""
+    tabs = len(segments) - 1
+    own = list(map(getitem, segments, cuts[:tabs]))
+    own.append(segments[tabs])  # innermost: no TAB after it, nothing cut
+    cut = tabs * (tabs - 1) // 2
+    inner = "\t".join(own)
+    if len(inner) + cut != len(text) or "\\\t" in inner:
+        return None
+    if text.count("\\") - inner.count("\\") != cut:
+        return None
+    return own
 
 
 def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> list[str] | None:
@@ -733,61 +783,28 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
     (Java ignores tokens after the second). `raw_innermost`: the last level is taken as-is
     (Decorator.setState hands it over undecoded) instead of as decoded token 0.
 
-    Speed: a state chain is first cut as the usual chain and proved so afterwards
-    (`_usual_state_chain`). Otherwise every TAB's backslash run comes from one regex pass in C;
-    the usual chain is then checked with no Python work per level, and any other is walked
-    (`_walk_levels`), plain stretches of levels at a time.
+    Speed: one split on TAB (a C pass); the usual chain is then proved and cut with no Python
+    work per level (`_usual_levels`). Any other has every TAB's backslash run read by one regex
+    pass in C and is walked (`_walk_levels`), plain stretches of levels at a time.
     """
-    if raw_innermost:
-        own = _usual_state_chain(text, max_levels)
+    segments = text.split("\t")
+    # A token starting with a quote (at the very start or right after a TAB): looked for only
+    # when the text holds a quote at all, by segment starts (the two-character search "\t'" is
+    # several times slower than the one-character one, and the segments are there anyway).
+    quoted = "'" in text and any(map(str.startswith, segments, repeat("'")))
+    count = len(segments)
+    if count > 1 and not quoted and (max_levels is None or count <= max_levels):
+        # The usual chain: no own token holds a TAB or starts with a quote, so level k's
+        # separator is TAB k; the innermost segment is then the whole last level, raw or decoded.
+        own = _usual_levels(text, segments)
         if own is not None:
             return own
     # Every TAB's backslash run, read from the reversed text, where each run starts with its TAB:
     # a literal the regex engine finds with a fast search, so this is one C pass.
     runs = _TAB_RUN_REVERSED.findall(text[::-1])
     runs.reverse()
-    found = len(runs)
-    # The usual chain: separator k is exactly k backslashes and a TAB, no own token holds a TAB
-    # or starts with a quote (none right after a TAB, nor at the very start). Checked for all
-    # levels at once (the runs equal the expected list), then one slice per level.
-    # (a quote right after a TAB, looked for only when the text holds a quote at all: the
-    # one-character search is several times faster than the two-character one)
-    quoted = text[:1] == "'" or ("'" in text and "\t'" in text)
-    if found and (max_levels is None or found < max_levels) and not quoted and _usual_runs(runs):
-        segments = text.split("\t")
-        own = [segment[: len(segment) - level] for level, segment in enumerate(segments)]
-        own[-1] = segments[-1]  # innermost: no separator after it, nothing to strip
-        return own
-    backslashes = [len(run) - 1 for run in runs]  # before TAB i, which follows segments[i]
-    segments = text.split("\t")
+    backslashes = list(map(sub, map(len, runs), repeat(1)))  # before TAB i, which ends segments[i]
     return _walk_levels(segments, backslashes, max_levels, raw_innermost, quoted)
-
-
-def _usual_state_chain(text: str, max_levels: int | None) -> list[str] | None:
-    """The own tokens of a usual chain (separator k = k backslashes and a TAB, no own token
-    holding a TAB or starting with a quote), or None when `text` is not one.
-
-    Why beside the run regex: state chains are all different (every piece has its own), so
-    this costs every piece; cutting first and proving afterwards takes half the time. Cut
-    segment k short by k characters; the cut was exactly the separator's backslashes when
-    (1) the lengths add up (no segment was shorter than its cut), (2) the text holds exactly
-    that many more backslashes than the own tokens (every cut character was one), and (3) no
-    own token ends in a backslash before its TAB (the run is not longer)."""
-    segments = text.split("\t")
-    count = len(segments)
-    if count < 2 or (max_levels is not None and count > max_levels):
-        return None
-    if text[:1] == "'" or ("'" in text and "\t'" in text):
-        return None
-    own = [segment[: len(segment) - level] for level, segment in enumerate(segments)]
-    own[-1] = segments[-1]  # innermost: no separator after it, nothing cut
-    cut = (count - 1) * (count - 2) // 2
-    inner = "\t".join(own)
-    if len(inner) + cut != len(text) or "\\\t" in inner:
-        return None
-    if text.count("\\") - inner.count("\\") != cut:
-        return None
-    return own
 
 
 def _walk_levels(segments: list[str], backslashes: list[int], max_levels: int | None,
@@ -798,9 +815,10 @@ def _walk_levels(segments: list[str], backslashes: list[int], max_levels: int | 
 
     Why stretches: chains with TABs inside a few tokens (a trigger's or a global key command's
     lists, level 9 of a 200-deep chain) are usual everywhere else. Runs of plain levels — TAB
-    `index + j` carrying exactly `level + j` backslashes — are found by comparing list slices
-    (`_plain_stretch`, in C) and cut with one slice each; only the levels holding TABs take the
-    TAB-by-TAB walk. With quotes every level is walked, as each may need its quotes taken off."""
+    `index + j` carrying exactly `level + j` backslashes — last up to the next TAB whose run is
+    not its predecessor's plus one (those TABs found once, in C; a stretch is one bisection) and
+    are cut in one C pass each; only the levels holding TABs take the TAB-by-TAB walk. With
+    quotes every level is walked, as each may need its quotes taken off."""
     own: list[str] = []
     append = own.append
     found = len(backslashes)
@@ -809,12 +827,18 @@ def _walk_levels(segments: list[str], backslashes: list[int], max_levels: int | 
     index = 0  # the next TAB to look at; the level's text starts at segments[index]
     level = 0
     last_level = -1 if max_levels is None else max_levels - 1
+    # Where the runs stop counting up by one (TAB j's run is not TAB j-1's plus one), in C: a
+    # plain stretch from TAB `index` lasts up to the next such TAB.
+    breaks = [] if quoted else list(compress(range(1, found), map(
+        ne, map(sub, islice(backslashes, 1, None), backslashes), repeat(1))))
     while True:
         room = end_seg - index if last_level < 0 else min(end_seg - index, last_level - level)
-        stretch = _plain_stretch(backslashes, index, level, room) if room > 0 and not quoted else 0
+        stretch = 0
+        if room > 0 and not quoted and backslashes[index] == level:
+            following = bisect_right(breaks, index)
+            stretch = min(room, (breaks[following] if following < len(breaks) else found) - index)
         if stretch:
-            own.extend([segment[: len(segment) - cut]
-                        for cut, segment in enumerate(segments[index : index + stretch], level)])
+            own.extend(map(getitem, segments[index : index + stretch], _cuts(level, stretch)))
             index += stretch
             level += stretch
         first = index
@@ -864,31 +888,10 @@ def _walk_levels(segments: list[str], backslashes: list[int], max_levels: int | 
         level += 1
 
 
-_LEVELS = list(range(1024))
-
-
-def _levels(level: int, count: int) -> list[int]:
-    """[level, level + 1, …] of `count` numbers."""
+def _cuts(level: int, count: int) -> list[slice]:
+    """The slices cutting level, level + 1, … backslashes off `count` segments' ends."""
     end = level + count
-    return _LEVELS[level:end] if end <= len(_LEVELS) else list(range(level, end))
-
-
-def _plain_stretch(backslashes: list[int], index: int, level: int, room: int) -> int:
-    """How many TABs from `index` on carry exactly level, level + 1, … backslashes (at most `room`):
-    doubling, then halving, list-slice comparisons — linear in the stretch, each in C."""
-    if backslashes[index] != level:
-        return 0
-    good, size = 1, 2
-    while size <= room and backslashes[index : index + size] == _levels(level, size):
-        good, size = size, size * 2
-    bad = min(size, room + 1)
-    while bad - good > 1:
-        middle = (good + bad) // 2
-        if backslashes[index : index + middle] == _levels(level, middle):
-            good = middle
-        else:
-            bad = middle
-    return good
+    return _CUTS[level:end] if end <= len(_CUTS) else [slice(None, -cut or None) for cut in range(level, end)]
 
 
 def _split_levels_slowly(text: str, max_levels: int | None, raw_innermost: bool) -> list[str]:

@@ -35,3 +35,23 @@ def test_3_3_hand_worked_splits() -> None:
     fields = _parse_fields("add_piece", "+/9/mark;a\\/b\\/c\tpiece;;;x.png;X/on\\/off\tMap;1;2")
     assert (fields["id"], fields["type"]) == ("9", "mark;a/b/c\tpiece;;;x.png;X")
     assert fields["state"] == "on/off\tMap;1;2"
+
+
+def test_3_3_a_repeated_type_is_looked_up_and_answers_as_the_first_read() -> None:
+    """Pieces of one type share the unescaped type string (one table, bounded, emptied with the
+    trait tables); a quoted or escaped type answers the same the second time."""
+    from vassal_parser import commands
+    from vassal_parser.traits import forget_shared_traits
+
+    forget_shared_traits()
+    texts = ["+/1/'mark;a\\/b\tpiece;;;x.png;X'/Map;1;2", "+/2/'mark;a\\/b\tpiece;;;x.png;X'/Map;3;4"]
+    first, second = (_parse_fields("add_piece", text) for text in texts)
+    assert first["type"] == second["type"] == "mark;a/b\tpiece;;;x.png;X"
+    assert first["type"] is second["type"]
+    assert [first["id"], second["state"]] == ["1", "Map;3;4"]
+    assert all(_parse_fields("add_piece", text)["type"] == _reference(text)[1] for text in texts)
+    for n in range(commands._TYPES_LIMIT + 10):  # full: emptied and started again, never larger
+        _parse_fields("add_piece", f"+/{n}/piece;;;{n}.png;N/Map;1;2")
+    assert len(commands._types_by_raw) <= commands._TYPES_LIMIT
+    forget_shared_traits()
+    assert not commands._types_by_raw

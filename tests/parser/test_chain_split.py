@@ -79,3 +79,88 @@ def test_spec_5_1_a_deep_chain_with_tabs_in_a_few_levels() -> None:
     fast = decode_chain(_fold(types), _fold(states))
     assert [t.type for t in fast] == types
     assert [t.state for t in fast] == states
+
+
+def _long_token(chooser: random.Random, tabs: float) -> str:
+    """An own token of a few hundred characters (a real type's), so the chain takes the suffix-test
+    proof (`_usual_levels`: long levels) rather than cut-and-prove."""
+    plain = "".join(chooser.choice("abc;,0123/") for _ in range(chooser.randrange(130, 300)))
+    return plain + _token(chooser, tabs)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_spec_5_1_long_levels_split_as_the_literal_decode_does(seed: int) -> None:
+    chooser = random.Random(2000 + seed)
+    forget_shared_traits()
+    for _ in range(20):
+        depth = chooser.randrange(1, 30)
+        tabs = chooser.choice([0.0, 0.1, 0.4])
+        types = [_long_token(chooser, tabs) for _ in range(depth - 1)] + ["piece;;;x.png;Name"]
+        states = [_long_token(chooser, tabs) for _ in range(chooser.choice([depth, depth + 1]) - 1)]
+        state_string = _fold([*states, "Main Map;10;20;;0"])
+        for pair in ((_fold(types), state_string), (_fold(types), _fold(types))):
+            fast = decode_chain(*pair)
+            slow = decode_chain_slowly(*pair)
+            assert [(t.type, t.state) for t in fast] == [(t.type, t.state) for t in slow], pair
+
+
+@pytest.mark.parametrize("width", [3, 200])
+def test_spec_5_1_chains_deeper_than_the_run_tables(width: int) -> None:
+    """600 levels (beyond the 512-level tables of backslash runs and cuts): short and long levels,
+    plain and with TABs in two own tokens, each split back into the tokens it was folded from."""
+    types = [f"mark;L{n}" + "x" * width for n in range(600)] + ["piece;;;x.png;Name"]
+    states = [f"v{n}" + "y" * width for n in range(600)] + ["Main Map;1;2;;0"]
+    forget_shared_traits()
+    fast = decode_chain(_fold(types), _fold(states))
+    assert [t.type for t in fast] == types
+    assert [t.state for t in fast] == states
+    types[7] = "trigger;a\tb"
+    states[550] = "list\tof\tthree"
+    forget_shared_traits()
+    fast = decode_chain(_fold(types), _fold(states))
+    assert [t.type for t in fast] == types
+    assert [t.state for t in fast] == states
+
+
+def test_spec_5_1_hostile_tab_shapes_stay_linear() -> None:
+    """A million plain TABs, and a million TABs after runs too short for their level: the checks
+    beyond the tables build no quadratic list of expected runs (bounded subprocess)."""
+    from tests.hardening.bounded import outcome
+
+    result = outcome("""
+        from vassal_parser.traits import decode_chain, decode_chain_slowly
+        tabs = "\\t" * 1_000_000
+        short = "a\\\\\\t" * 1_000_000
+        def pairs(chain):
+            return [(t.type, t.state) for t in chain]
+        one = decode_chain(tabs, tabs)
+        two = decode_chain("mark;x" + short, short)
+        assert pairs(one) == pairs(decode_chain_slowly(tabs, tabs))
+        assert pairs(two) == pairs(decode_chain_slowly("mark;x" + short, short))
+        print("ok", len(one), len(two))
+        """)
+    assert result.startswith("ok ")
+
+
+INNERMOST = ["Main Map;10;20;;0", "Main Map;30;40;;0", "", "x'", "'x", "'x'", "a\\b", "b\\", "\\", "a\tb",
+             "'"]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_spec_5_1_pieces_differing_in_the_innermost_state_split_as_the_literal_decode(seed: int) -> None:
+    """Pieces of one type whose states differ only in the innermost level (the BasicPiece's map and
+    position, or a quote, a backslash or a TAB there), one after another in the shared tables,
+    split as the literal decode does."""
+    chooser = random.Random(3000 + seed)
+    forget_shared_traits()
+    for _ in range(25):
+        depth = chooser.randrange(2, 30)
+        tabs = chooser.choice([0.0, 0.05, 0.3])
+        types = [_token(chooser, tabs) for _ in range(depth - 1)] + ["piece;;;x.png;Name"]
+        outer_depth = chooser.choice([depth, depth, depth - 1, depth + 1])
+        outer = [_token(chooser, tabs) for _ in range(outer_depth - 1)]
+        for innermost in INNERMOST * 2:
+            pair = (_fold(types), _fold([*outer, innermost]))
+            fast = decode_chain(*pair)
+            slow = decode_chain_slowly(*pair)
+            assert [(t.type, t.state) for t in fast] == [(t.type, t.state) for t in slow], pair

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.parser.corpus_files import expected_counts, stream_files
@@ -234,3 +234,49 @@ def _encode_model(node) -> str:
 def test_property_tree_encode_decode_encode_is_identity(model) -> None:
     text = _encode_model(model)
     assert encode_stream(decode_stream(text)) == text
+
+
+_TREE_TEXT = st.recursive(
+    st.text(alphabet="ab\\'", max_size=4),
+    lambda inner: st.lists(inner, min_size=1, max_size=4).map(lambda parts: encode(parts, ESC) or ""),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400)
+@given(st.one_of(_TREE_TEXT, st.text(alphabet="ab\x1b\\'", max_size=40)))
+def test_spec_3_1_one_pass_tree_equals_the_level_by_level_decode(text: str) -> None:
+    """Spec §3.1: the command tree read in one pass over the ESCs (ranges of the text, no group
+    copied) is GameModule.decode's, level by level: nesting by backslash runs, escaped ESCs, quoted
+    tokens, empty and trailing tokens, single-token (quoted) groups — and any text at all."""
+    from vassal_parser.commands import _decode_node, _decode_node_slowly
+
+    assert _decode_node(text) == _decode_node_slowly(text)
+
+
+def test_spec_3_1_hostile_esc_shapes_stay_linear() -> None:
+    """200,000 ESCs, plain and escaped, an ESC after 100,000 backslashes (a delimiter 100,000
+    levels down: so many nested groups; the level-by-level decode copied the text at each) and a
+    2,000-deep nesting: each ESC is looked at once per level it is inside, which its run of
+    backslashes pays for (bounded subprocess)."""
+    from tests.hardening.bounded import outcome
+
+    result = outcome("""
+        from vassal_parser.commands import Command, CommandGroup, decode_stream, encode_stream
+        plain = decode_stream("\\x1b" * 200_000)
+        assert len(plain.children) == 200_001
+        escaped = decode_stream("a\\\\\\x1b" * 200_000)  # one token: 200,000 "a" and ""
+        assert escaped.quoted and len(escaped.children[0].children) == 200_001
+        deep = decode_stream("\\\\" * 100_000 + "\\x1bx")
+        levels = 0
+        node = deep
+        while isinstance(node, CommandGroup):
+            node, levels = node.children[0], levels + 1
+        assert levels == 100_001 and isinstance(node, Command)
+        nested = "x"
+        for _ in range(2000):
+            nested = "y\\x1b" + nested.replace("\\x1b", "\\\\\\x1b")
+        assert encode_stream(decode_stream(nested)) == nested
+        print("ok")
+        """)
+    assert result == "ok"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from vassal_parser.sequence import Decoder, decode, encode, first_token
@@ -137,3 +137,29 @@ def test_property_plain_split_shortcut_equals_the_general_decoder(text: str, del
     from vassal_parser.sequence import _decode_escaped
 
     assert decode(text, delim, most) == _decode_escaped(text, delim, most)
+
+
+
+def _decode_char_by_char(text: str, delim: str) -> list[str]:
+    """Spec §4.2 read literally, one character at a time: a delimiter right after a backslash is
+    kept in the token (that backslash dropped), any other ends the token; '…' tokens lose quotes."""
+    tokens: list[str] = []
+    token: list[str] = []
+    for char in text:
+        if char == delim and token and token[-1] == "\\":
+            token[-1] = delim
+        elif char == delim:
+            tokens.append("".join(token))
+            token = []
+        else:
+            token.append(char)
+    tokens.append("".join(token))
+    return [t[1:-1] if len(t) > 1 and t[0] == "'" and t[-1] == "'" else t for t in tokens]
+
+
+@settings(max_examples=400)
+@given(st.text(alphabet="ab;\\'\x1b", max_size=60), st.sampled_from([";", "\x1b"]))
+def test_property_decode_equals_the_character_by_character_reading(text: str, delim: str) -> None:
+    """Spec §4.2: escaped delimiters (one backslash dropped, backslash runs not unescaped), quotes,
+    empty and trailing tokens, as the Decoder reads them."""
+    assert decode(text, delim) == _decode_char_by_char(text, delim)
