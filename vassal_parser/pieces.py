@@ -43,7 +43,8 @@ _ANSWERING_TRAITS = frozenset(_PROPERTY_TRAITS)  # exact classes: a subclass wou
 _NAMING_TRAITS = frozenset((BasicPiece, Layer, Label, Mask))  # the classes whose getName() is their own
 _PROFILES = per_type_table()  # type chain text -> _ChainProfile
 _PROFILES_LIMIT = 4096
-# type chain text -> {state text up to the BasicPiece's own state: (outer traits, BasicPiece own type)}
+# type chain text -> {state text up to the BasicPiece's own state: (outer traits, BasicPiece own type,
+# its class and prefix)}
 _OUTER_CHAINS = per_type_table()
 _OUTER_LIMITS = (8192, 8_000_000)  # at most this many kinds, and characters of state text in their keys
 _outer_size = [0, 0]
@@ -161,9 +162,11 @@ class Piece:
         BasicPiece state holding no TAB, backslash or quote. Such a tail changes nothing in how the
         levels outside it split (it holds no separator, no escape, no quote to take off), so every
         outer trait's own state comes from the text before it alone, and the tail is the innermost
-        state, whole, as `Decorator.setState` hands it over. An earlier piece with the same type and
-        the same text before its tail was decoded in full and its tail proved to be its BasicPiece
-        state; this piece's outer traits are that piece's, and its BasicPiece is its own tail's.
+        state, whole, as `Decorator.setState` hands it over — provided the earlier piece this kind
+        was learnt from had every TAB of its state separating two levels (`_read_basic`: as many
+        TABs as levels below the first, its full decode ending in its non-empty tail), so that the
+        innermost token starts after the last TAB and runs to the end. This piece's outer traits
+        are that piece's, and its BasicPiece is its own tail's.
         A big save's pieces of one kind differ only there (where they stand), so most of a first
         read's chains cost one table lookup, not a split."""
         state = self._state
@@ -180,10 +183,10 @@ class Piece:
         tail = state[cut:]
         if "\\" in tail or "'" in tail:
             return None
-        outer, basic_type, basic_class = known
+        outer, basic_type, basic_class, basic_prefix = known
         chain = outer.copy()
         # made, not looked up: a BasicPiece state is where the piece stands, rarely another's
-        chain.append(basic_class(basic_type, tail))
+        chain.append(basic_class(basic_type, tail, basic_prefix))
         self._traits = chain
         if self._where is None:  # what `_read_basic` would find, from the tail at hand
             self._where_from(tail, self._type, prefix, chain)  # its hash is known now
@@ -191,7 +194,8 @@ class Piece:
 
     def _remember_kind(self, traits: list[Trait], prefix: str) -> None:
         """Keep this piece's outer traits for later pieces of its kind (see `_known_kind_chain`):
-        called once its BasicPiece state is proved to be its state's plain tail after `prefix`."""
+        called once its BasicPiece state is proved to be its state's whole plain tail after `prefix`
+        (see `_read_basic`)."""
         if not _OUTER_CHAINS:  # emptied with the shared trait tables (`forget_shared_traits`)
             _outer_size[0] = _outer_size[1] = 0
         kinds = _OUTER_CHAINS.get(self._type)
@@ -203,7 +207,8 @@ class Piece:
             _OUTER_CHAINS.clear()
             _outer_size[0] = _outer_size[1] = 0
             kinds = _OUTER_CHAINS[self._type] = {}
-        kinds[prefix] = (traits[:-1], traits[-1].type, type(traits[-1]))
+        basic = traits[-1]
+        kinds[prefix] = (traits[:-1], basic.type, type(basic), basic.prefix)
         _outer_size[0] += 1
         _outer_size[1] += len(prefix)
 
@@ -278,7 +283,11 @@ class Piece:
         if type(basic) is BasicPiece and state is not None and "\t" not in own and state.endswith(own):
             prefix = state[: len(state) - len(own)]
             self._where_from(own, self._type, prefix, traits)
-            if prefix[-1:] == "\t" or (not prefix and len(traits) == 1):
+            # The BasicPiece state is the text after the last TAB, whole, when every TAB of the state
+            # separates two levels (as many TABs as levels below the first): a TAB inside a token
+            # or one that ends token 1 early ("x\tabc\tabc": "abc" twice) makes it no proof; an
+            # empty BasicPiece state is left out as well.
+            if own and state.count("\t") == len(traits) - 1:
                 self._remember_kind(traits, prefix)
         else:
             self._where_from(own, None, "", traits)

@@ -33,7 +33,7 @@ def _literal(type_string: str, state: str) -> list[tuple[type, str, str | None]]
     return [(type(t), t.type, t.state) for t in decode_chain_slowly(type_string, state)]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(st.lists(OUTER, max_size=4), BASIC, BASIC, st.booleans())
 def test_spec_5_1_a_known_kind_chain_is_the_literal_decode(outer, first_basic, second_basic, raw) -> None:
     forget_shared_traits()
@@ -73,3 +73,68 @@ def test_a_lone_basic_piece_and_an_escaped_tail() -> None:
     assert first.where == ("Main", 1, 2)
     escaped = Piece("5", rifle, chain(["unit", "Main;1;2;a\\;b"]))
     assert escaped._known_kind_chain() is None and escaped.where == ("Main", 1, 2)
+
+
+def test_an_empty_basic_piece_state_teaches_nothing() -> None:
+    """Found by the property test: in "\t\t" the BasicPiece's token 1 ends at the second TAB
+    (Decorator.setState takes one token), so its empty state does not start after the last TAB,
+    and "\t\tMain;0;0" gives the BasicPiece "" as well, not "Main;0;0"."""
+    forget_shared_traits()
+    marked = chain(["mark;Kind,Side", "piece;;;img.svg;Rifle"])
+    first = Piece("1", marked, "\t\t")
+    assert first.where == (first.map, first.x, first.y)  # the full BasicPiece parse
+    second = Piece("2", marked, "\t\tMain;0;0")
+    assert second._known_kind_chain() is None
+    assert [(t.type, t.state) for t in second.traits] == [(t.type, t.state)
+                                                         for t in decode_chain_slowly(marked, "\t\tMain;0;0")]
+    assert second.traits[-1].state == ""
+
+
+def test_a_basic_piece_state_seen_earlier_in_the_text_teaches_nothing() -> None:
+    """In "x\tabc\tabc" (two levels) the BasicPiece's token 1 ends at the second TAB: its state is
+    the first "abc", equal to the text after the last TAB only by chance (Decorator.setState)."""
+    forget_shared_traits()
+    marked = chain(["mark;Kind,Side", "piece;;;img.svg;Rifle"])
+    first = Piece("1", marked, "x\tabc\tabc")
+    assert first.traits[-1].state == "abc" and first.where == (first.map, first.x, first.y)
+    second = Piece("2", marked, "x\tabc\tMain;1;2")
+    assert second._known_kind_chain() is None
+    assert second.traits[-1].state == decode_chain_slowly(marked, "x\tabc\tMain;1;2")[-1].state == "abc"
+
+
+CORPUS_SAVES = ("Cattlesquat__PathsOfGlory/Historical10-8.vsav", "Cattlesquat__ForThePeople/1861-3-5.vsav",
+                "Cattlesquat__Almoravid/Scenario_D_Arrival_of_the_Africans.vsav")
+
+
+def test_spec_5_1_corpus_pieces_of_a_known_kind_decode_as_the_literal_decode(corpus_dir) -> None:
+    """Every corpus piece that takes the shortcut (an earlier piece taught its kind) has the
+    traits of the literal level-by-level decode."""
+    from vassal_parser.commands import decode_stream, iter_commands
+    from vassal_parser.container import open_container
+    from vassal_parser.pieces import make_piece
+
+    taken = read = 0
+    for relative in CORPUS_SAVES:
+        path = corpus_dir / relative
+        if not path.exists():
+            continue
+        read += 1
+        forget_shared_traits()
+        for command in iter_commands(decode_stream(open_container(path).command_text())):
+            if command.kind != "add_piece":
+                continue
+            fields = command.fields
+            piece = make_piece(fields["id"], fields["type"], fields["state"])
+            if not isinstance(piece, Piece):
+                continue
+            if piece._known_kind_chain() is None:
+                _ = piece.where  # decoded in full: may teach its kind
+                continue
+            literal = decode_chain_slowly(fields["type"], fields["state"])
+            assert [(t.type, t.state) for t in piece.traits] == [(t.type, t.state) for t in literal]
+            taken += 1
+    if not read:
+        import pytest
+
+        pytest.skip(f"none of {CORPUS_SAVES} found in {corpus_dir}")
+    assert taken > 300
