@@ -17,6 +17,7 @@ import contextlib
 import gc
 import itertools
 import multiprocessing
+import sys
 import threading
 import traceback
 from collections.abc import Iterator, Mapping
@@ -224,8 +225,9 @@ class ProcessPlanner:
         each hop waits to be scheduled (traced: ~1-2 ms of a first save's ~15 ms around the
         plan, more under load). The same budget holds: past it the worker is killed and the file
         gets the same InputError. When the worker is not up and idle (not started, killed after an
-        overrun, a call still in flight), the call goes the threaded way, which starts it afresh."""
-        if not self._lock.acquire(blocking=False):
+        overrun, a call still in flight), the call goes the threaded way, which starts it afresh; so
+        it does on Windows, whose event loop cannot wait on a pipe (`add_reader`)."""
+        if sys.platform == "win32" or not self._lock.acquire(blocking=False):
             return await self._threaded(path, answers)
         if self._conn is None or self._process is None or not self._process.is_alive():
             self._lock.release()
