@@ -189,7 +189,7 @@ class Piece:
         chain.append(basic_class(basic_type, tail, basic_prefix))
         self._traits = chain
         if self._where is None:  # what `_read_basic` would find, from the tail at hand
-            self._where_from(tail, self._type, prefix, chain)  # its hash is known now
+            self._where_from(tail, self._type, prefix)  # its hash is known now
         return chain
 
     def _remember_kind(self, traits: list[Trait], prefix: str) -> None:
@@ -282,7 +282,7 @@ class Piece:
         state = self._state
         if type(basic) is BasicPiece and state is not None and "\t" not in own and state.endswith(own):
             prefix = state[: len(state) - len(own)]
-            self._where_from(own, self._type, prefix, traits)
+            self._where_from(own, self._type, prefix)
             # The BasicPiece state is the text after the last TAB, whole, when every TAB of the state
             # separates two levels (as many TABs as levels below the first): a TAB inside a token
             # or one that ends token 1 early ("x\tabc\tabc": "abc" twice) makes it no proof; an
@@ -290,9 +290,9 @@ class Piece:
             if own and state.count("\t") == len(traits) - 1:
                 self._remember_kind(traits, prefix)
         else:
-            self._where_from(own, None, "", traits)
+            self._where_from(own, None, "")
 
-    def _where_from(self, own: str, type_string: str | None, prefix: str, traits: list[Trait]) -> None:
+    def _where_from(self, own: str, type_string: str | None, prefix: str) -> None:
         """`_where` from a BasicPiece state holding no backslash or quote (then `;` splits it as the
         SequenceEncoder does), and `_unplaced` when it is the plain tail of the state after `prefix`
         (`type_string` given)."""
