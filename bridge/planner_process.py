@@ -173,11 +173,7 @@ class ProcessPlanner:
             if ready:
                 return self._conn.recv()
         except (EOFError, OSError):
-            code = self._process.exitcode if self._process is not None else None
-            self._stop_worker()
-            self.restarts += 1
-            raise InputError(path, f"the planner stopped while {what} (exit code {code}); "
-                                   "the next save will be planned afresh") from None
+            raise self._stopped(path, what) from None
         self._stop_worker()
         self.restarts += 1
         raise InputError(path, f"{what} took longer than {budget:g} s and was stopped; "
@@ -279,11 +275,15 @@ class ProcessPlanner:
         try:
             return conn.recv()
         except (EOFError, OSError):
-            code = self._process.exitcode if self._process is not None else None
-            self._stop_worker()
-            self.restarts += 1
-            raise InputError(path, f"the planner stopped while planning (exit code {code}); "
-                                   "the next save will be planned afresh") from None
+            raise self._stopped(path, "planning") from None
+
+    def _stopped(self, path: str | Path, what: str) -> InputError:
+        """The worker went away while `what`: forgotten, counted, and said for `path` in one line."""
+        code = self._process.exitcode if self._process is not None else None
+        self._stop_worker()
+        self.restarts += 1
+        return InputError(path, f"the planner stopped while {what} (exit code {code}); "
+                                "the next save will be planned afresh")
 
     def replay(self, path: Path, answers: Mapping[str, Any]) -> Iterator[tuple[int, dict]]:
         yield from self._call("replay", path, answers)
