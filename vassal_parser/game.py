@@ -671,38 +671,33 @@ class Game:
                     continue
                 memo.misses += 1
             board_name, zone, location = self._place(layout, layout_key, x, y)
+            on_board = {  # PER_PIECE_PROPERTIES but the ids
+                "CurrentMap": map_name,
+                "CurrentBoard": board_name or "",
+                "CurrentZone": zone or "",
+                "CurrentX": str(x),
+                "CurrentY": str(y),
+                "DeckName": deck or "",
+            }
+            if location is not None:
+                on_board["LocationName"] = location
             shared = unplaced_facts(piece)
-            if shared is not None and shared.without_ids and piece_id is not None:
-                # the usual piece of a kind, in one dict display: its kind's properties, then its
-                # ids (Piece.properties() adds them last), then where it stands (PER_PIECE_PROPERTIES)
-                hidden_by, masked_by = shared.hidden_by, shared.masked_by
-                properties = {**shared.properties, "PieceUID": piece_id, "UniqueID": piece_id,
-                              "CurrentMap": map_name, "CurrentBoard": board_name or "",
-                              "CurrentZone": zone or "", "CurrentX": str(x), "CurrentY": str(y),
-                              "DeckName": deck or ""}
-                if location is not None:
-                    properties["LocationName"] = location
+            if shared is None:
+                properties = piece.properties(self._context(on_board))
+                hidden_by, masked_by = piece.hidden_by, piece.masked_by
+                properties.update(on_board)
             else:
-                on_board = {
-                    "CurrentMap": map_name,
-                    "CurrentBoard": board_name or "",
-                    "CurrentZone": zone or "",
-                    "CurrentX": str(x),
-                    "CurrentY": str(y),
-                    "DeckName": deck or "",
-                }
-                if location is not None:
-                    on_board["LocationName"] = location
-                if shared is None:
-                    properties = piece.properties(self._context(on_board))
-                    hidden_by, masked_by = piece.hidden_by, piece.masked_by
+                hidden_by, masked_by = shared.hidden_by, shared.masked_by
+                if shared.without_ids and piece_id is not None:
+                    # the usual piece of a kind: its kind's properties, then its ids (Piece.properties()
+                    # adds them last), then where it stands, in one dict display
+                    properties = {**shared.properties, "PieceUID": piece_id, "UniqueID": piece_id, **on_board}
                 else:
-                    hidden_by, masked_by = shared.hidden_by, shared.masked_by
                     properties = dict(shared.properties)
                     if piece_id is not None:  # Piece.properties() adds them last, unless a trait has them
                         properties.setdefault("PieceUID", piece_id)
                         properties.setdefault("UniqueID", piece_id)
-                properties.update(on_board)
+                    properties.update(on_board)
             # Positional, in field order (_PLACED_FIELDS): 18 keywords cost a 5,000-piece first read
             # ~7 ms of argument matching.
             placed = PlacedPiece(
