@@ -79,7 +79,7 @@ def test_memoised_saves_of_one_module_give_the_fresh_positions_6_5(corpus_dir: P
         remembered = load_game(path, module, memo=memo).position()
         assert remembered == load_game(path, module).position(), name
     assert memo.hits > 0
-    assert len(memo.placed) <= memo.placed.capacity
+    assert len(memo.placed) <= 2 * memo.placed.capacity  # BoundedCache: at most two generations
 
 
 def test_memoised_log_steps_give_the_fresh_positions_3_5(corpus_dir: Path) -> None:
