@@ -10,7 +10,7 @@ Public API:
     load_game(path, module=None, memo=None) -> Game
     game_from_container(path, container, module=None, memo=None) -> Game   (the same, already opened)
     PositionMemo(module, factor=2, minimum=1000)   (per-piece work kept across saves; a daemon's)
-    BoundedCache(capacity)       (the small LRU the memos use)
+    BoundedCache(capacity)       (the two-generation table the memos use)
     Game: path, kind ("save"|"log"), module, module_name, module_version, vassal_version,
         extensions [(name, version)], board_selections {map_id: [(board, reversed, col, row)]},
         global_properties {(container, name): value}, steps (list of replay steps),
@@ -277,8 +277,8 @@ class PositionMemo:
         they stand, so a first read of a save with many alike counters does it once per kind;
       * `layouts`: layout key (map id, chosen boards) -> MapLayout.
     So a hit returns what a fresh computation would; tests/grids/test_position_memo.py checks
-    it. Bounded: LRU tables sized to `factor` times the largest position read (at least
-    `minimum`). The memo belongs to one module: given another, it empties itself.
+    it. Bounded: tables (`BoundedCache`) keeping `factor` times the largest position read (at least
+    `minimum`; at most twice that). The memo belongs to one module: given another, it empties itself.
 
     PlacedPiece objects handed out are shared between positions: callers must not modify them
     (the pipeline never does). `Game.problems()` of a memoised game reports the problems of the
