@@ -51,9 +51,11 @@ MAX_MERGE_VISITS = 20_000_000
 _MEMO_TOKENS = itertools.count(1)  # each memo filling gets its own: memo keys never collide
 
 
-@dataclass
+@dataclass(slots=True)
 class PlacedPiece:
-    """One non-stack piece where the game has it; `location` is VASSAL's LocationName."""
+    """One non-stack piece where the game has it; `location` is VASSAL's LocationName.
+
+    Slots: a big save makes one for each of thousands of pieces (and `_PlacedOfKind` sets them)."""
 
     id: str
     basic_name: str
@@ -128,6 +130,8 @@ class _PlacedOfKind(PlacedPiece):
     in `Game._placed`'s order); the traits are the piece's own chain. It compares, prints and
     pickles as the PlacedPiece it stands for."""
 
+    __slots__ = ("_current_map", "_made_properties", "_made_traits", "_source")
+
     def __init__(self, piece_id: str, map_id: str | None, x: int, y: int, board: str | None,
                  zone: str | None, location: str | None, stack_id: str | None, stack_index: int | None,
                  deck: str | None, kind: PieceKind, source: Piece, memo_key: tuple | None,
@@ -151,10 +155,12 @@ class _PlacedOfKind(PlacedPiece):
         self.kind = kind
         self._source = source
         self._current_map = current_map
+        self._made_properties: dict[str, str] | None = None
+        self._made_traits: list[Trait] | None = None
 
     @property  # type: ignore[override]
     def properties(self) -> dict[str, str]:
-        found = self.__dict__.get("_properties")
+        found = self._made_properties
         if found is None:
             location, identifier = self.location, self.id
             found = {**self.kind.properties, "PieceUID": identifier, "UniqueID": identifier,  # type: ignore[union-attr]
@@ -163,23 +169,23 @@ class _PlacedOfKind(PlacedPiece):
                      "DeckName": self.deck or ""}
             if location is not None:
                 found["LocationName"] = location
-            self._properties = found
+            self._made_properties = found
         return found
 
     @properties.setter
     def properties(self, value: dict[str, str]) -> None:
-        self._properties = value
+        self._made_properties = value
 
     @property  # type: ignore[override]
     def traits(self) -> list[Trait]:
-        found = self.__dict__.get("_traits")
+        found = self._made_traits
         if found is None:
-            found = self._traits = self._source.traits
+            found = self._made_traits = self._source.traits
         return found
 
     @traits.setter
     def traits(self, value: list[Trait]) -> None:
-        self._traits = value
+        self._made_traits = value
 
     def __eq__(self, other: object) -> bool:
         # the dataclass's own comparison refuses another class: compare the fields it compares

@@ -259,7 +259,8 @@ class Piece:
         or quotes splits on `;` as the SequenceEncoder does (`sequence.decode`'s own shortcut)."""
         where = self._where
         if where is None:
-            self._read_basic()
+            if self._traits is not None or self._kind_of is not None or not self._known_kind_where():
+                self._read_basic()
             where = self._where
         return where  # type: ignore[return-value]
 
