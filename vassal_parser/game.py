@@ -276,7 +276,9 @@ class PositionMemo:
         moves and changes make new Piece objects);
       * `placed`: (token, (id, type, state), map, x, y, stack, index, deck, layout key) -> the
         PlacedPiece, where `token` names this memo's module (it changes when the memo empties);
-      * `places`: (layout key, x, y) -> (board, zone, location);
+      * `places`: layout key -> {(x, y): (board, zone, location)}, one plain table per layout
+        (a first read of thousands of never-seen points pays one small-tuple lookup for each, not a
+        table entry under a nested key), each emptied when it holds as many points as `placed` may;
       * `unplaced`: `Piece.unplaced_key()` (type, state without the BasicPiece's map and x, y) ->
         (properties without the id ones, hidden_by, masked_by), or None for a piece whose names
         read where it is (`Piece.uses_formats`): pieces of one type share this work wherever
@@ -297,7 +299,7 @@ class PositionMemo:
         self.minimum = minimum
         self.pieces = BoundedCache(minimum)
         self.placed = BoundedCache(minimum)
-        self.places = BoundedCache(minimum)
+        self.places: dict[tuple | None, dict[tuple[int, int], tuple]] = {}
         self.unplaced = BoundedCache(minimum)
         self.layouts: dict[tuple[str, tuple | None], MapLayout | None] = {}
         self.hits = 0  # placed-piece hits and misses, for benchmarks and tests
@@ -311,19 +313,21 @@ class PositionMemo:
             self.clear()
 
     def clear(self) -> None:
-        for table in (self.pieces, self.placed, self.places, self.unplaced):
+        for table in (self.pieces, self.placed, self.unplaced):
             table.clear()
+        self.places.clear()
         self.layouts.clear()
         self.token = next(_MEMO_TOKENS)
 
     def fit(self, piece_count: int) -> None:
         """Make room for a position of `piece_count` pieces (tables hold `factor` positions' worth)."""
         capacity = max(self.minimum, self.factor * piece_count)
-        for table in (self.pieces, self.placed, self.places, self.unplaced):
+        for table in (self.pieces, self.placed, self.unplaced):
             if capacity > table.capacity:
                 table.resize(capacity)
-        if len(self.layouts) > 256:  # boards re-chosen hundreds of times: start again
+        if len(self.layouts) > 256 or len(self.places) > 256:  # boards re-chosen hundreds of times
             self.layouts.clear()
+            self.places.clear()
 
     def unplaced_facts(self, piece: Piece) -> PieceKind | None:
         """(properties without PieceUID/UniqueID, hidden_by, masked_by) of a piece, shared by every
@@ -777,7 +781,7 @@ class Game:
             on_map = maps.get(map_id)
             if on_map is None:
                 on_map = maps[map_id] = self._map_facts(map_id, board)
-            layout, layout_key, map_name, map_id = on_map
+            layout, layout_key, map_name, map_id, places = on_map
             key = None
             if memo is not None:
                 key = (token, piece.strings(), map_id, x, y, stack_id, stack_index, deck, layout_key)
@@ -787,7 +791,7 @@ class Game:
                     append(cached)  # type: ignore[arg-type]
                     continue
                 memo.misses += 1
-            board_name, zone, location = self._place(layout, layout_key, x, y)
+            board_name, zone, location = self._place(layout, places, x, y)
             kind_key = piece.unplaced_key()  # the memo's kinds, looked up once per kind here
             shared = kinds_here.get(kind_key, _MISSING)
             if shared is _MISSING:
@@ -850,8 +854,9 @@ class Game:
 
     def _map_facts(
         self, map_id: str | None, board: _Board
-    ) -> tuple[MapLayout | None, tuple | None, str, str | None]:
-        """(layout, layout key, CurrentMap value, map id) for one map of a position.
+    ) -> tuple[MapLayout | None, tuple | None, str, str | None, dict | None]:
+        """(layout, layout key, CurrentMap value, map id, the memo's table of its points) for one
+        map of a position.
 
         A map the module lacks: `Map.getMapById` gives null, so VASSAL's piece is on no map —
         map id None, CurrentMap and LocationName empty — and a problem names the map."""
@@ -859,34 +864,38 @@ class Game:
         if self.module is not None and map_id is not None and map_def is None:
             if map_id not in self._missing_maps:
                 self._missing_maps.append(map_id)
-            return None, None, "", None
+            return None, None, "", None, None
         layout = self.layout(map_id, board.selections)
-        layout_key = None
+        layout_key = places = None
         if layout is not None:
             chosen = board.selections.get(layout.map_def.identifier)
             layout_key = (layout.map_def.identifier, tuple(chosen) if chosen is not None else None)
-        return layout, layout_key, map_def.name if map_def is not None else (map_id or ""), map_id
+            if self._memo is not None:
+                places = self._memo.places.setdefault(layout_key, {})
+        return layout, layout_key, map_def.name if map_def is not None else (map_id or ""), map_id, places
 
     def _place(
-        self, layout: MapLayout | None, layout_key: tuple | None, x: int, y: int
+        self, layout: MapLayout | None, places: dict[tuple[int, int], tuple] | None, x: int, y: int
     ) -> tuple[str | None, str | None, str | None]:
         """(board, zone, LocationName) of a point; on no map LocationName is "" (BasicPiece.getProperty:
-        `getMap() == null ? ""`) when a module is known, unknown (None) without one."""
+        `getMap() == null ? ""`) when a module is known, unknown (None) without one. `places`: the
+        memo's table of the layout's points (None without a memo)."""
         if layout is None:
             return None, None, ("" if self.module is not None else None)
-        memo = self._memo
-        if memo is not None:
-            found = memo.places.get((layout_key, x, y))
-            if found is not _MISSING:
-                return found  # type: ignore[return-value]
+        if places is not None:
+            found = places.get((x, y))
+            if found is not None:
+                return found  # type: ignore[no-any-return]
         placed_board, found_zone, location = layout.place_at(x, y)
         place = (
             placed_board.name if placed_board else None,
             found_zone.name if found_zone else None,
             location,
         )
-        if memo is not None:
-            memo.places.put((layout_key, x, y), place)
+        if places is not None:
+            if len(places) >= self._memo.placed.capacity:  # type: ignore[union-attr]  # bounded
+                places.clear()
+            places[(x, y)] = place
         return place
 
 

@@ -77,3 +77,21 @@ def test_a_second_read_finds_every_piece_in_the_memo(tmp_path: Path, demo_module
     hits = memo.hits
     second = load_game(save, demo_module, memo=memo).position()
     assert memo.hits - hits == len(second) and all(a is b for a, b in zip(first, second, strict=True))
+
+
+def test_the_memos_points_answer_as_the_layout_and_stay_bounded(tmp_path: Path, demo_module) -> None:
+    """`PositionMemo.places`: one table of points per layout, each what `MapLayout.place_at` names
+    (spec §5.5: CurrentBoard, CurrentZone, LocationName), never more than `placed` may hold."""
+    save = _with_spares(DEMO / "saves" / "02-poland-falls.vsav", tmp_path / "spares.vsav", 300)
+    memo = PositionMemo(demo_module, factor=1, minimum=10)
+    game = load_game(save, demo_module, memo=memo)
+    placed = game.position()
+    assert memo.places
+    for layout_key, points in memo.places.items():
+        layout = game.layout(layout_key[0], game._start.selections)
+        assert 0 < len(points) <= memo.placed.capacity
+        for (x, y), (board, zone, location) in points.items():
+            found_board, found_zone, found_location = layout.place_at(x, y)
+            assert (board, zone, location) == (found_board.name if found_board else None,
+                                               found_zone.name if found_zone else None, found_location)
+    assert load_game(save, demo_module).position() == placed  # the same with or without it
