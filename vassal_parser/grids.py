@@ -947,3 +947,136 @@ class _ZoneIndex:
 
 _ZONE_INDEX_ENTRIES = 64  # bucket entries a zone may take before the index gives way to the scan
 # (and at most 8 buckets a zone, plus 64: memory follows the zone count, not the board's pixels)
+
+
+# --------------------------------------------------------------------------------------------
+# Fast naming of board points (MapLayout.place_at)
+# --------------------------------------------------------------------------------------------
+
+MAX_TABLE_SIDE = 1 << 16  # longest board side (pixels) a cell namer keeps per-pixel tables for
+MAX_NAMER_NAMES = 1 << 16  # cell names a namer keeps; past that, names are formatted each time
+
+CellNamer = Callable[[int, int], str]
+
+
+def cell_namer(
+    grid: Grid,
+    width: int,
+    height: int,
+    flipped: bool,
+    fallback: PropertyLookup | None = None,
+) -> tuple[CellNamer, bool] | None:
+    """A function naming the points of a plain hex or square grid on a board of known size, the same
+    names as `grid.location_name` gives, and whether it takes its two offsets swapped.
+
+    The namer takes the offsets (0 <= ox < width, 0 <= oy < height) of a point from the board's
+    top-left corner in the map (board-local when not `flipped`; `flipped`: the board is reversed, so
+    the local point is (width - ox, height - oy)); a sideways hex grid's namer takes (oy, ox).
+
+    Why exact: a point's numbering column depends only on its coordinate along the columns, and its
+    row only on the other coordinate and the parity of the raw column (`HexGrid.column_row`,
+    `SquareGrid.column_row`). Points are integers on a board of known size, so each of those is a
+    table over the board's pixels, each entry filled (the first time a point needs it) by the same
+    expressions in the same order as `column_row`, with the descending and stagger adjustments of
+    that axis folded in; the name of a (col, row) is formatted once. None where this does not apply
+    (other grid classes or numbering classes, no numbering, a descending numbering whose size is
+    unknown, a board side over MAX_TABLE_SIDE): the caller asks the grid itself."""
+    numbering = getattr(grid, "numbering", None)
+    if numbering is None or width <= 0 or height <= 0:
+        return None
+    if max(width, height) > MAX_TABLE_SIDE:
+        return None
+    kind = type(grid)
+    if kind is HexGrid and type(numbering) in (HexGridNumbering, ObliqueHexGridNumbering):
+        sideways = grid.sideways  # type: ignore[attr-defined]
+    elif kind is SquareGrid and type(numbering) in (SquareGridNumbering, RegularGridNumbering):
+        sideways = False
+    else:
+        return None
+    x0, y0, dx, dy = grid.x0, grid.y0, grid.dx, grid.dy  # type: ignore[attr-defined]
+    h_descend, v_descend = numbering.h_descend, numbering.v_descend
+    try:
+        max_rows = grid._max_rows() if v_descend else 0  # type: ignore[attr-defined]
+        max_columns = grid._max_columns() if h_descend else 0  # type: ignore[attr-defined]
+    except GridSizeUnknown:
+        return None
+    # the offset along the columns and along the rows, and each axis's flip
+    column_side, row_side = (height, width) if sideways else (width, height)
+    floor = math.floor
+
+    if kind is HexGrid:
+        half = dy / 2
+        col_descends = v_descend if sideways else h_descend
+        col_max = max_rows if sideways else max_columns
+        row_descends = h_descend if sideways else v_descend
+        row_max = max_columns if sideways else max_rows
+        stagger = numbering.stagger  # type: ignore[attr-defined]
+        step = -1 if row_descends else 1  # (HexGrid.column_row: -1 when descending, else 1)
+
+        def raw_column(p: int) -> int:
+            return floor((p - x0) / dx + 0.5)
+
+        def column_of(raw: int) -> int:
+            return col_max - raw if col_descends else raw
+
+        def even_row(p: int) -> int:
+            row = floor((p - y0) / dy + 0.5)
+            return row_max - row if row_descends else row
+
+        def odd_row(p: int) -> int:
+            row = floor((p - y0 - half) / dy + 0.5)
+            row = row_max - row if row_descends else row
+            return row + step if stagger else row
+    else:
+
+        def raw_column(p: int) -> int:
+            return floor((p - x0) / dx + 0.5)
+
+        def column_of(raw: int) -> int:
+            return max_columns - raw if h_descend else raw
+
+        def even_row(p: int) -> int:
+            row = int((p - y0) / dy + 0.5)  # truncation, not floor (spec §6.6)
+            return max_rows - row if v_descend else row
+
+        odd_row = even_row  # a square grid's rows do not depend on the column
+
+    slant = numbering.slant if type(numbering) is ObliqueHexGridNumbering else None  # type: ignore[attr-defined]
+    format_name = numbering.format_name
+    even_rows: list[int | None] = [None] * row_side
+    odd_rows: list[int | None] = [None] * row_side
+    columns: list[tuple | None] = [None] * column_side
+    by_raw: dict[int, tuple] = {}
+    stored = [0]
+
+    def column_entry(offset: int) -> tuple:
+        raw = raw_column(column_side - offset if flipped else offset)
+        entry = by_raw.get(raw)
+        if entry is None:
+            if raw % 2 == 0:
+                entry = (even_rows, even_row, column_of(raw), {})
+            else:
+                entry = (odd_rows, odd_row, column_of(raw), {})
+            by_raw[raw] = entry
+        columns[offset] = entry
+        return entry
+
+    def name_at(column_offset: int, row_offset: int) -> str:
+        entry = columns[column_offset]
+        if entry is None:
+            entry = column_entry(column_offset)
+        rows, row_of, col, names = entry
+        row = rows[row_offset]
+        if row is None:
+            row = rows[row_offset] = row_of(row_side - row_offset if flipped else row_offset)
+        if slant is not None:
+            row = slant(row, col)
+        name = names.get(row)
+        if name is None:
+            name = format_name(row, col, fallback)
+            if stored[0] < MAX_NAMER_NAMES:
+                stored[0] += 1
+                names[row] = name
+        return name
+
+    return name_at, sideways
