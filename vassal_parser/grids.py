@@ -1000,75 +1000,51 @@ def cell_namer(
         max_columns = grid._max_columns() if h_descend else 0  # type: ignore[attr-defined]
     except GridSizeUnknown:
         return None
-    # the offset along the columns and along the rows, and each axis's flip
+    # the offsets along the columns and along the rows: the pixels each table covers
     column_side, row_side = (height, width) if sideways else (width, height)
+    column_pixels = range(column_side, 0, -1) if flipped else range(column_side)
+    row_pixels = range(row_side, 0, -1) if flipped else range(row_side)
     floor = math.floor
-
-    if kind is HexGrid:
-        half = dy / 2
-        col_descends = v_descend if sideways else h_descend
-        col_max = max_rows if sideways else max_columns
-        row_descends = h_descend if sideways else v_descend
-        row_max = max_columns if sideways else max_rows
-        stagger = numbering.stagger  # type: ignore[attr-defined]
-        step = -1 if row_descends else 1  # (HexGrid.column_row: -1 when descending, else 1)
-
-        def raw_column(p: int) -> int:
-            return floor((p - x0) / dx + 0.5)
-
-        def column_of(raw: int) -> int:
-            return col_max - raw if col_descends else raw
-
-        def even_row(p: int) -> int:
-            row = floor((p - y0) / dy + 0.5)
-            return row_max - row if row_descends else row
-
-        def odd_row(p: int) -> int:
-            row = floor((p - y0 - half) / dy + 0.5)
-            row = row_max - row if row_descends else row
-            return row + step if stagger else row
+    hex_grid = kind is HexGrid
+    if hex_grid:
+        col_descends, col_max = (v_descend, max_rows) if sideways else (h_descend, max_columns)
+        row_descends, row_max = (h_descend, max_columns) if sideways else (v_descend, max_rows)
+        step = (-1 if row_descends else 1) if numbering.stagger else 0  # type: ignore[attr-defined]
     else:
-
-        def raw_column(p: int) -> int:
-            return floor((p - x0) / dx + 0.5)
-
-        def column_of(raw: int) -> int:
-            return max_columns - raw if h_descend else raw
-
-        def even_row(p: int) -> int:
-            row = int((p - y0) / dy + 0.5)  # truncation, not floor (spec §6.6)
-            return max_rows - row if v_descend else row
-
-        odd_row = even_row  # a square grid's rows do not depend on the column
-
+        col_descends, col_max, row_descends, row_max, step = h_descend, max_columns, v_descend, max_rows, 0
     slant = numbering.slant if type(numbering) is ObliqueHexGridNumbering else None  # type: ignore[attr-defined]
     format_name = numbering.format_name
-    even_rows: list[int | None] = [None] * row_side
-    odd_rows: list[int | None] = [None] * row_side
-    columns: list[tuple | None] = [None] * column_side
-    by_raw: dict[int, tuple] = {}
+    columns: list[tuple[list[int], int, dict[int, str]]] = []  # filled at the first call
     stored = [0]
 
-    def column_entry(offset: int) -> tuple:
-        raw = raw_column(column_side - offset if flipped else offset)
-        entry = by_raw.get(raw)
-        if entry is None:
-            if raw % 2 == 0:
-                entry = (even_rows, even_row, column_of(raw), {})
-            else:
-                entry = (odd_rows, odd_row, column_of(raw), {})
-            by_raw[raw] = entry
-        columns[offset] = entry
-        return entry
+    def build() -> None:
+        """The tables, each entry the expressions of `column_row` for its pixel, in their order."""
+        raws = [floor((p - x0) / dx + 0.5) for p in column_pixels]
+        if hex_grid:
+            even = [floor((p - y0) / dy + 0.5) for p in row_pixels]
+            half = dy / 2
+            odd = [floor((p - y0 - half) / dy + 0.5) for p in row_pixels]
+        else:
+            even = odd = [int((p - y0) / dy + 0.5) for p in row_pixels]  # truncation (spec §6.6)
+        if row_descends:
+            even = [row_max - row for row in even]
+            odd = [row_max - row for row in odd] if hex_grid else even
+        if step:
+            odd = [row + step for row in odd]
+        by_raw: dict[int, tuple[list[int], int, dict[int, str]]] = {}
+        for raw in raws:
+            if raw not in by_raw:
+                rows = even if raw % 2 == 0 else odd
+                by_raw[raw] = (rows, col_max - raw if col_descends else raw, {})
+        columns[:] = [by_raw[raw] for raw in raws]
 
     def name_at(column_offset: int, row_offset: int) -> str:
-        entry = columns[column_offset]
-        if entry is None:
-            entry = column_entry(column_offset)
-        rows, row_of, col, names = entry
+        try:
+            rows, col, names = columns[column_offset]
+        except IndexError:  # the first call (offsets are never negative)
+            build()
+            rows, col, names = columns[column_offset]
         row = rows[row_offset]
-        if row is None:
-            row = rows[row_offset] = row_of(row_side - row_offset if flipped else row_offset)
         if slant is not None:
             row = slant(row, col)
         name = names.get(row)
