@@ -16,6 +16,8 @@ import math
 import random
 from pathlib import Path
 
+import pytest
+
 from module_patches.demo_module import MODULE_FILE
 from vassal_parser import grids
 from vassal_parser.errors import InputError
@@ -287,3 +289,23 @@ def test_fast_place_at_agrees_with_the_reference_on_the_demo_maps_6_5() -> None:
                 placed.reversed and isinstance(placed.board.grid, grids.ZonedGrid) for placed in layout.boards
             )
             _check_layout((map_def, variant, module.module_property), _points(rng, layout, 20_000))
+
+
+def test_namer_bounds_keep_the_answers_6_4(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past MAX_NAMER_NAMES a namer formats names without keeping them, and a board side over
+    MAX_TABLE_SIDE gets no namer (the reference answers): the same answers either way."""
+    monkeypatch.setattr(grids, "MAX_NAMER_NAMES", 3)
+    rng = random.Random(99)
+    for _ in range(60):
+        map_def, selection = _random_map(rng)
+        layout = MapLayout(map_def, selection, PROPERTIES.get)
+        _check_layout((map_def, selection, PROPERTIES.get), _points(rng, layout, 60))
+    monkeypatch.setattr(grids, "MAX_TABLE_SIDE", 100)
+    grid = grids.SquareGrid(numbering=grids.SquareGridNumbering(v_descend=True), container_size=(300, 80))
+    assert grids.cell_namer(grid, 300, 80, False) is None
+    assert grids.cell_namer(grid, 100, 80, False) is not None
+    map_def = MapDef("M", "M", "Map0", "Map", 0, 0, [BoardDef("B", "b.png", 300, 80, True, grid)])
+    layout = MapLayout(map_def, [("B", False, 0, 0)])
+    assert layout._fast[0][5] is None
+    points = [(x, y) for x in range(0, 310, 7) for y in range(85)]
+    _check_layout((map_def, [("B", False, 0, 0)], None), points)
