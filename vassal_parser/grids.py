@@ -980,7 +980,9 @@ def cell_namer(
     expressions in the same order as `column_row`, with the descending and stagger adjustments of
     that axis folded in; the name of a (col, row) is formatted once. None where this does not apply
     (other grid classes or numbering classes, no numbering, a descending numbering whose size is
-    unknown, a board side over MAX_TABLE_SIDE): the caller asks the grid itself."""
+    unknown, a board side over MAX_TABLE_SIDE): the caller asks the grid itself. The grid's values
+    are read when the namer is made: it is for the grids of a loaded module, which do not change
+    (as `MapLayout` keeps its boards' boxes)."""
     numbering = getattr(grid, "numbering", None)
     if numbering is None or width <= 0 or height <= 0:
         return None
