@@ -606,7 +606,7 @@ class MappingMemo:
     (vassal_parser.game.PositionMemo: every input the placed piece was computed from).
 
     Why: a daemon maps a 5,000-piece save on every write, and between two saves almost every piece
-    is unchanged. Bounded LRU, sized like the position memo; emptied when the mapping, the pack or
+    is unchanged. Bounded (`BoundedCache`), sized like the position memo; emptied when the mapping, the pack or
     the prototype table it was filled for is not the one in use.
     """
 

@@ -10,7 +10,7 @@ Public API:
     load_game(path, module=None, memo=None) -> Game
     game_from_container(path, container, module=None, memo=None) -> Game   (the same, already opened)
     PositionMemo(module, factor=2, minimum=1000)   (per-piece work kept across saves; a daemon's)
-    BoundedCache(capacity)       (the small LRU the memos use)
+    BoundedCache(capacity)       (the two-generation table the memos use)
     Game: path, kind ("save"|"log"), module, module_name, module_version, vassal_version,
         extensions [(name, version)], board_selections {map_id: [(board, reversed, col, row)]},
         global_properties {(container, name): value}, steps (list of replay steps),
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,6 +85,8 @@ _PLACED_FIELDS = ("id", "basic_name", "piece_name", "map", "x", "y", "board", "z
                   "stack_index", "deck", "properties", "hidden_by", "masked_by", "traits", "memo_key", "kind")
 # The properties `Game._placed` gives each piece beside its kind's (where it stands, its id): a
 # consumer keeping work per kind (bridge.mapping) may do so only for work that reads none of them.
+# What PlacedPiece's `==` compares (its dataclass fields but memo_key and kind).
+_COMPARED_FIELDS = tuple(name for name in _PLACED_FIELDS if name not in ("memo_key", "kind"))
 PER_PIECE_PROPERTIES = frozenset(("CurrentMap", "CurrentBoard", "CurrentZone", "CurrentX", "CurrentY",
                                   "DeckName", "LocationName", "PieceUID", "UniqueID"))
 
@@ -116,46 +117,147 @@ class PieceKind:
         return self._triple()[index]
 
 
-class BoundedCache:
-    """A least-recently-used table with a capacity that can grow or shrink between positions.
+class _PlacedOfKind(PlacedPiece):
+    """A placed piece of a kind (`PieceKind`) whose properties and traits are made when first read.
 
-    Why not functools.lru_cache: the memos need to size the table from the game's piece count
-    and to be dropped whole when the module changes.
+    Why: a big save's first read places thousands of pieces that no consumer reads beyond where
+    they stand (the mapping decides per kind; the insets read map and location); building each
+    one's properties dict and trait chain up front was a tenth of a 5,000-piece first save. What
+    is read is what `PlacedPiece` would hold: the kind's properties, then the ids (where no trait
+    of the kind has them, `PieceKind.without_ids`), then where it stands (PER_PIECE_PROPERTIES,
+    in `Game._placed`'s order); the traits are the piece's own chain. It compares, prints and
+    pickles as the PlacedPiece it stands for."""
+
+    def __init__(self, piece_id: str, map_id: str | None, x: int, y: int, board: str | None,
+                 zone: str | None, location: str | None, stack_id: str | None, stack_index: int | None,
+                 deck: str | None, kind: PieceKind, source: Piece, memo_key: tuple | None,
+                 current_map: str) -> None:
+        names = kind.properties
+        self.id = piece_id
+        self.basic_name = names["BasicName"]  # Piece.properties() sets both, unshadowed
+        self.piece_name = names["PieceName"]
+        self.map = map_id
+        self.x = x
+        self.y = y
+        self.board = board
+        self.zone = zone
+        self.location = location
+        self.stack_id = stack_id
+        self.stack_index = stack_index
+        self.deck = deck
+        self.hidden_by = kind.hidden_by
+        self.masked_by = kind.masked_by
+        self.memo_key = memo_key
+        self.kind = kind
+        self._source = source
+        self._current_map = current_map
+
+    @property  # type: ignore[override]
+    def properties(self) -> dict[str, str]:
+        found = self.__dict__.get("_properties")
+        if found is None:
+            location, identifier = self.location, self.id
+            found = {**self.kind.properties, "PieceUID": identifier, "UniqueID": identifier,  # type: ignore[union-attr]
+                     "CurrentMap": self._current_map, "CurrentBoard": self.board or "",
+                     "CurrentZone": self.zone or "", "CurrentX": str(self.x), "CurrentY": str(self.y),
+                     "DeckName": self.deck or ""}
+            if location is not None:
+                found["LocationName"] = location
+            self._properties = found
+        return found
+
+    @properties.setter
+    def properties(self, value: dict[str, str]) -> None:
+        self._properties = value
+
+    @property  # type: ignore[override]
+    def traits(self) -> list[Trait]:
+        found = self.__dict__.get("_traits")
+        if found is None:
+            found = self._traits = self._source.traits
+        return found
+
+    @traits.setter
+    def traits(self, value: list[Trait]) -> None:
+        self._traits = value
+
+    def __eq__(self, other: object) -> bool:
+        # the dataclass's own comparison refuses another class: compare the fields it compares
+        if not isinstance(other, PlacedPiece):
+            return NotImplemented
+        return _compared(self) == _compared(other)
+
+    __hash__ = None  # type: ignore[assignment]  # as PlacedPiece's
+
+    def __repr__(self) -> str:  # the dataclass's, under the name of the class it stands for
+        return "PlacedPiece" + PlacedPiece.__repr__(self)[len(type(self).__qualname__):]
+
+    def __reduce__(self) -> tuple:
+        # pickled as the plain PlacedPiece it stands for (a plan's worker sends pieces as data)
+        return PlacedPiece, tuple(getattr(self, name) for name in _PLACED_FIELDS)
+
+
+def _compared(piece: PlacedPiece) -> tuple:
+    return tuple(getattr(piece, name) for name in _COMPARED_FIELDS)
+
+
+class BoundedCache:
+    """A table that keeps at least the `capacity` keys used last (put or found), and at most
+    twice as many entries; the capacity can grow or shrink between positions.
+
+    Why two generations, not an LRU list: a 5,000-piece first read puts and looks up tens of
+    thousands of entries, and keeping an exact recency order (OrderedDict.move_to_end, one
+    eviction per put) was a tenth of it. Here a key lives in the new generation or the old one;
+    the new one is a plain dict, and when it holds `capacity` keys it becomes the old one (the
+    previous old one is dropped); a key found in the old generation moves to the new one. So
+    every key used since the last turn-over, and every one used in the `capacity` uses before it,
+    is kept. Why not functools.lru_cache: the memos size the table from the game's piece count
+    and drop it whole when the module changes.
     """
 
-    __slots__ = ("_data", "capacity")
+    __slots__ = ("_new", "_old", "capacity")
     MISSING = _MISSING  # what `get` returns for an unknown key
 
     def __init__(self, capacity: int) -> None:
-        self.capacity = capacity
-        self._data: OrderedDict[Hashable, object] = OrderedDict()
+        self.capacity = max(1, capacity)
+        self._new: dict[Hashable, object] = {}
+        self._old: dict[Hashable, object] = {}
 
     def get(self, key: Hashable) -> object:
         """The value, or `BoundedCache.MISSING` (a stored value may legitimately be None)."""
-        value = self._data.get(key, _MISSING)
-        if value is not _MISSING:
-            self._data.move_to_end(key)
+        value = self._new.get(key, _MISSING)
+        if value is _MISSING:
+            value = self._old.pop(key, _MISSING)
+            if value is not _MISSING:
+                self.put(key, value)  # used again: into the new generation
         return value
 
     def put(self, key: Hashable, value: object) -> None:
-        data = self._data
-        size = len(data)
-        data[key] = value  # a new key goes last already: its (tuple) hash is worked out once
-        if len(data) == size:
-            data.move_to_end(key)
-        elif size >= self.capacity:
-            data.popitem(last=False)
+        new = self._new
+        new[key] = value
+        if len(new) >= self.capacity:
+            self._old = new
+            self._new = {}
+        # A key put without a lookup before may still be in the old generation too: the new one
+        # answers first, and the value is the same (a memo's entries are what a fresh computation
+        # gives), so it is left there until its generation goes.
 
     def resize(self, capacity: int) -> None:
-        self.capacity = capacity
-        while len(self._data) > capacity:
-            self._data.popitem(last=False)
+        """A larger capacity keeps everything; a smaller one (the memos only grow) starts again from
+        the last `capacity` keys the new generation took."""
+        shrinks = capacity < self.capacity
+        self.capacity = capacity = max(1, capacity)
+        if shrinks:
+            self._old = {}
+            if len(self._new) >= capacity:
+                self._old, self._new = dict(list(self._new.items())[-capacity:]), {}
 
     def clear(self) -> None:
-        self._data.clear()
+        self._new.clear()
+        self._old.clear()
 
     def __len__(self) -> int:
-        return len(self._data)
+        return len(self._new) + len(self._old)
 
 
 class PositionMemo:
@@ -175,8 +277,8 @@ class PositionMemo:
         they stand, so a first read of a save with many alike counters does it once per kind;
       * `layouts`: layout key (map id, chosen boards) -> MapLayout.
     So a hit returns what a fresh computation would; tests/grids/test_position_memo.py checks
-    it. Bounded: LRU tables sized to `factor` times the largest position read (at least
-    `minimum`). The memo belongs to one module: given another, it empties itself.
+    it. Bounded: tables (`BoundedCache`) keeping `factor` times the largest position read (at least
+    `minimum`; at most twice that). The memo belongs to one module: given another, it empties itself.
 
     PlacedPiece objects handed out are shared between positions: callers must not modify them
     (the pipeline never does). `Game.problems()` of a memoised game reports the problems of the
@@ -376,6 +478,11 @@ class _Board:
             piece_id = thing.id
             if piece_id is None or piece_id in self.pieces or piece_id in self.containers:
                 return  # AddPiece of a known id does nothing in VASSAL
+            if type(thing) is Piece:  # `_install`'s last case, written out: most AddPieces of a save
+                self.pieces[piece_id] = thing
+                self._clock += 1
+                self.raised[piece_id] = self._clock
+                return
             self._install(piece_id, thing)
             return
         fields = command.fields
@@ -635,10 +742,14 @@ class Game:
             unplaced_facts = PositionMemo(self.module, minimum=max(1000, len(board.pieces))).unplaced_facts
         maps: dict[str | None, tuple[MapLayout | None, tuple | None, str]] = {}
         indexes: dict[str, dict[str, int]] = {}
+        kinds_here: dict[tuple | None, PieceKind | None] = {}
         result: list[PlacedPiece] = []
         append = result.append
         parent_of, containers = board.parent.get, board.containers
         for piece_id, piece in board.pieces.items():
+            # A piece no read has placed yet has no `where`: no entry holds it (but one made for
+            # an equal Piece the `pieces` table has since dropped, and a miss is right all the same).
+            fresh = piece._where is None
             # BasicPiece.getPosition/getMap: a contained piece is where its container is.
             container_id = parent_of(piece_id)
             container = containers.get(container_id) if container_id is not None else None
@@ -664,13 +775,25 @@ class Game:
             key = None
             if memo is not None:
                 key = (token, piece.strings(), map_id, x, y, stack_id, stack_index, deck, layout_key)
-                cached = placed_get(key)
+                cached = _MISSING if fresh else placed_get(key)
                 if cached is not _MISSING:
                     memo.hits += 1
                     append(cached)  # type: ignore[arg-type]
                     continue
                 memo.misses += 1
             board_name, zone, location = self._place(layout, layout_key, x, y)
+            kind_key = piece.unplaced_key()  # the memo's kinds, looked up once per kind here
+            shared = kinds_here.get(kind_key, _MISSING)
+            if shared is _MISSING:
+                shared = kinds_here[kind_key] = unplaced_facts(piece)
+            if shared is not None and shared.without_ids and piece_id is not None:
+                # the usual piece of a kind: its properties and traits wait until read
+                placed = _PlacedOfKind(piece_id, map_id, x, y, board_name, zone, location, stack_id,
+                                       stack_index, deck, shared, piece, key, map_name)
+                if memo is not None:
+                    placed_put(key, placed)
+                append(placed)
+                continue
             on_board = {  # PER_PIECE_PROPERTIES but the ids
                 "CurrentMap": map_name,
                 "CurrentBoard": board_name or "",
@@ -681,23 +804,17 @@ class Game:
             }
             if location is not None:
                 on_board["LocationName"] = location
-            shared = unplaced_facts(piece)
             if shared is None:
                 properties = piece.properties(self._context(on_board))
                 hidden_by, masked_by = piece.hidden_by, piece.masked_by
                 properties.update(on_board)
-            else:
+            else:  # a kind with a trait answering PieceUID or UniqueID, or a piece without an id
                 hidden_by, masked_by = shared.hidden_by, shared.masked_by
-                if shared.without_ids and piece_id is not None:
-                    # the usual piece of a kind: its kind's properties, then its ids (Piece.properties()
-                    # adds them last), then where it stands, in one dict display
-                    properties = {**shared.properties, "PieceUID": piece_id, "UniqueID": piece_id, **on_board}
-                else:
-                    properties = dict(shared.properties)
-                    if piece_id is not None:  # Piece.properties() adds them last, unless a trait has them
-                        properties.setdefault("PieceUID", piece_id)
-                        properties.setdefault("UniqueID", piece_id)
-                    properties.update(on_board)
+                properties = dict(shared.properties)
+                if piece_id is not None:  # Piece.properties() adds them last, unless a trait has them
+                    properties.setdefault("PieceUID", piece_id)
+                    properties.setdefault("UniqueID", piece_id)
+                properties.update(on_board)
             # Positional, in field order (_PLACED_FIELDS): 18 keywords cost a 5,000-piece first read
             # ~7 ms of argument matching.
             placed = PlacedPiece(

@@ -112,7 +112,7 @@ def _profile_of(type_string: str, traits: list[Trait]) -> _ChainProfile:
 class Piece:
     """A game piece: an id plus a trait chain (outermost first, BasicPiece last)."""
 
-    __slots__ = ("_state", "_traits", "_type", "_unplaced", "_where", "id")
+    __slots__ = ("_kind_of", "_state", "_traits", "_type", "_unplaced", "_where", "id")
 
     def __init__(self, piece_id: str | None, type_string: str, state_string: str | None) -> None:
         self.id = piece_id
@@ -121,6 +121,9 @@ class Piece:
         self._traits: list[Trait] | None = None
         self._where: tuple[str | None, int, int] | None = None
         self._unplaced: tuple | None = None  # set with _where (`_read_basic`)
+        # A piece of a kind decoded before (`_known_kind_where`): that kind's outer traits, until
+        # its chain is first asked for (most pieces of a big save never are).
+        self._kind_of: tuple | None = None
 
     @classmethod
     def from_traits(cls, piece_id: str | None, traits: list[Trait]) -> Piece:
@@ -155,8 +158,9 @@ class Piece:
                 traits = self._traits = decode_chain(self._type, self._state)
         return traits
 
-    def _known_kind_chain(self) -> list[Trait] | None:
-        """The chain of a piece whose kind was decoded before (`_remember_kind`), without a decode.
+    def _known_kind_where(self) -> bool:
+        """`where` and `unplaced_key` of a piece whose kind was decoded before (`_remember_kind`),
+        without a decode; False when this piece is not of a known kind.
 
         Why it is the decode's answer: the state is (text up to and including its last TAB) + a
         BasicPiece state holding no TAB, backslash or quote. Such a tail changes nothing in how the
@@ -166,30 +170,38 @@ class Piece:
         was learnt from had every TAB of its state separating two levels (`_read_basic`: as many
         TABs as levels below the first, its full decode ending in its non-empty tail), so that the
         innermost token starts after the last TAB and runs to the end. This piece's outer traits
-        are that piece's, and its BasicPiece is its own tail's.
+        are that piece's, and its BasicPiece is its own tail's (`_known_kind_chain`, when asked).
         A big save's pieces of one kind differ only there (where they stand), so most of a first
-        read's chains cost one table lookup, not a split."""
+        read's pieces cost one table lookup and the split of their tail, not a chain."""
         state = self._state
         if state is None:
-            return None
+            return False
         kinds = _OUTER_CHAINS.get(self._type)
         if kinds is None:
-            return None
+            return False
         cut = state.rfind("\t") + 1
         prefix = state[:cut]
         known = kinds.get(prefix)
         if known is None:
-            return None
+            return False
         tail = state[cut:]
         if "\\" in tail or "'" in tail:
+            return False
+        self._kind_of = known
+        self._where_from(tail, self._type, prefix)  # its hash is known now
+        return True
+
+    def _known_kind_chain(self) -> list[Trait] | None:
+        """The chain of a piece of a known kind (`_known_kind_where`): the kind's outer traits and
+        a BasicPiece of this piece's own tail (made, not looked up: a BasicPiece state is where the
+        piece stands, rarely another's)."""
+        if self._kind_of is None and not self._known_kind_where():
             return None
-        outer, basic_type, basic_class, basic_prefix = known
+        outer, basic_type, basic_class, basic_prefix = self._kind_of  # type: ignore[misc]
+        state: str = self._state  # type: ignore[assignment]
         chain = outer.copy()
-        # made, not looked up: a BasicPiece state is where the piece stands, rarely another's
-        chain.append(basic_class(basic_type, tail, basic_prefix))
+        chain.append(basic_class(basic_type, state[state.rfind("\t") + 1:], basic_prefix))
         self._traits = chain
-        if self._where is None:  # what `_read_basic` would find, from the tail at hand
-            self._where_from(tail, self._type, prefix)  # its hash is known now
         return chain
 
     def _remember_kind(self, traits: list[Trait], prefix: str) -> None:
@@ -270,9 +282,9 @@ class Piece:
         """`where` and `unplaced_key` from one look at the BasicPiece's own state."""
         traits = self._traits
         if traits is None:
-            traits = self.traits  # a piece of a known kind has its `where` now (`_known_kind_chain`)
-            if self._where is not None:
-                return
+            if self._kind_of is None and self._known_kind_where():
+                return  # a piece of a known kind: its chain waits until asked for
+            traits = self.traits
         basic = traits[-1]
         own = basic.state if isinstance(basic, BasicPiece) else None
         self._unplaced = None
@@ -299,9 +311,14 @@ class Piece:
         tokens = own.split(";", 3)
         map_id = tokens[0]
         count = len(tokens)
-        self._where = (None if map_id == "null" else map_id,
-                       sequence.java_int(tokens[1], 0) if count > 1 else 0,
-                       sequence.java_int(tokens[2], 0) if count > 2 else 0)
+        if count > 2:
+            # the usual x and y, plain digits: what `java_int` answers first, without the call
+            tx, ty = tokens[1], tokens[2]
+            x = int(tx) if 0 < len(tx) < 10 and tx.isascii() and tx.isdigit() else sequence.java_int(tx, 0)
+            y = int(ty) if 0 < len(ty) < 10 and ty.isascii() and ty.isdigit() else sequence.java_int(ty, 0)
+        else:
+            x, y = sequence.java_int(tokens[1], 0) if count > 1 else 0, 0
+        self._where = (None if map_id == "null" else map_id, x, y)
         self._unplaced = None if type_string is None else (
             type_string, prefix, count, tokens[3] if count > 3 else "")
 

@@ -32,6 +32,44 @@ def test_bounded_cache_forgets_the_least_recently_used_first() -> None:
     assert len(cache) == 1 and cache.get("none") is None
 
 
+def test_bounded_cache_keeps_the_keys_used_last_and_at_most_twice_its_capacity() -> None:
+    """Random puts and lookups against a plain recency list: every key among the `capacity`
+    distinct keys used last is there with its last value; nothing beyond 2 x capacity."""
+    import random
+
+    for seed in range(200):
+        rng = random.Random(seed)
+        capacity = rng.randint(1, 12)
+        cache, recent, values = BoundedCache(capacity), [], {}
+        for _ in range(300):
+            key = rng.randint(0, 30)
+            if rng.random() < 0.5:
+                values[key] = rng.random()
+                cache.put(key, values[key])
+            elif cache.get(key) is BoundedCache.MISSING:
+                continue  # a miss uses nothing
+            else:
+                assert cache.get(key) == values[key]
+            if key in recent:
+                recent.remove(key)
+            recent.append(key)
+            for kept in recent[-capacity:]:
+                assert cache.get(kept) == values[kept], (seed, kept)
+                recent.remove(kept)
+                recent.append(kept)  # looked up: used
+            assert len(cache) <= 2 * capacity
+
+
+def test_a_growing_cache_keeps_what_it_held() -> None:
+    cache = BoundedCache(4)
+    for key in range(7):
+        cache.put(key, str(key))
+    held = [key for key in range(7) if key in (cache._new.keys() | cache._old.keys())]
+    assert held[-4:] == [3, 4, 5, 6]
+    cache.resize(10)  # PositionMemo.fit: a bigger game
+    assert [cache.get(key) for key in held] == [str(key) for key in held]
+
+
 def test_memoised_saves_of_one_module_give_the_fresh_positions_6_5(corpus_dir: Path) -> None:
     """Five tld-mod saves (five boards, stacks, zones) read in turn through one memo, then again."""
     module = load_module(corpus_dir / TLD_TMP / "buildFile")
@@ -41,7 +79,7 @@ def test_memoised_saves_of_one_module_give_the_fresh_positions_6_5(corpus_dir: P
         remembered = load_game(path, module, memo=memo).position()
         assert remembered == load_game(path, module).position(), name
     assert memo.hits > 0
-    assert len(memo.placed) <= memo.placed.capacity
+    assert len(memo.placed) <= 2 * memo.placed.capacity  # BoundedCache: at most two generations
 
 
 def test_memoised_log_steps_give_the_fresh_positions_3_5(corpus_dir: Path) -> None:
