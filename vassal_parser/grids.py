@@ -947,3 +947,114 @@ class _ZoneIndex:
 
 _ZONE_INDEX_ENTRIES = 64  # bucket entries a zone may take before the index gives way to the scan
 # (and at most 8 buckets a zone, plus 64: memory follows the zone count, not the board's pixels)
+
+
+# --------------------------------------------------------------------------------------------
+# Fast naming of board points (MapLayout.place_at)
+# --------------------------------------------------------------------------------------------
+
+MAX_TABLE_SIDE = 1 << 16  # longest board side (pixels) a cell namer keeps per-pixel tables for
+MAX_NAMER_NAMES = 1 << 16  # cell names a namer keeps; past that, names are formatted each time
+
+CellNamer = Callable[[int, int], str]
+
+
+def cell_namer(
+    grid: Grid,
+    width: int,
+    height: int,
+    flipped: bool,
+    fallback: PropertyLookup | None = None,
+) -> tuple[CellNamer, bool] | None:
+    """A function naming the points of a plain hex or square grid on a board of known size, the same
+    names as `grid.location_name` gives, and whether it takes its two offsets swapped.
+
+    The namer takes the offsets (0 <= ox < width, 0 <= oy < height) of a point from the board's
+    top-left corner in the map (board-local when not `flipped`; `flipped`: the board is reversed, so
+    the local point is (width - ox, height - oy)); a sideways hex grid's namer takes (oy, ox).
+
+    Why exact: a point's numbering column depends only on its coordinate along the columns, and its
+    row only on the other coordinate and the parity of the raw column (`HexGrid.column_row`,
+    `SquareGrid.column_row`). Points are integers on a board of known size, so each of those is a
+    table over the board's pixels, each entry filled (the first time a point needs it) by the same
+    expressions in the same order as `column_row`, with the descending and stagger adjustments of
+    that axis folded in; the name of a (col, row) is formatted once. None where this does not apply
+    (other grid classes or numbering classes, no numbering, a descending numbering whose size is
+    unknown, a board side over MAX_TABLE_SIDE): the caller asks the grid itself. The grid's values
+    are read when the namer is made: it is for the grids of a loaded module, which do not change
+    (as `MapLayout` keeps its boards' boxes)."""
+    numbering = getattr(grid, "numbering", None)
+    if numbering is None or width <= 0 or height <= 0:
+        return None
+    if max(width, height) > MAX_TABLE_SIDE:
+        return None
+    kind = type(grid)
+    if kind is HexGrid and type(numbering) in (HexGridNumbering, ObliqueHexGridNumbering):
+        sideways = grid.sideways  # type: ignore[attr-defined]
+    elif kind is SquareGrid and type(numbering) in (SquareGridNumbering, RegularGridNumbering):
+        sideways = False
+    else:
+        return None
+    x0, y0, dx, dy = grid.x0, grid.y0, grid.dx, grid.dy  # type: ignore[attr-defined]
+    h_descend, v_descend = numbering.h_descend, numbering.v_descend
+    try:
+        max_rows = grid._max_rows() if v_descend else 0  # type: ignore[attr-defined]
+        max_columns = grid._max_columns() if h_descend else 0  # type: ignore[attr-defined]
+    except GridSizeUnknown:
+        return None
+    # the offsets along the columns and along the rows: the pixels each table covers
+    column_side, row_side = (height, width) if sideways else (width, height)
+    column_pixels = range(column_side, 0, -1) if flipped else range(column_side)
+    row_pixels = range(row_side, 0, -1) if flipped else range(row_side)
+    floor = math.floor
+    hex_grid = kind is HexGrid
+    if hex_grid:
+        col_descends, col_max = (v_descend, max_rows) if sideways else (h_descend, max_columns)
+        row_descends, row_max = (h_descend, max_columns) if sideways else (v_descend, max_rows)
+        step = (-1 if row_descends else 1) if numbering.stagger else 0  # type: ignore[attr-defined]
+    else:
+        col_descends, col_max, row_descends, row_max, step = h_descend, max_columns, v_descend, max_rows, 0
+    slant = numbering.slant if type(numbering) is ObliqueHexGridNumbering else None  # type: ignore[attr-defined]
+    format_name = numbering.format_name
+    columns: list[tuple[list[int], int, dict[int, str]]] = []  # filled at the first call
+    stored = [0]
+
+    def build() -> None:
+        """The tables, each entry the expressions of `column_row` for its pixel, in their order."""
+        raws = [floor((p - x0) / dx + 0.5) for p in column_pixels]
+        if hex_grid:
+            even = [floor((p - y0) / dy + 0.5) for p in row_pixels]
+            half = dy / 2
+            odd = [floor((p - y0 - half) / dy + 0.5) for p in row_pixels]
+        else:
+            even = odd = [int((p - y0) / dy + 0.5) for p in row_pixels]  # truncation (spec §6.6)
+        if row_descends:
+            even = [row_max - row for row in even]
+            odd = [row_max - row for row in odd] if hex_grid else even
+        if step:
+            odd = [row + step for row in odd]
+        by_raw: dict[int, tuple[list[int], int, dict[int, str]]] = {}
+        for raw in raws:
+            if raw not in by_raw:
+                rows = even if raw % 2 == 0 else odd
+                by_raw[raw] = (rows, col_max - raw if col_descends else raw, {})
+        columns[:] = [by_raw[raw] for raw in raws]
+
+    def name_at(column_offset: int, row_offset: int) -> str:
+        try:
+            rows, col, names = columns[column_offset]
+        except IndexError:  # the first call (offsets are never negative)
+            build()
+            rows, col, names = columns[column_offset]
+        row = rows[row_offset]
+        if slant is not None:
+            row = slant(row, col)
+        name = names.get(row)
+        if name is None:
+            name = format_name(row, col, fallback)
+            if stored[0] < MAX_NAMER_NAMES:
+                stored[0] += 1
+                names[row] = name
+        return name
+
+    return name_at, sideways
