@@ -85,10 +85,10 @@ class PlacedPiece:
 # The order `Game._placed` passes PlacedPiece's fields in (tests/grids/test_position_memo.py checks it).
 _PLACED_FIELDS = ("id", "basic_name", "piece_name", "map", "x", "y", "board", "zone", "location", "stack_id",
                   "stack_index", "deck", "properties", "hidden_by", "masked_by", "traits", "memo_key", "kind")
-# The properties `Game._placed` gives each piece beside its kind's (where it stands, its id): a
-# consumer keeping work per kind (bridge.mapping) may do so only for work that reads none of them.
 # What PlacedPiece's `==` compares (its dataclass fields but memo_key and kind).
 _COMPARED_FIELDS = tuple(name for name in _PLACED_FIELDS if name not in ("memo_key", "kind"))
+# The properties `Game._placed` gives each piece beside its kind's (where it stands, its id): a
+# consumer keeping work per kind (bridge.mapping) may do so only for work that reads none of them.
 PER_PIECE_PROPERTIES = frozenset(("CurrentMap", "CurrentBoard", "CurrentZone", "CurrentX", "CurrentY",
                                   "DeckName", "LocationName", "PieceUID", "UniqueID"))
 
@@ -750,7 +750,7 @@ class Game:
             unplaced_facts = memo.unplaced_facts
         else:  # pieces of one kind share their facts within this position all the same
             unplaced_facts = PositionMemo(self.module, minimum=max(1000, len(board.pieces))).unplaced_facts
-        maps: dict[str | None, tuple[MapLayout | None, tuple | None, str]] = {}
+        maps: dict[str | None, tuple[MapLayout | None, tuple | None, str, str | None, dict | None]] = {}
         indexes: dict[str, dict[str, int]] = {}
         kinds_here: dict[tuple | None, PieceKind | None] = {}
         result: list[PlacedPiece] = []
