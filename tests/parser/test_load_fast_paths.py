@@ -1,0 +1,66 @@
+"""The reader's fast paths for a never-seen save answer exactly as the general code does (§3.1,
+§3.3, §4.2): the coordinate table of `sequence.java_int`, ..."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vassal_parser import sequence
+
+
+def _parse_int_like_java(token: str, bits: int = 32) -> int | None:
+    """Integer.parseInt / Long.parseLong, digit by digit as the JDK does it (a sign only in front,
+    at least one digit, the range checked as it accumulates), with the reader's reading of
+    `Character.digit`: ASCII digits only (docs/vassal-reader.md)."""
+    if not token:
+        return None
+    negative = token[0] == "-"
+    index = 1 if token[0] in "+-" else 0
+    if index == len(token):
+        return None
+    limit = (1 << (bits - 1)) if negative else (1 << (bits - 1)) - 1
+    value = 0
+    for char in token[index:]:
+        if not "0" <= char <= "9":
+            return None
+        value = value * 10 + (ord(char) - 48)
+        if value > limit:
+            return None
+    return -value if negative else value
+
+
+_INT_TOKENS = st.one_of(
+    st.text(alphabet="+-0123456789", max_size=14),
+    st.integers(min_value=-(1 << 33), max_value=1 << 33).map(str),
+    st.sampled_from(["2147483647", "2147483648", "-2147483648", "-2147483649", "+0", "-0", "00042",
+                     "٣", "1٣", "²", "1_0", " 1", "1 ", "+", "-", "", "0" * 30 + "12", "9" * 40]),
+    st.text(max_size=6),
+    st.tuples(st.sampled_from(["", "-", "+"]), st.integers(0, 6000), st.sampled_from(["7", "2147483648", ""]))
+    .map(lambda parts: parts[0] + "0" * parts[1] + parts[2]),
+)
+
+
+@settings(max_examples=600)
+@given(_INT_TOKENS, st.integers(min_value=-5, max_value=5))
+def test_4_2_java_int_is_integer_parse_int_read_again_or_not(token: str, default: int) -> None:
+    """§4.2 `nextInt`: sign, 32-bit range, ASCII digits only; the first read and a repeat (from
+    the table of tokens read before) give Java's answer, else the default."""
+    expected = _parse_int_like_java(token)
+    assert sequence.java_parse_int(token) == expected
+    assert sequence.java_parse_int(token, 64) == _parse_int_like_java(token, 64)
+    answer = default if expected is None else expected
+    assert sequence.java_int(token, default) == answer
+    assert sequence.java_int(token, default) == answer  # the repeat: from the table where valid
+
+
+def test_4_2_java_int_table_stays_bounded_and_keeps_only_short_tokens() -> None:
+    """The table of read tokens never grows past its limit and keeps no long token (a 5,000-digit
+    `000…7` is read each time, as Java reads it: 7)."""
+    for number in range(sequence._INTS_LIMIT + 50):
+        assert sequence.java_int(str(number), -1) == number
+    assert len(sequence._ints_by_token) <= sequence._INTS_LIMIT
+    long_token = "0" * 5000 + "7"
+    assert sequence.java_int(long_token, -1) == 7
+    assert long_token not in sequence._ints_by_token
+    assert sequence.java_int("2147483648", -1) == -1
