@@ -64,3 +64,21 @@ def test_4_2_java_int_table_stays_bounded_and_keeps_only_short_tokens() -> None:
     assert sequence.java_int(long_token, -1) == 7
     assert long_token not in sequence._ints_by_token
     assert sequence.java_int("2147483648", -1) == -1
+
+
+def _add_piece_reference(text: str) -> dict[str, object]:
+    tokens = sequence.Decoder(text[2:], "/")
+    piece_id = tokens.next_token("null")
+    return {"id": None if piece_id == "null" else piece_id, "type": tokens.next_token(""),
+            "state": tokens.next_token("")}
+
+
+@settings(max_examples=600)
+@given(st.lists(st.sampled_from(["a", "/", "'", "\t", ";", "null", "''", "'x'"]), max_size=14).map("".join))
+def test_3_3_add_piece_without_backslashes_splits_as_the_decoder(body: str) -> None:
+    """§3.3/§4.2: an AddPiece with no backslash is a plain split on `/` (the fourth token the
+    state, later ones unread), each token unquoted (`'…'`), `null` the missing id."""
+    from vassal_parser.commands import Command
+
+    text = "+/" + body
+    assert Command(text).fields == _add_piece_reference(text)
