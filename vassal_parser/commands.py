@@ -23,6 +23,7 @@ Public API:
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator
 from itertools import chain, compress, repeat
 from operator import add, getitem, ne, sub
@@ -375,7 +376,8 @@ class Command:
         if fields is None:
             kind = self.kind
             try:  # (an AddPiece, the usual command, without the dispatch of `_parse_fields`)
-                fields = _add_piece_fields(self.text) if kind == "add_piece" else _parse_fields(kind, self.text)
+                text = self.text
+                fields = _add_piece_fields(text) if kind == "add_piece" else _parse_fields(kind, text)
             except (ValueError, IndexError):
                 fields = {}  # malformed known command: VASSAL would ignore it too
             self._fields = fields
@@ -467,18 +469,99 @@ def _decode_node(text: str) -> Node:
     (whose ESCs all have runs of at least d) the delimiters are the ESCs with no backslash d + 1
     characters back. Leaves hold no ESC, so every command's text is a slice of `text` as it
     stands; a token '…' loses its quotes as the decoder's do. Iterative: an explicit work stack.
-    `_decode_node_slowly` is the level-by-level reference (tests compare)."""
+    `_decode_node_slowly` is the level-by-level reference (tests compare).
+
+    Each range is first read with the string's own searches (`_scan_range`: a few C passes over
+    its characters, no Python step per ESC); those passes look at a range once per level it is
+    inside, so after a few times the text's length (deep nesting) the rest is read by the list
+    of ESC positions (`_decode_ranges`: a Python step per ESC per level, linear in any input)."""
     if _is_plain_leaf(text):
         return Command(text)
+    root = CommandGroup([])
+    work: list[tuple[CommandGroup, int, int, int]] = [(root, 0, len(text), 0)]
+    budget = _SCAN_BUDGET_PER_CHAR * len(text) + _SCAN_BUDGET_FLOOR
+    while work:
+        item = work.pop()
+        budget -= item[2] - item[1]
+        if budget < 0:  # nested deep: the rest by ESC positions (linear whatever the depth)
+            work.append(item)
+            _decode_ranges(text, work)
+            break
+        _scan_range(text, item, work)
+    return root
+
+
+_SCAN_BUDGET_PER_CHAR = 4  # times the text's length the range scans may look at in all
+_SCAN_BUDGET_FLOOR = 1 << 16
+
+
+def _scan_range(text: str, item: tuple[CommandGroup, int, int, int],
+                work: list[tuple[CommandGroup, int, int, int]]) -> None:
+    """Fill one group from its range of `text` at its level, by the string's searches: the ESCs
+    with a run of more than `level` backslashes (nested deeper) are masked by a same-length
+    replace, and the ESCs left are this level's delimiters, each token ending `level` characters
+    before its delimiter (the backslashes that escaped it above). A group whose every ESC is a
+    delimiter (thousands of plain AddPieces) is one split on `level` backslashes and an ESC.
+    The same answers as `_decode_ranges` (tests compare both with the level-by-level decode)."""
+    group, start, end, level = item
+    segment = text if start == 0 and end == len(text) else text[start:end]
+    children = group.children
+    if ESC in segment:
+        nested = _BACKSLASH * (level + 1) + ESC
+        if nested not in segment:
+            delimiter = _BACKSLASH * level + ESC if level else ESC
+            tokens = segment.split(delimiter)
+            # (every ESC here a delimiter with exactly `level` backslashes before it)
+            if len(tokens) == segment.count(ESC) + 1 and not any(map(str.startswith, tokens, repeat("'"))):
+                group.quoted = False
+                children.extend(map(Command, tokens))
+                return
+            masked = segment
+        else:
+            masked = segment.replace(nested, _BACKSLASH * (level + 2))
+    else:
+        masked = segment
+    find = masked.find
+    found = find(ESC)
+    group.quoted = found < 0  # GameModule.decode: a text that decodes to one token
+    token_start = 0
+    length = len(segment)
+    while True:
+        token_end = length if found < 0 else found - level
+        inner_start, inner_end = token_start, token_end
+        quoted = inner_end - inner_start > 1 and segment[inner_start] == "'" and segment[inner_end - 1] == "'"
+        if quoted:
+            inner_start += 1  # the decoder's unquote
+            inner_end -= 1
+        if segment.find(ESC, inner_start, inner_end) < 0 and not (
+            inner_end - inner_start > 1 and segment[inner_start] == "'" and segment[inner_end - 1] == "'"
+        ):
+            children.append(Command(segment[inner_start:inner_end]))  # no ESC, not quoted: a leaf
+        else:
+            nested_group = CommandGroup([])
+            children.append(nested_group)
+            work.append((nested_group, start + inner_start, start + inner_end, level + 1))
+        if found < 0:
+            return
+        token_start = found + 1
+        found = find(ESC, token_start)
+
+
+def _decode_ranges(text: str, pending: list[tuple[CommandGroup, int, int, int]]) -> None:
+    """Fill the pending groups (group, range start, range end, level) by the list of ESC
+    positions: each range's ESCs are a slice of it, looked at once per level they are inside,
+    which their runs of backslashes pay for."""
     positions: list[int] = []
     find = text.find
     found = find(ESC)
     while found >= 0:
         positions.append(found)
         found = find(ESC, found + 1)
-    root = CommandGroup([])
     # (group to fill, range start, range end, its ESCs positions[first:last], level)
-    work: list[tuple[CommandGroup, int, int, int, int, int]] = [(root, 0, len(text), 0, len(positions), 0)]
+    work: list[tuple[CommandGroup, int, int, int, int, int]] = [
+        (group, start, end, bisect_left(positions, start), bisect_left(positions, end), level)
+        for group, start, end, level in pending
+    ]
     while work:
         group, start, end, first, last, level = work.pop()
         inside = positions[first:last]
@@ -514,7 +597,6 @@ def _decode_node(text: str) -> Node:
                 work.append((nested, token_start, token_end, token_first, index, level + 1))
             if index != last:
                 token_start, token_first = positions[index] + 1, index + 1
-    return root
 
 
 def _decode_node_slowly(text: str) -> Node:

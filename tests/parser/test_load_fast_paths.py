@@ -82,3 +82,42 @@ def test_3_3_add_piece_without_backslashes_splits_as_the_decoder(body: str) -> N
 
     text = "+/" + body
     assert Command(text).fields == _add_piece_reference(text)
+
+
+_ESC_TEXT = st.one_of(
+    st.text(alphabet="ab\x1b\\'", max_size=60),
+    st.lists(st.sampled_from(["a", "\x1b", "\\\x1b", "\\\\\x1b", "\\\\\\\x1b", "'", "''", "\\", "+/1/x/y"]),
+             max_size=20).map("".join),
+)
+
+
+@settings(max_examples=500)
+@given(_ESC_TEXT, st.integers(min_value=-1, max_value=40))
+def test_3_1_range_scans_and_esc_positions_agree_wherever_one_hands_over(text: str, floor: int) -> None:
+    """§3.1: the command tree read by the range scans, by the ESC positions, or by the scans
+    handing over to the positions after any number of characters (deep nesting), is
+    GameModule.decode's level by level."""
+    from vassal_parser import commands
+
+    expected = commands._decode_node_slowly(text)
+    budget = commands._SCAN_BUDGET_PER_CHAR, commands._SCAN_BUDGET_FLOOR
+    try:
+        commands._SCAN_BUDGET_PER_CHAR, commands._SCAN_BUDGET_FLOOR = 0, floor
+        assert commands._decode_node(text) == expected
+    finally:
+        commands._SCAN_BUDGET_PER_CHAR, commands._SCAN_BUDGET_FLOOR = budget
+    assert commands._decode_node(text) == expected
+
+
+def test_3_1_a_plain_group_of_add_pieces_is_one_split_and_round_trips() -> None:
+    """§3.1: a save's group of plain AddPieces (one backslash before each ESC) gives one leaf per
+    command, each the command's text, and encodes back byte for byte."""
+    from vassal_parser.commands import Command, CommandGroup, decode_stream, encode_stream
+
+    pieces = [f"+/{n}/piece;;;p{n}.png;P {n}/Map;{n};{2 * n};;0" for n in range(50)]
+    text = "begin_save\x1b" + "\\\x1b".join(pieces) + "\x1bend_save"
+    tree = decode_stream(text)
+    group = tree.children[1]
+    assert isinstance(group, CommandGroup) and not group.quoted
+    assert [child.text for child in group.children if isinstance(child, Command)] == pieces
+    assert encode_stream(tree) == text
