@@ -694,7 +694,10 @@ def split_log(tree: CommandGroup) -> tuple[list[Command], list[list[Command]]]:
     end_index = next((i for i, child in enumerate(children) if _is_end_save(child)), len(children) - 1)
     restore: list[Command] = []
     for child in children[: end_index + 1]:
-        restore.extend(iter_commands(child))
+        if type(child) is CommandGroup and all(map(isinstance, child.children, repeat(Command))):
+            restore.extend(child.children)  # a group of leaves (a save's pieces): in order as they are
+        else:
+            restore.extend(iter_commands(child))
     steps: list[list[Command]] = []
     for child in children[end_index + 1 :]:
         first = child

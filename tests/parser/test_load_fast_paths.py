@@ -1,5 +1,6 @@
-"""The reader's fast paths for a never-seen save answer exactly as the general code does (§3.1,
-§3.3, §4.2): the coordinate table of `sequence.java_int`, ..."""
+"""The reader's fast paths for a never-seen save answer exactly as the general code does: the
+`!VCSK` body read in one step (§2.1), the command tree read by range scans (§3.1), AddPieces with
+no backslash split plainly (§3.3), the table of coordinates read before (§4.2)."""
 
 from __future__ import annotations
 
@@ -121,3 +122,42 @@ def test_3_1_a_plain_group_of_add_pieces_is_one_split_and_round_trips() -> None:
     assert isinstance(group, CommandGroup) and not group.quoted
     assert [child.text for child in group.children if isinstance(child, Command)] == pieces
     assert encode_stream(tree) == text
+
+
+def _vcsk(text_bytes: bytes, key: int) -> bytes:
+    return b"!VCSK" + bytes([key]).hex().encode() + bytes(b ^ key for b in text_bytes).hex().encode()
+
+
+@settings(max_examples=300)
+@given(st.one_of(st.text(max_size=30).map(str.encode), st.binary(max_size=30)),
+       st.integers(min_value=0, max_value=255), st.sampled_from([2, 4, 6, 1 << 20]),
+       st.sampled_from(["", "x", "0", " "]))
+def test_2_1_vcsk_in_one_step_or_many_gives_one_text_or_one_error(
+    payload: bytes, key: int, chunk: int, tail: str
+) -> None:
+    """§2.1 `!VCSK`: hex, XOR with the first byte, UTF-8 after the XOR (§9.5). Read in one step
+    (a body up to 1 MB) or in steps (bigger bodies), the text — or the one-line InputError for
+    bad UTF-8, a non-hex character or an odd digit count — is the same."""
+    from vassal_parser import container
+    from vassal_parser.errors import InputError
+
+    data = _vcsk(payload, key) + tail.encode()
+    saved = container._HEX_CHUNK
+    answers = []
+    for size in (chunk, 1 << 20):
+        container._HEX_CHUNK = size
+        try:
+            answers.append(container.decode_savedgame(data, "s.vsav"))
+        except InputError as exc:
+            answers.append(str(exc))
+        finally:
+            container._HEX_CHUNK = saved
+    assert answers[0] == answers[1]
+    if not tail:
+        try:
+            expected: object = (payload.decode("utf-8"), "!VCSK")
+        except UnicodeDecodeError as exc:
+            expected = f"s.vsav: savedGame is not valid UTF-8 (byte {exc.start + 1})"
+        assert answers[0] == expected
+    else:
+        assert isinstance(answers[0], str) and "!VCSK body" in answers[0]  # strict: refused
