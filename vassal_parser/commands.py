@@ -504,22 +504,23 @@ def _scan_range(text: str, item: tuple[CommandGroup, int, int, int],
     delimiter (thousands of plain AddPieces) is one split on `level` backslashes and an ESC.
     The same answers as `_decode_ranges` (tests compare both with the level-by-level decode)."""
     group, start, end, level = item
-    segment = text if start == 0 and end == len(text) else text[start:end]
     children = group.children
-    if ESC in segment:
+    masked = None
+    if text.find(ESC, start, end) >= 0:
         nested = _BACKSLASH * (level + 1) + ESC
-        if nested not in segment:
+        if text.find(nested, start, end) < 0:
             delimiter = _BACKSLASH * level + ESC if level else ESC
-            tokens = segment.split(delimiter)
+            tokens = _split_range(text, start, end, delimiter)
             # (every ESC here a delimiter with exactly `level` backslashes before it)
-            if len(tokens) == segment.count(ESC) + 1 and not any(map(str.startswith, tokens, repeat("'"))):
+            every_esc_delimits = len(tokens) == text.count(ESC, start, end) + 1
+            if every_esc_delimits and not any(map(str.startswith, tokens, repeat("'"))):
                 group.quoted = False
                 children.extend(map(Command, tokens))
                 return
-            masked = segment
         else:
-            masked = segment.replace(nested, _BACKSLASH * (level + 2))
-    else:
+            masked = _range(text, start, end).replace(nested, _BACKSLASH * (level + 2))
+    segment = _range(text, start, end)
+    if masked is None:
         masked = segment
     find = masked.find
     found = find(ESC)
@@ -545,6 +546,32 @@ def _scan_range(text: str, item: tuple[CommandGroup, int, int, int],
             return
         token_start = found + 1
         found = find(ESC, token_start)
+
+
+def _range(text: str, start: int, end: int) -> str:
+    return text if start == 0 and end == len(text) else text[start:end]
+
+
+_SPLIT_STEP = 1 << 20  # characters of a range copied at a time by `_split_range`
+
+
+def _split_range(text: str, start: int, end: int, delimiter: str) -> list[str]:
+    """`text[start:end].split(delimiter)`, copying at most about a megabyte of it at a time (a
+    big save's group of commands is most of its 14 MB stream): each step ends just before a
+    delimiter, and a delimiter (backslashes, then an ESC) cannot overlap another, so the steps'
+    splits are the whole range's."""
+    if end - start <= _SPLIT_STEP:
+        return _range(text, start, end).split(delimiter)
+    tokens: list[str] = []
+    position = start
+    while True:
+        cut = position + _SPLIT_STEP
+        found = text.find(delimiter, cut, end) if cut < end else -1
+        if found < 0:
+            tokens += text[position:end].split(delimiter)
+            return tokens
+        tokens += text[position:found].split(delimiter)
+        position = found + len(delimiter)
 
 
 def _decode_ranges(text: str, pending: list[tuple[CommandGroup, int, int, int]]) -> None:

@@ -93,21 +93,43 @@ _ESC_TEXT = st.one_of(
 
 
 @settings(max_examples=500)
-@given(_ESC_TEXT, st.integers(min_value=-1, max_value=40))
-def test_3_1_range_scans_and_esc_positions_agree_wherever_one_hands_over(text: str, floor: int) -> None:
-    """§3.1: the command tree read by the range scans, by the ESC positions, or by the scans
-    handing over to the positions after any number of characters (deep nesting), is
-    GameModule.decode's level by level."""
+@given(_ESC_TEXT, st.integers(min_value=-1, max_value=40), st.integers(min_value=1, max_value=6))
+def test_3_1_range_scans_and_esc_positions_agree_wherever_one_hands_over(
+    text: str, floor: int, step: int
+) -> None:
+    """§3.1: the command tree read by the range scans (a plain group split a few characters at a
+    time, as a big one is a megabyte at a time), by the ESC positions, or by the scans handing
+    over to the positions after any number of characters (deep nesting), is GameModule.decode's
+    level by level."""
     from vassal_parser import commands
 
     expected = commands._decode_node_slowly(text)
-    budget = commands._SCAN_BUDGET_PER_CHAR, commands._SCAN_BUDGET_FLOOR
+    saved = commands._SCAN_BUDGET_PER_CHAR, commands._SCAN_BUDGET_FLOOR, commands._SPLIT_STEP
     try:
+        commands._SPLIT_STEP = step
+        assert commands._decode_node(text) == expected
         commands._SCAN_BUDGET_PER_CHAR, commands._SCAN_BUDGET_FLOOR = 0, floor
         assert commands._decode_node(text) == expected
     finally:
-        commands._SCAN_BUDGET_PER_CHAR, commands._SCAN_BUDGET_FLOOR = budget
+        commands._SCAN_BUDGET_PER_CHAR, commands._SCAN_BUDGET_FLOOR, commands._SPLIT_STEP = saved
     assert commands._decode_node(text) == expected
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="a\\\x1b", max_size=50), st.integers(0, 3), st.integers(1, 7), st.data())
+def test_3_1_a_range_split_in_steps_is_the_range_split(text: str, level: int, step: int, data) -> None:
+    """The split of a range a few characters at a time is the split of the range's copy."""
+    from vassal_parser import commands
+
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    delimiter = "\\" * level + "\x1b"
+    saved = commands._SPLIT_STEP
+    try:
+        commands._SPLIT_STEP = step
+        assert commands._split_range(text, start, end, delimiter) == text[start:end].split(delimiter)
+    finally:
+        commands._SPLIT_STEP = saved
 
 
 def test_3_1_a_plain_group_of_add_pieces_is_one_split_and_round_trips() -> None:
