@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterator
-from itertools import chain, compress, repeat
+from itertools import accumulate, chain, compress, repeat
 from operator import add, getitem, ne, sub
 from typing import Any
 
@@ -471,57 +471,83 @@ def _decode_node(text: str) -> Node:
     stands; a token '…' loses its quotes as the decoder's do. Iterative: an explicit work stack.
     `_decode_node_slowly` is the level-by-level reference (tests compare).
 
-    Each range is first read with the string's own searches (`_scan_range`: a few C passes over
-    its characters, no Python step per ESC); those passes look at a range once per level it is
-    inside, so after a few times the text's length (deep nesting) the rest is read by the list
-    of ESC positions (`_decode_ranges`: a Python step per ESC per level, linear in any input)."""
+    Two ways to read one range, with the same answers: by its slice of the ESC positions (a
+    Python step per ESC, `_read_by_positions`), or, where its ESCs are dense (a save's group of
+    short AddPieces: one every 90 characters), by the string's own searches over its characters
+    (`_scan_range`: a few C passes, no Python step per ESC). A range is scanned only when it has
+    at most `_SCAN_CHARS_PER_ESC` characters per ESC, so the scans cost at most that many
+    characters per ESC per level it is inside: linear, as the positions are, whatever the depth
+    or the lengths of the commands (a big save's 70 KB AddPieces are read by positions)."""
     if _is_plain_leaf(text):
         return Command(text)
+    positions = _esc_positions(text)
     root = CommandGroup([])
-    work: list[tuple[CommandGroup, int, int, int]] = [(root, 0, len(text), 0)]
-    budget = _SCAN_BUDGET_PER_CHAR * len(text) + _SCAN_BUDGET_FLOOR
+    # (group to fill, range start, range end, its ESCs positions[first:last], level)
+    work: list[tuple[CommandGroup, int, int, int, int, int]] = [(root, 0, len(text), 0, len(positions), 0)]
     while work:
         item = work.pop()
-        budget -= item[2] - item[1]
-        if budget < 0:  # nested deep: the rest by ESC positions (linear whatever the depth)
-            work.append(item)
-            _decode_ranges(text, work)
-            break
-        _scan_range(text, item, work)
+        escs = item[4] - item[3]
+        if escs and item[2] - item[1] <= _SCAN_CHARS_PER_ESC * escs:
+            _scan_range(text, positions, item, work)
+        else:
+            _read_by_positions(text, positions, item, work)
     return root
 
 
-_SCAN_BUDGET_PER_CHAR = 4  # times the text's length the range scans may look at in all
-_SCAN_BUDGET_FLOOR = 1 << 16
+_SCAN_CHARS_PER_ESC = 128  # a range this dense in ESCs or denser is read by scans
+_POSITIONS_STEP = 1 << 16  # characters of the text looked at a time to find its ESCs
+_FINDS_PER_STEP = 16  # ESCs found one by one in a step before the rest of it is split
 
 
-def _scan_range(text: str, item: tuple[CommandGroup, int, int, int],
-                work: list[tuple[CommandGroup, int, int, int]]) -> None:
+def _esc_positions(text: str) -> list[int]:
+    """Where every ESC of `text` is. Step by step (64 K characters): the first ESCs of a step by
+    `str.find` (a big save's sparse ESCs: one every 6 KB), and where a step has more, the rest of
+    it by one split, its pieces' lengths added up (C passes over a copy of at most the step, not
+    a Python step per ESC: a group of short AddPieces has one every 90 characters)."""
+    positions: list[int] = []
+    append = positions.append
+    find = text.find
+    length = len(text)
+    for step_start in range(0, length, _POSITIONS_STEP):
+        step_end = min(step_start + _POSITIONS_STEP, length)
+        found = find(ESC, step_start, step_end)
+        finds = 0
+        while found >= 0 and finds < _FINDS_PER_STEP:
+            append(found)
+            finds += 1
+            found = find(ESC, found + 1, step_end)
+        if found >= 0:
+            lengths = list(map(len, text[found:step_end].split(ESC)))
+            lengths.pop()
+            # the k-th ESC from `found` follows k + 1 pieces (the first empty) and k ESCs
+            positions.extend(map(add, accumulate(lengths), range(found, found + len(lengths))))
+    return positions
+
+
+_Item = tuple[CommandGroup, int, int, int, int, int]
+
+
+def _scan_range(text: str, positions: list[int], item: _Item, work: list[_Item]) -> None:
     """Fill one group from its range of `text` at its level, by the string's searches: the ESCs
     with a run of more than `level` backslashes (nested deeper) are masked by a same-length
     replace, and the ESCs left are this level's delimiters, each token ending `level` characters
     before its delimiter (the backslashes that escaped it above). A group whose every ESC is a
-    delimiter (thousands of plain AddPieces) is one split on `level` backslashes and an ESC.
-    The same answers as `_decode_ranges` (tests compare both with the level-by-level decode)."""
-    group, start, end, level = item
+    delimiter (thousands of plain AddPieces) is one split on `level` backslashes and an ESC."""
+    group, start, end, first, last, level = item
     children = group.children
-    masked = None
-    if text.find(ESC, start, end) >= 0:
-        nested = _BACKSLASH * (level + 1) + ESC
-        if text.find(nested, start, end) < 0:
-            delimiter = _BACKSLASH * level + ESC if level else ESC
-            tokens = _split_range(text, start, end, delimiter)
-            # (every ESC here a delimiter with exactly `level` backslashes before it)
-            every_esc_delimits = len(tokens) == text.count(ESC, start, end) + 1
-            if every_esc_delimits and not any(map(str.startswith, tokens, repeat("'"))):
-                group.quoted = False
-                children.extend(map(Command, tokens))
-                return
-        else:
-            masked = _range(text, start, end).replace(nested, _BACKSLASH * (level + 2))
-    segment = _range(text, start, end)
-    if masked is None:
-        masked = segment
+    nested = _BACKSLASH * (level + 1) + ESC
+    if text.find(nested, start, end) < 0:
+        delimiter = _BACKSLASH * level + ESC if level else ESC
+        tokens = _split_range(text, start, end, delimiter)
+        # (every ESC here a delimiter with exactly `level` backslashes before it)
+        if len(tokens) == last - first + 1 and not any(map(str.startswith, tokens, repeat("'"))):
+            group.quoted = False
+            children.extend(map(Command, tokens))
+            return
+        segment = masked = _range(text, start, end)
+    else:
+        segment = _range(text, start, end)
+        masked = segment.replace(nested, _BACKSLASH * (level + 2))
     find = masked.find
     found = find(ESC)
     group.quoted = found < 0  # GameModule.decode: a text that decodes to one token
@@ -530,8 +556,7 @@ def _scan_range(text: str, item: tuple[CommandGroup, int, int, int],
     while True:
         token_end = length if found < 0 else found - level
         inner_start, inner_end = token_start, token_end
-        quoted = inner_end - inner_start > 1 and segment[inner_start] == "'" and segment[inner_end - 1] == "'"
-        if quoted:
+        if inner_end - inner_start > 1 and segment[inner_start] == "'" and segment[inner_end - 1] == "'":
             inner_start += 1  # the decoder's unquote
             inner_end -= 1
         if segment.find(ESC, inner_start, inner_end) < 0 and not (
@@ -541,7 +566,10 @@ def _scan_range(text: str, item: tuple[CommandGroup, int, int, int],
         else:
             nested_group = CommandGroup([])
             children.append(nested_group)
-            work.append((nested_group, start + inner_start, start + inner_end, level + 1))
+            nested_start, nested_end = start + inner_start, start + inner_end
+            nested_first = bisect_left(positions, nested_start, first, last)
+            nested_last = bisect_left(positions, nested_end, nested_first, last)
+            work.append((nested_group, nested_start, nested_end, nested_first, nested_last, level + 1))
         if found < 0:
             return
         token_start = found + 1
@@ -556,10 +584,9 @@ _SPLIT_STEP = 1 << 20  # characters of a range copied at a time by `_split_range
 
 
 def _split_range(text: str, start: int, end: int, delimiter: str) -> list[str]:
-    """`text[start:end].split(delimiter)`, copying at most about a megabyte of it at a time (a
-    big save's group of commands is most of its 14 MB stream): each step ends just before a
-    delimiter, and a delimiter (backslashes, then an ESC) cannot overlap another, so the steps'
-    splits are the whole range's."""
+    """`text[start:end].split(delimiter)`, copying at most about a megabyte of it at a time:
+    each step ends just before a delimiter, and a delimiter (backslashes, then an ESC) cannot
+    overlap another, so the steps' splits are the whole range's."""
     if end - start <= _SPLIT_STEP:
         return _range(text, start, end).split(delimiter)
     tokens: list[str] = []
@@ -574,56 +601,43 @@ def _split_range(text: str, start: int, end: int, delimiter: str) -> list[str]:
         position = found + len(delimiter)
 
 
-def _decode_ranges(text: str, pending: list[tuple[CommandGroup, int, int, int]]) -> None:
-    """Fill the pending groups (group, range start, range end, level) by the list of ESC
-    positions: each range's ESCs are a slice of it, looked at once per level they are inside,
-    which their runs of backslashes pay for."""
-    positions: list[int] = []
-    find = text.find
-    found = find(ESC)
-    while found >= 0:
-        positions.append(found)
-        found = find(ESC, found + 1)
-    # (group to fill, range start, range end, its ESCs positions[first:last], level)
-    work: list[tuple[CommandGroup, int, int, int, int, int]] = [
-        (group, start, end, bisect_left(positions, start), bisect_left(positions, end), level)
-        for group, start, end, level in pending
-    ]
-    while work:
-        group, start, end, first, last, level = work.pop()
-        inside = positions[first:last]
-        # the character before each ESC's last `level` backslashes: a delimiter where it is none
-        befores = list(map(getitem, repeat(text), map(sub, inside, repeat(level + 1))))
-        if inside and inside[0] <= level:  # an ESC at the very start of the text
-            befores[0] = ESC
-        delimiters = list(compress(range(first, last), map(ne, befores, repeat(_BACKSLASH))))
-        group.quoted = not delimiters  # GameModule.decode: a text that decodes to one token
-        children = group.children
-        if len(delimiters) == len(inside):
-            # Every ESC here a delimiter (a group of plain commands: thousands of AddPieces): the
-            # tokens are the stretches between them, cut in one pass; leaves unless one is quoted.
-            starts = chain((start,), map(add, inside, repeat(1)))
-            ends = chain(map(sub, inside, repeat(level)), (end,))
-            tokens = list(map(text.__getitem__, map(slice, starts, ends)))
-            if not any(map(str.startswith, tokens, repeat("'"))):
-                children.extend(map(Command, tokens))
-                continue
-        token_start, token_first = start, first
-        for index in (*delimiters, last):
-            token_end = end if index == last else positions[index] - level
-            if token_end - token_start > 1 and text[token_start] == "'" and text[token_end - 1] == "'":
-                token_start += 1  # the decoder's unquote
-                token_end -= 1
-            if token_first == index and not (
-                token_end - token_start > 1 and text[token_start] == "'" and text[token_end - 1] == "'"
-            ):
-                children.append(Command(text[token_start:token_end]))  # no ESC, not quoted: a leaf
-            else:
-                nested = CommandGroup([])
-                children.append(nested)
-                work.append((nested, token_start, token_end, token_first, index, level + 1))
-            if index != last:
-                token_start, token_first = positions[index] + 1, index + 1
+def _read_by_positions(text: str, positions: list[int], item: _Item, work: list[_Item]) -> None:
+    """Fill one group by its slice of the ESC positions: its ESCs are looked at once per level
+    they are inside, which their runs of backslashes pay for."""
+    group, start, end, first, last, level = item
+    inside = positions[first:last]
+    # the character before each ESC's last `level` backslashes: a delimiter where it is none
+    befores = list(map(getitem, repeat(text), map(sub, inside, repeat(level + 1))))
+    if inside and inside[0] <= level:  # an ESC at the very start of the text
+        befores[0] = ESC
+    delimiters = list(compress(range(first, last), map(ne, befores, repeat(_BACKSLASH))))
+    group.quoted = not delimiters  # GameModule.decode: a text that decodes to one token
+    children = group.children
+    if len(delimiters) == len(inside):
+        # Every ESC here a delimiter (a group of plain commands): the tokens are the stretches
+        # between them, cut in one pass; leaves unless one is quoted.
+        starts = chain((start,), map(add, inside, repeat(1)))
+        ends = chain(map(sub, inside, repeat(level)), (end,))
+        tokens = list(map(text.__getitem__, map(slice, starts, ends)))
+        if not any(map(str.startswith, tokens, repeat("'"))):
+            children.extend(map(Command, tokens))
+            return
+    token_start, token_first = start, first
+    for index in (*delimiters, last):
+        token_end = end if index == last else positions[index] - level
+        if token_end - token_start > 1 and text[token_start] == "'" and text[token_end - 1] == "'":
+            token_start += 1  # the decoder's unquote
+            token_end -= 1
+        if token_first == index and not (
+            token_end - token_start > 1 and text[token_start] == "'" and text[token_end - 1] == "'"
+        ):
+            children.append(Command(text[token_start:token_end]))  # no ESC, not quoted: a leaf
+        else:
+            nested = CommandGroup([])
+            children.append(nested)
+            work.append((nested, token_start, token_end, token_first, index, level + 1))
+        if index != last:
+            token_start, token_first = positions[index] + 1, index + 1
 
 
 def _decode_node_slowly(text: str) -> Node:

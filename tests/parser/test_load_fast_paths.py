@@ -93,25 +93,28 @@ _ESC_TEXT = st.one_of(
 
 
 @settings(max_examples=500)
-@given(_ESC_TEXT, st.integers(min_value=-1, max_value=40), st.integers(min_value=1, max_value=6))
-def test_3_1_range_scans_and_esc_positions_agree_wherever_one_hands_over(
-    text: str, floor: int, step: int
+@given(_ESC_TEXT, st.sampled_from([0, 1, 3, 128, 10**9]), st.integers(min_value=1, max_value=6))
+def test_3_1_range_scans_and_esc_positions_agree_whichever_reads_a_range(
+    text: str, chars_per_esc: int, step: int
 ) -> None:
-    """§3.1: the command tree read by the range scans (a plain group split a few characters at a
-    time, as a big one is a megabyte at a time), by the ESC positions, or by the scans handing
-    over to the positions after any number of characters (deep nesting), is GameModule.decode's
-    level by level."""
+    """§3.1: the command tree read range by range by the scans (a plain group split a few
+    characters at a time, as a big one is a megabyte at a time), by the ESC positions (found a
+    few characters at a time), or by either as a range's density of ESCs chooses, is
+    GameModule.decode's level by level."""
     from vassal_parser import commands
 
     expected = commands._decode_node_slowly(text)
-    saved = commands._SCAN_BUDGET_PER_CHAR, commands._SCAN_BUDGET_FLOOR, commands._SPLIT_STEP
+    saved = commands._SCAN_CHARS_PER_ESC, commands._SPLIT_STEP, commands._POSITIONS_STEP
+    finds = commands._FINDS_PER_STEP
     try:
-        commands._SPLIT_STEP = step
+        commands._SCAN_CHARS_PER_ESC = chars_per_esc
+        commands._SPLIT_STEP = commands._POSITIONS_STEP = step
+        commands._FINDS_PER_STEP = step % 3
         assert commands._decode_node(text) == expected
-        commands._SCAN_BUDGET_PER_CHAR, commands._SCAN_BUDGET_FLOOR = 0, floor
-        assert commands._decode_node(text) == expected
+        assert commands._esc_positions(text) == [i for i, char in enumerate(text) if char == "\x1b"]
     finally:
-        commands._SCAN_BUDGET_PER_CHAR, commands._SCAN_BUDGET_FLOOR, commands._SPLIT_STEP = saved
+        commands._SCAN_CHARS_PER_ESC, commands._SPLIT_STEP, commands._POSITIONS_STEP = saved
+        commands._FINDS_PER_STEP = finds
     assert commands._decode_node(text) == expected
 
 
