@@ -457,6 +457,9 @@ def _is_plain_leaf(text: str) -> bool:
     return ESC not in text and not (len(text) > 1 and text[0] == "'" and text[-1] == "'")
 
 
+_Item = tuple["CommandGroup", int, int, int, int, int]
+
+
 def _decode_node(text: str) -> Node:
     """GameModule.decode as a tree, in one pass over the ESCs of `text` and no copy of any group.
 
@@ -480,21 +483,35 @@ def _decode_node(text: str) -> Node:
     or the lengths of the commands (a big save's 70 KB AddPieces are read by positions)."""
     if _is_plain_leaf(text):
         return Command(text)
-    positions = _esc_positions(text)
+    positions: list[int] | None = None  # found when a range is first read by them
     root = CommandGroup([])
-    # (group to fill, range start, range end, its ESCs positions[first:last], level)
-    work: list[tuple[CommandGroup, int, int, int, int, int]] = [(root, 0, len(text), 0, len(positions), 0)]
+    # (group to fill, range start, range end, its ESCs positions[first:last] (-1: not known yet),
+    # level); a scanned range's tokens have their ESCs counted, not found (the count of a range
+    # is no dearer than its scan, and a scanned range had at most 128 characters per ESC)
+    work: list[_Item] = [(root, 0, len(text), -1, -1, 0)]
     while work:
         item = work.pop()
-        escs = item[4] - item[3]
-        if escs and item[2] - item[1] <= _SCAN_CHARS_PER_ESC * escs:
-            _scan_range(text, positions, item, work)
+        group, start, end, first, last, level = item
+        if first >= 0:
+            escs = last - first
+        elif end - start > _SAMPLE and text.count(ESC, start, start + _SAMPLE) < _SAMPLE // _SCAN_CHARS_PER_ESC:
+            escs = 0  # sparse from the start (a big save's long AddPieces): by positions, uncounted
         else:
-            _read_by_positions(text, positions, item, work)
+            escs = text.count(ESC, start, end)
+        if escs and end - start <= _SCAN_CHARS_PER_ESC * escs:
+            _scan_range(text, item, escs, work)
+            continue
+        if positions is None:
+            positions = _esc_positions(text)
+        if first < 0:
+            first = bisect_left(positions, start)
+            item = (group, start, end, first, bisect_left(positions, end, first), level)
+        _read_by_positions(text, positions, item, work)
     return root
 
 
 _SCAN_CHARS_PER_ESC = 128  # a range this dense in ESCs or denser is read by scans
+_SAMPLE = 1 << 16  # characters of a long range whose ESCs are counted to see if it may be dense
 _POSITIONS_STEP = 1 << 16  # characters of the text looked at a time to find its ESCs
 _FINDS_PER_STEP = 16  # ESCs found one by one in a step before the rest of it is split
 
@@ -524,23 +541,20 @@ def _esc_positions(text: str) -> list[int]:
     return positions
 
 
-_Item = tuple[CommandGroup, int, int, int, int, int]
-
-
-def _scan_range(text: str, positions: list[int], item: _Item, work: list[_Item]) -> None:
+def _scan_range(text: str, item: _Item, escs: int, work: list[_Item]) -> None:
     """Fill one group from its range of `text` at its level, by the string's searches: the ESCs
     with a run of more than `level` backslashes (nested deeper) are masked by a same-length
     replace, and the ESCs left are this level's delimiters, each token ending `level` characters
     before its delimiter (the backslashes that escaped it above). A group whose every ESC is a
     delimiter (thousands of plain AddPieces) is one split on `level` backslashes and an ESC."""
-    group, start, end, first, last, level = item
+    group, start, end, _, _, level = item
     children = group.children
     nested = _BACKSLASH * (level + 1) + ESC
     if text.find(nested, start, end) < 0:
         delimiter = _BACKSLASH * level + ESC if level else ESC
         tokens = _split_range(text, start, end, delimiter)
         # (every ESC here a delimiter with exactly `level` backslashes before it)
-        if len(tokens) == last - first + 1 and not any(map(str.startswith, tokens, repeat("'"))):
+        if len(tokens) == escs + 1 and not any(map(str.startswith, tokens, repeat("'"))):
             group.quoted = False
             children.extend(map(Command, tokens))
             return
@@ -567,9 +581,7 @@ def _scan_range(text: str, positions: list[int], item: _Item, work: list[_Item])
             nested_group = CommandGroup([])
             children.append(nested_group)
             nested_start, nested_end = start + inner_start, start + inner_end
-            nested_first = bisect_left(positions, nested_start, first, last)
-            nested_last = bisect_left(positions, nested_end, nested_first, last)
-            work.append((nested_group, nested_start, nested_end, nested_first, nested_last, level + 1))
+            work.append((nested_group, nested_start, nested_end, -1, -1, level + 1))
         if found < 0:
             return
         token_start = found + 1

@@ -105,16 +105,17 @@ def test_3_1_range_scans_and_esc_positions_agree_whichever_reads_a_range(
 
     expected = commands._decode_node_slowly(text)
     saved = commands._SCAN_CHARS_PER_ESC, commands._SPLIT_STEP, commands._POSITIONS_STEP
-    finds = commands._FINDS_PER_STEP
+    finds, sample = commands._FINDS_PER_STEP, commands._SAMPLE
     try:
         commands._SCAN_CHARS_PER_ESC = chars_per_esc
         commands._SPLIT_STEP = commands._POSITIONS_STEP = step
         commands._FINDS_PER_STEP = step % 3
+        commands._SAMPLE = step + 1
         assert commands._decode_node(text) == expected
         assert commands._esc_positions(text) == [i for i, char in enumerate(text) if char == "\x1b"]
     finally:
         commands._SCAN_CHARS_PER_ESC, commands._SPLIT_STEP, commands._POSITIONS_STEP = saved
-        commands._FINDS_PER_STEP = finds
+        commands._FINDS_PER_STEP, commands._SAMPLE = finds, sample
     assert commands._decode_node(text) == expected
 
 
