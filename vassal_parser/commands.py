@@ -492,10 +492,11 @@ def _decode_node(text: str) -> Node:
     while work:
         item = work.pop()
         group, start, end, first, last, level = item
+        sample = _SAMPLE
         if first >= 0:
             escs = last - first
-        elif end - start > _SAMPLE and text.count(ESC, start, start + _SAMPLE) < _SAMPLE // _SCAN_CHARS_PER_ESC:
-            escs = 0  # sparse from the start (a big save's long AddPieces): by positions, uncounted
+        elif end - start > sample and text.count(ESC, start, start + sample) * _SCAN_CHARS_PER_ESC < sample:
+            escs = 0  # sparse from its start (a big save's long AddPieces): by positions, uncounted
         else:
             escs = text.count(ESC, start, end)
         if escs and end - start <= _SCAN_CHARS_PER_ESC * escs:
