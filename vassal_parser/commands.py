@@ -23,8 +23,9 @@ Public API:
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator
-from itertools import chain, compress, repeat
+from itertools import accumulate, chain, compress, repeat
 from operator import add, getitem, ne, sub
 from typing import Any
 
@@ -153,7 +154,20 @@ def _add_piece_fields(text: str) -> dict[str, Any]:
     on `/` (a C pass): when every piece but the last ends in a backslash, every slash in it is
     escaped, and dropping those backslashes is its unescaping (`_without_escaped_slashes`). The
     two-character searches of `str.replace` cost several times the one-character split on these
-    texts. One function, one dict: 5,000 short AddPieces of a big save are read at a first save."""
+    texts. One function, one dict: 5,000 short AddPieces of a big save are read at a first save.
+
+    With no backslash in the text (half the corpus's AddPieces, every one of the benchmark's
+    never-seen save) nothing is escaped: the decoder's tokens are the parts of a plain split on
+    `/` (the fourth part the state: anything after a further slash is a token no one reads), each
+    unquoted as the decoder does; such a type is not looked up (its text is its token)."""
+    if _BACKSLASH not in text:
+        parts = text.split("/", 4)
+        if len(parts) < 4:
+            parts += ("", "")
+        piece_id, type_token, state = parts[1], parts[2], parts[3]
+        if "'" in text:
+            piece_id, type_token, state = _unquote(piece_id), _unquote(type_token), _unquote(state)
+        return {"id": None if piece_id == "null" else piece_id, "type": type_token, "state": state}
     id_end = text.find("/", 2)
     if id_end > 0 and text[id_end - 1] != "\\":
         separator = text.rfind("/")
@@ -181,6 +195,10 @@ def _add_piece_fields(text: str) -> dict[str, Any]:
     tokens = _first_slash_tokens(text, 2, 3)
     tokens += [""] * (3 - len(tokens))
     return {"id": _null(tokens[0]), "type": tokens[1], "state": tokens[2]}
+
+
+def _unquote(token: str) -> str:
+    return token[1:-1] if len(token) > 1 and token[0] == "'" and token[-1] == "'" else token
 
 
 def _without_escaped_slashes(token: str) -> str | None:
@@ -354,12 +372,16 @@ class Command:
 
     @property
     def fields(self) -> dict[str, Any]:
-        if self._fields is None:
-            try:
-                self._fields = _parse_fields(self.kind, self.text)
+        fields = self._fields
+        if fields is None:
+            kind = self.kind
+            try:  # (an AddPiece, the usual command, without the dispatch of `_parse_fields`)
+                text = self.text
+                fields = _add_piece_fields(text) if kind == "add_piece" else _parse_fields(kind, text)
             except (ValueError, IndexError):
-                self._fields = {}  # malformed known command: VASSAL would ignore it too
-        return self._fields
+                fields = {}  # malformed known command: VASSAL would ignore it too
+            self._fields = fields
+        return fields
 
     @property
     def inner(self) -> CommandGroup | Command | None:
@@ -435,6 +457,9 @@ def _is_plain_leaf(text: str) -> bool:
     return ESC not in text and not (len(text) > 1 and text[0] == "'" and text[-1] == "'")
 
 
+_Item = tuple["CommandGroup", int, int, int, int, int]
+
+
 def _decode_node(text: str) -> Node:
     """GameModule.decode as a tree, in one pass over the ESCs of `text` and no copy of any group.
 
@@ -447,54 +472,185 @@ def _decode_node(text: str) -> Node:
     (whose ESCs all have runs of at least d) the delimiters are the ESCs with no backslash d + 1
     characters back. Leaves hold no ESC, so every command's text is a slice of `text` as it
     stands; a token '…' loses its quotes as the decoder's do. Iterative: an explicit work stack.
-    `_decode_node_slowly` is the level-by-level reference (tests compare)."""
+    `_decode_node_slowly` is the level-by-level reference (tests compare).
+
+    Two ways to read one range, with the same answers: by its slice of the ESC positions (a
+    Python step per ESC, `_read_by_positions`), or, where its ESCs are dense (a save's group of
+    short AddPieces: one every 90 characters), by the string's own searches over its characters
+    (`_scan_range`: a few C passes, no Python step per ESC). A range is scanned only when it has
+    at most `_SCAN_CHARS_PER_ESC` characters per ESC, so the scans cost at most that many
+    characters per ESC per level it is inside: linear, as the positions are, whatever the depth
+    or the lengths of the commands (a big save's 70 KB AddPieces are read by positions)."""
     if _is_plain_leaf(text):
         return Command(text)
-    positions: list[int] = []
-    find = text.find
-    found = find(ESC)
-    while found >= 0:
-        positions.append(found)
-        found = find(ESC, found + 1)
+    positions: list[int] | None = None  # found when a range is first read by them
     root = CommandGroup([])
-    # (group to fill, range start, range end, its ESCs positions[first:last], level)
-    work: list[tuple[CommandGroup, int, int, int, int, int]] = [(root, 0, len(text), 0, len(positions), 0)]
+    # (group to fill, range start, range end, its ESCs positions[first:last] (-1: not known yet),
+    # level); a scanned range's tokens have their ESCs counted, not found (the count of a range
+    # is no dearer than its scan, and a scanned range had at most 128 characters per ESC)
+    work: list[_Item] = [(root, 0, len(text), -1, -1, 0)]
     while work:
-        group, start, end, first, last, level = work.pop()
-        inside = positions[first:last]
-        # the character before each ESC's last `level` backslashes: a delimiter where it is none
-        befores = list(map(getitem, repeat(text), map(sub, inside, repeat(level + 1))))
-        if inside and inside[0] <= level:  # an ESC at the very start of the text
-            befores[0] = ESC
-        delimiters = list(compress(range(first, last), map(ne, befores, repeat(_BACKSLASH))))
-        group.quoted = not delimiters  # GameModule.decode: a text that decodes to one token
-        children = group.children
-        if len(delimiters) == len(inside):
-            # Every ESC here a delimiter (a group of plain commands: thousands of AddPieces): the
-            # tokens are the stretches between them, cut in one pass; leaves unless one is quoted.
-            starts = chain((start,), map(add, inside, repeat(1)))
-            ends = chain(map(sub, inside, repeat(level)), (end,))
-            tokens = list(map(text.__getitem__, map(slice, starts, ends)))
-            if not any(map(str.startswith, tokens, repeat("'"))):
-                children.extend(map(Command, tokens))
-                continue
-        token_start, token_first = start, first
-        for index in (*delimiters, last):
-            token_end = end if index == last else positions[index] - level
-            if token_end - token_start > 1 and text[token_start] == "'" and text[token_end - 1] == "'":
-                token_start += 1  # the decoder's unquote
-                token_end -= 1
-            if token_first == index and not (
-                token_end - token_start > 1 and text[token_start] == "'" and text[token_end - 1] == "'"
-            ):
-                children.append(Command(text[token_start:token_end]))  # no ESC, not quoted: a leaf
-            else:
-                nested = CommandGroup([])
-                children.append(nested)
-                work.append((nested, token_start, token_end, token_first, index, level + 1))
-            if index != last:
-                token_start, token_first = positions[index] + 1, index + 1
+        item = work.pop()
+        group, start, end, first, last, level = item
+        sample = _SAMPLE
+        if first >= 0:
+            escs = last - first
+        elif end - start > sample and text.count(ESC, start, start + sample) * _SCAN_CHARS_PER_ESC < sample:
+            escs = 0  # sparse from its start (a big save's long AddPieces): by positions, uncounted
+        else:
+            escs = text.count(ESC, start, end)
+        if escs and end - start <= _SCAN_CHARS_PER_ESC * escs:
+            _scan_range(text, item, escs, work)
+            continue
+        if positions is None:
+            positions = _esc_positions(text)
+        if first < 0:
+            first = bisect_left(positions, start)
+            item = (group, start, end, first, bisect_left(positions, end, first), level)
+        _read_by_positions(text, positions, item, work)
     return root
+
+
+_SCAN_CHARS_PER_ESC = 128  # a range this dense in ESCs or denser is read by scans
+_SAMPLE = 1 << 16  # characters of a long range whose ESCs are counted to see if it may be dense
+_POSITIONS_STEP = 1 << 16  # characters of the text looked at a time to find its ESCs
+_FINDS_PER_STEP = 16  # ESCs found one by one in a step before the rest of it is split
+
+
+def _esc_positions(text: str) -> list[int]:
+    """Where every ESC of `text` is. Step by step (64 K characters): the first ESCs of a step by
+    `str.find` (a big save's sparse ESCs: one every 6 KB), and where a step has more, the rest of
+    it by one split, its pieces' lengths added up (C passes over a copy of at most the step, not
+    a Python step per ESC: a group of short AddPieces has one every 90 characters)."""
+    positions: list[int] = []
+    append = positions.append
+    find = text.find
+    length = len(text)
+    for step_start in range(0, length, _POSITIONS_STEP):
+        step_end = min(step_start + _POSITIONS_STEP, length)
+        found = find(ESC, step_start, step_end)
+        finds = 0
+        while found >= 0 and finds < _FINDS_PER_STEP:
+            append(found)
+            finds += 1
+            found = find(ESC, found + 1, step_end)
+        if found >= 0:
+            lengths = list(map(len, text[found:step_end].split(ESC)))
+            lengths.pop()
+            # the k-th ESC from `found` follows k + 1 pieces (the first empty) and k ESCs
+            positions.extend(map(add, accumulate(lengths), range(found, found + len(lengths))))
+    return positions
+
+
+def _scan_range(text: str, item: _Item, escs: int, work: list[_Item]) -> None:
+    """Fill one group from its range of `text` at its level, by the string's searches: the ESCs
+    with a run of more than `level` backslashes (nested deeper) are masked by a same-length
+    replace, and the ESCs left are this level's delimiters, each token ending `level` characters
+    before its delimiter (the backslashes that escaped it above). A group whose every ESC is a
+    delimiter (thousands of plain AddPieces) is one split on `level` backslashes and an ESC."""
+    group, start, end, _, _, level = item
+    children = group.children
+    nested = _BACKSLASH * (level + 1) + ESC
+    if text.find(nested, start, end) < 0:
+        delimiter = _BACKSLASH * level + ESC if level else ESC
+        tokens = _split_range(text, start, end, delimiter)
+        # (every ESC here a delimiter with exactly `level` backslashes before it)
+        if len(tokens) == escs + 1 and not any(map(str.startswith, tokens, repeat("'"))):
+            group.quoted = False
+            children.extend(map(Command, tokens))
+            return
+        segment = masked = _range(text, start, end)
+    else:
+        segment = _range(text, start, end)
+        masked = segment.replace(nested, _BACKSLASH * (level + 2))
+    find = masked.find
+    found = find(ESC)
+    group.quoted = found < 0  # GameModule.decode: a text that decodes to one token
+    token_start = 0
+    length = len(segment)
+    while True:
+        token_end = length if found < 0 else found - level
+        inner_start, inner_end = token_start, token_end
+        if inner_end - inner_start > 1 and segment[inner_start] == "'" and segment[inner_end - 1] == "'":
+            inner_start += 1  # the decoder's unquote
+            inner_end -= 1
+        if segment.find(ESC, inner_start, inner_end) < 0 and not (
+            inner_end - inner_start > 1 and segment[inner_start] == "'" and segment[inner_end - 1] == "'"
+        ):
+            children.append(Command(segment[inner_start:inner_end]))  # no ESC, not quoted: a leaf
+        else:
+            nested_group = CommandGroup([])
+            children.append(nested_group)
+            nested_start, nested_end = start + inner_start, start + inner_end
+            work.append((nested_group, nested_start, nested_end, -1, -1, level + 1))
+        if found < 0:
+            return
+        token_start = found + 1
+        found = find(ESC, token_start)
+
+
+def _range(text: str, start: int, end: int) -> str:
+    return text if start == 0 and end == len(text) else text[start:end]
+
+
+_SPLIT_STEP = 1 << 20  # characters of a range copied at a time by `_split_range`
+
+
+def _split_range(text: str, start: int, end: int, delimiter: str) -> list[str]:
+    """`text[start:end].split(delimiter)`, copying at most about a megabyte of it at a time:
+    each step ends just before a delimiter, and a delimiter (backslashes, then an ESC) cannot
+    overlap another, so the steps' splits are the whole range's."""
+    if end - start <= _SPLIT_STEP:
+        return _range(text, start, end).split(delimiter)
+    tokens: list[str] = []
+    position = start
+    while True:
+        cut = position + _SPLIT_STEP
+        found = text.find(delimiter, cut, end) if cut < end else -1
+        if found < 0:
+            tokens += text[position:end].split(delimiter)
+            return tokens
+        tokens += text[position:found].split(delimiter)
+        position = found + len(delimiter)
+
+
+def _read_by_positions(text: str, positions: list[int], item: _Item, work: list[_Item]) -> None:
+    """Fill one group by its slice of the ESC positions: its ESCs are looked at once per level
+    they are inside, which their runs of backslashes pay for."""
+    group, start, end, first, last, level = item
+    inside = positions[first:last]
+    # the character before each ESC's last `level` backslashes: a delimiter where it is none
+    befores = list(map(getitem, repeat(text), map(sub, inside, repeat(level + 1))))
+    if inside and inside[0] <= level:  # an ESC at the very start of the text
+        befores[0] = ESC
+    delimiters = list(compress(range(first, last), map(ne, befores, repeat(_BACKSLASH))))
+    group.quoted = not delimiters  # GameModule.decode: a text that decodes to one token
+    children = group.children
+    if len(delimiters) == len(inside):
+        # Every ESC here a delimiter (a group of plain commands): the tokens are the stretches
+        # between them, cut in one pass; leaves unless one is quoted.
+        starts = chain((start,), map(add, inside, repeat(1)))
+        ends = chain(map(sub, inside, repeat(level)), (end,))
+        tokens = list(map(text.__getitem__, map(slice, starts, ends)))
+        if not any(map(str.startswith, tokens, repeat("'"))):
+            children.extend(map(Command, tokens))
+            return
+    token_start, token_first = start, first
+    for index in (*delimiters, last):
+        token_end = end if index == last else positions[index] - level
+        if token_end - token_start > 1 and text[token_start] == "'" and text[token_end - 1] == "'":
+            token_start += 1  # the decoder's unquote
+            token_end -= 1
+        if token_first == index and not (
+            token_end - token_start > 1 and text[token_start] == "'" and text[token_end - 1] == "'"
+        ):
+            children.append(Command(text[token_start:token_end]))  # no ESC, not quoted: a leaf
+        else:
+            nested = CommandGroup([])
+            children.append(nested)
+            work.append((nested, token_start, token_end, token_first, index, level + 1))
+        if index != last:
+            token_start, token_first = positions[index] + 1, index + 1
 
 
 def _decode_node_slowly(text: str) -> Node:
@@ -592,7 +748,10 @@ def split_log(tree: CommandGroup) -> tuple[list[Command], list[list[Command]]]:
     end_index = next((i for i, child in enumerate(children) if _is_end_save(child)), len(children) - 1)
     restore: list[Command] = []
     for child in children[: end_index + 1]:
-        restore.extend(iter_commands(child))
+        if type(child) is CommandGroup and all(map(isinstance, child.children, repeat(Command))):
+            restore.extend(child.children)  # a group of leaves (a save's pieces): in order as they are
+        else:
+            restore.extend(iter_commands(child))
     steps: list[list[Command]] = []
     for child in children[end_index + 1 :]:
         first = child
