@@ -138,14 +138,19 @@ def first_token(text: str, delim: str) -> str:
 
 def java_parse_int(token: str, bits: int = 32) -> int | None:
     """`Integer.parseInt`/`Long.parseLong`: optional sign, decimal digits only (no spaces, no
-    underscores), within the signed `bits` range; None where Java throws NumberFormatException.
+    underscores; any script's, as `Character.digit`), within the signed `bits` range; None where
+    Java throws NumberFormatException.
 
     Why not `int()`: Python also accepts spaces, `1_000` and values of any size (spec §4.2).
     """
     if 0 < len(token) < 10 and token.isascii() and token.isdigit():
         return int(token)  # the usual coordinate or count: nine digits or fewer fit any range here
     digits = token[1:] if token[:1] in ("+", "-") else token
-    if not digits or not digits.isascii() or not digits.isdecimal():
+    if not digits or not digits.isdecimal():
+        return None
+    if not digits.isascii() and max(digits) > "\uffff":
+        # Character.digit takes any decimal digit (`"١٢"` is 12, checked with JDK 17), but Java reads
+        # UTF-16 units: a digit past the Basic Multilingual Plane is two units, neither a digit
         return None
     significant = digits.lstrip("0")  # leading zeros are read as Java reads them: `000…07` is 7
     if len(significant) > bits:  # far out of range (and past Python's int-from-text limit)
