@@ -38,8 +38,9 @@ _INT_TOKENS = st.one_of(
     st.text(alphabet="+-0123456789", max_size=14),
     st.integers(min_value=-(1 << 33), max_value=1 << 33).map(str),
     st.sampled_from(["2147483647", "2147483648", "-2147483648", "-2147483649", "+0", "-0", "00042",
-                     "٣", "1٣", "²", "\uff11\uff12", "\U0001d7cf", "\u0f20\u0f21", "-\u0661", "1_0", " 1", "1 ", "+", "-", "", "0" * 30 + "12", "9" * 40]),
+                     "٣", "1٣", "²", "1_0", " 1", "1 ", "+", "-", "", "0" * 30 + "12", "9" * 40]),
     st.text(max_size=6),
+    st.sampled_from(["\uff11\uff12", "\U0001d7cf", "\u0f20\u0f21", "-\u0661", "+\u0967\u0968"]),
     st.tuples(st.sampled_from(["", "-", "+"]), st.integers(0, 6000), st.sampled_from(["7", "2147483648", ""]))
     .map(lambda parts: parts[0] + "0" * parts[1] + parts[2]),
 )
