@@ -60,8 +60,10 @@ def _deobfuscate(data: bytes) -> str:
     return bytes(b ^ raw[0] for b in raw[1:]).decode("utf-8")
 
 
-def padded_save(source: Path, folder: Path) -> tuple[bytes, str, int]:
-    """The source save with extra unmapped counters up to TARGET_PIECES; returns bytes, turn, pieces."""
+def padded_save(source: Path, folder: Path, variant: int = 0) -> tuple[bytes, str, int]:
+    """The source save with extra unmapped counters up to TARGET_PIECES; returns bytes, turn, pieces.
+    A `variant` other than 0 names its counters and shifts them so that none is one of another
+    variant's (benchmarks/cold_plan.py: saves whose pieces a pipeline has never seen)."""
     with zipfile.ZipFile(source) as archive:
         tree = commands.decode_stream(_deobfuscate(archive.read("savedGame")))
         moduledata = archive.read("moduledata")
@@ -73,8 +75,8 @@ def padded_save(source: Path, folder: Path) -> tuple[bytes, str, int]:
     for n in range(TARGET_PIECES - existing):
         type_string, state_string = type_and_state(
             [("mark;Class", "Spare")],
-            f"piece;;;spare.svg;Spare marker {n % 50}",
-            basic_state(MAIN_MAP, 40 + (n % 80) * 9, 40 + (n // 80) * 9, ""),
+            f"piece;;;spare.svg;Spare marker {n % 50}" + (f" v{variant}" if variant else ""),
+            basic_state(MAIN_MAP, 40 + (n % 80) * 9 + variant % 5, 40 + (n // 80) * 9 + variant // 5 % 5, ""),
         )
         padding.append(commands.add_piece_command(str(FIRST_PADDING_ID + n), type_string, state_string))
     group.children[1:1] = padding
