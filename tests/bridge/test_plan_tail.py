@@ -21,8 +21,9 @@ MIXED = {"counters": [{"match": {"Kind": "ground", "Counter": "re:GE-.*"},
 
 def _orders(result) -> list:
     """Everything of a MappingResult, with the order of each table and list."""
-    return [list(result.position.items()), list(result.piece_counters.items()), list(result.concealed.items()),
-            list(result.unmapped_pieces.items()), list(result.unmapped_places.items()), result.warnings]
+    return [list(result.position.items()), list(result.piece_counters.items()),
+            list(result.concealed.items()), list(result.unmapped_pieces.items()),
+            list(result.unmapped_places.items()), result.warnings]
 
 
 def test_kinds_counted_whole_keep_every_count_and_order(tmp_path: Path) -> None:
