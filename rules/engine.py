@@ -63,12 +63,21 @@ def event_impl(name: str) -> Callable[[EventFn], EventFn]:
     return decorate
 
 
+_EVENT_MODULES_LOADED = [False]
+
+
 def load_event_modules() -> None:
-    """Import every module under rules.events (Dai Senso! events in rules/events/ds/ too) so they register."""
+    """Import every module under rules.events (Dai Senso! events in rules/events/ds/ too) so they register.
+
+    Once per process: the walk lists the package's folders on disk, and every plan asks (a
+    daemon plans each save); a module imported stays registered."""
+    if _EVENT_MODULES_LOADED[0]:
+        return
     import rules.events as package
 
     for info in pkgutil.walk_packages(package.__path__, prefix="rules.events."):
         importlib.import_module(info.name)
+    _EVENT_MODULES_LOADED[0] = True
 
 
 class WaitingForAnswer(Exception):

@@ -41,3 +41,20 @@ def test_kinds_counted_whole_keep_every_count_and_order(tmp_path: Path) -> None:
     names = list(fresh.unmapped_pieces)
     assert "PO 1 Inf" in names and "Spare marker 0" in names  # both ways took part
     assert fresh.unmapped_places  # the German units were taken (no places table: unmapped places)
+
+
+def test_an_inset_shows_the_same_pieces_whatever_objects_it_is_given() -> None:
+    """`inset._shown_in`: placed pieces read by their attributes, and piece-like objects that lack
+    some (read the general way), give the same pieces: on the inset's map, in its hexes, neither
+    hidden nor masked (the overlay must never show a hidden piece)."""
+    from types import SimpleNamespace
+
+    from bridge.inset import _shown_in
+
+    full = [SimpleNamespace(map=m, location=loc, hidden_by=h, masked_by=k)
+            for m in ("Europe", "Boxes") for loc in ("0101", "0102", None) for h in (None, "Axis")
+            for k in (None, "Allies")]
+    shown = _shown_in(full, "Europe", {"0101", "0102"})
+    assert [(p.map, p.location) for p in shown] == [("Europe", "0101"), ("Europe", "0102")]
+    partial = [SimpleNamespace(location="0101"), *full]  # no map, no hidden_by: never shown
+    assert _shown_in(iter(partial), "Europe", {"0101", "0102"}) == shown
