@@ -9,6 +9,7 @@ only in pack data. See docs/engine-api.md.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from collections.abc import Callable, Mapping
@@ -63,21 +64,16 @@ def event_impl(name: str) -> Callable[[EventFn], EventFn]:
     return decorate
 
 
-_EVENT_MODULES_LOADED = [False]
-
-
+@functools.cache
 def load_event_modules() -> None:
     """Import every module under rules.events (Dai Senso! events in rules/events/ds/ too) so they register.
 
-    Once per process: the walk lists the package's folders on disk, and every plan asks (a
-    daemon plans each save); a module imported stays registered."""
-    if _EVENT_MODULES_LOADED[0]:
-        return
+    Once per process (a walk that raised is tried again): the walk lists the package's folders on
+    disk, and every plan asks (a daemon plans each save); a module imported stays registered."""
     import rules.events as package
 
     for info in pkgutil.walk_packages(package.__path__, prefix="rules.events."):
         importlib.import_module(info.name)
-    _EVENT_MODULES_LOADED[0] = True
 
 
 class WaitingForAnswer(Exception):

@@ -483,39 +483,31 @@ class _Board:
             self.global_properties[(fields["container"], fields["name"])] = fields["value"]
 
     def _add(self, command: Command) -> None:
+        thing: Piece | Stack | Deck | None = None
         if self.memo is not None:
             thing = self.memo.piece(command)
             piece_id = thing.id
-            if piece_id is None or piece_id in self.pieces or piece_id in self.containers:
-                return  # AddPiece of a known id does nothing in VASSAL
-            if type(thing) is Piece:  # `_install`'s last case, written out: most AddPieces of a save
-                self.pieces[piece_id] = thing
-                self._clock += 1
-                self.raised[piece_id] = self._clock
-                return
-            self._install(piece_id, thing)
-            return
-        fields = command.fields
-        piece_id = fields["id"]
+        else:
+            fields = command.fields
+            piece_id = fields["id"]
         if piece_id is None or piece_id in self.pieces or piece_id in self.containers:
             return  # AddPiece of a known id does nothing in VASSAL
-        thing = make_piece(piece_id, fields["type"], fields["state"])
-        self._install(piece_id, thing)
-
-    def _install(self, piece_id: str, thing: Piece | Stack | Deck) -> None:
-        if isinstance(thing, Stack):
-            container = _Container(piece_id, thing.map, thing.x, thing.y, None)
-            self.containers[piece_id] = container
-            self._set_members(container, thing.member_ids)
-            self._raise(piece_id)
-        elif isinstance(thing, Deck):
-            container = _Container(piece_id, thing.map, thing.x, thing.y, thing.name, thing.type_string())
-            self.containers[piece_id] = container
-            self._set_members(container, thing.member_ids)
-            self._raise(piece_id)
-        else:
+        if thing is None:
+            thing = make_piece(piece_id, fields["type"], fields["state"])
+        if isinstance(thing, Piece):  # most AddPieces of a save: `_raise` written out
             self.pieces[piece_id] = thing
-            self._raise(piece_id)
+            self._clock += 1
+            self.raised[piece_id] = self._clock
+        else:
+            self._install_container(piece_id, thing)
+
+    def _install_container(self, piece_id: str, thing: Stack | Deck) -> None:
+        deck_name = thing.name if isinstance(thing, Deck) else None
+        deck_type = thing.type_string() if isinstance(thing, Deck) else ""
+        container = _Container(piece_id, thing.map, thing.x, thing.y, deck_name, deck_type)
+        self.containers[piece_id] = container
+        self._set_members(container, thing.member_ids)
+        self._raise(piece_id)
 
     def _remove(self, piece_id: str) -> None:
         self.raised.pop(piece_id, None)
