@@ -31,6 +31,7 @@ from vassal_parser.errors import InputError
 DEFAULT_PLAN_BUDGET_S = 60.0
 START_BUDGET_FACTOR = 3  # loading module and pack may take longer than one plan
 MEMORY_LIMIT_BYTES = 4 * 1024**3
+SETTLE_BEFORE_COLLECTING_S = 0.05  # after a plan is sent, before the worker's collector runs
 _EVENT_KEYS = (
     "id", "rule", "title", "fired", "status", "hidden", "masked", "private", "hidden_by", "masked_by",
 )
@@ -96,9 +97,16 @@ def _worker(conn: Connection, module: str, pack: str, extensions: list[str], mem
         # A save's plan is made and sent with the cyclic collector paused: the collection of what
         # the read allocated then runs after the overlay has its plan, not before (a 5,000-piece
         # first save's objects cost it ~8 ms). Replays, not waited for by the overlay, run as usual.
-        paused = collector_paused() if kind == "plan" else contextlib.nullcontext()
-        with paused:
+        if kind != "plan":
             _answer(conn, pipeline, kind, path, answers, memory_limit, max_steps)
+            continue
+        with collector_paused():
+            _answer(conn, pipeline, kind, path, answers, memory_limit, max_steps)
+            # ... and not at once either: the daemon now unpickles and publishes the plan, and the
+            # page reads it; on a 2-core machine a collection started here takes the core one of
+            # them needs. It waits until the next job arrives or the daemon has had its moment.
+            with contextlib.suppress(OSError, EOFError):  # the daemon is gone: the next recv says so
+                conn.poll(SETTLE_BEFORE_COLLECTING_S)
 
 
 def _answer(conn: Connection, pipeline: Any, kind: str, path: str, answers: Any, memory_limit: int | None,

@@ -66,6 +66,11 @@ class IncompleteFile(Exception):
     """The file is not (yet) a complete, stable VASSAL archive; worth retrying."""
 
 
+class CheckBug(Exception):
+    """The check of a file failed in a way nobody foresaw (its cause is the exception): on its way
+    from the verification through the planning round to the watcher, which reports it as a check."""
+
+
 @dataclass(frozen=True)
 class FileStamp:
     size: int
@@ -125,6 +130,19 @@ def _short(exc: BaseException) -> str:
 
 def check_complete(path: Path) -> FileStamp:
     """Return the file's stamp if it is a complete, stable save/log; else raise IncompleteFile."""
+    return _check_archive(path, whole=True)
+
+
+def check_structure(path: Path) -> FileStamp:
+    """`check_complete` short of inflating the whole `savedGame` entry to prove its CRC: the zip's
+    directory is there (VASSAL writes it last, §8.3), the entry is listed, its first bytes decode,
+    and the file did not change meanwhile. What the daemon checks before it sends a save to the
+    planner; `check_complete` then runs alongside the plan, and the plan is published only once
+    that says the file is whole (`FolderWatcher._verification`)."""
+    return _check_archive(path, whole=False)
+
+
+def _check_archive(path: Path, whole: bool) -> FileStamp:
     before = _stamp(path)
     if before.size == 0:
         raise IncompleteFile("empty (being written?)")
@@ -140,7 +158,7 @@ def check_complete(path: Path) -> FileStamp:
             # what proves the entry whole, and only its first bytes are decoded here.
             with archive.open(info) as entry:
                 head = entry.read(len(_STREAM_START) + 64)
-                while entry.read(_CHECK_CHUNK_BYTES):
+                while whole and entry.read(_CHECK_CHUNK_BYTES):
                     pass
     except zipfile.BadZipFile as exc:
         raise IncompleteFile(f"not a complete zip ({_short(exc)})") from None
@@ -230,7 +248,9 @@ class _Forwarder(FileSystemEventHandler):
                     self._loop.call_soon_threadsafe(self._ignored, path)
 
 
-CompleteHandler = Callable[[Path, FileStamp], Awaitable[None]]
+# (path, stamp, verification): the verification is awaited before the file's plan is shown; it
+# raises IncompleteFile when the file turns out not to be whole after all.
+CompleteHandler = Callable[[Path, FileStamp, "asyncio.Future[None]"], Awaitable[None]]
 RejectHandler = Callable[[Path, str], Awaitable[None]]
 
 
@@ -411,12 +431,58 @@ class FolderWatcher:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    def _verification(self, path: Path, stamp: FileStamp) -> asyncio.Future[None]:
+        """`check_complete` of `path` on a thread, started now: it runs while the planner reads the
+        file (the whole entry inflated for its CRC: ~1-3 ms of a 5,000-piece save, no longer before
+        the job is sent). Its failure is always retrieved, so one nobody waits for (a superseded
+        file) is not reported as never retrieved."""
+
+        async def verify() -> None:
+            try:
+                whole = await in_daemon_thread(check_complete, path)
+            except IncompleteFile:
+                raise
+            except InputError as exc:  # (as the watcher's own check takes it: worth retrying)
+                raise IncompleteFile(exc.one_line()) from None
+            except Exception as exc:
+                raise CheckBug(str(exc)) from exc
+            if whole != stamp:
+                raise IncompleteFile("changed while being read")
+
+        task = asyncio.ensure_future(verify())
+        task.add_done_callback(lambda done: done.cancelled() or done.exception())
+        return task
+
+    async def _deliver(self, path: Path, stamp: FileStamp, verification: asyncio.Future[None]) -> None:
+        """Hand a file that passed `check_structure` on, unless a newer file was delivered since.
+        It counts as seen through only once `verification` passed: a file that never proves whole
+        is still given up on after `give_up` seconds."""
+        self._handled[path] = stamp
+        event = self._last_event.get(path, 0)
+        if event < self._delivered_event:
+            self._first_seen.pop(path, None)
+            if self._log_line is not None:
+                self._log_line(f"{path.name}: skipped, superseded by a newer file")
+            return
+        self._delivered_event = event
+        await self._on_complete(path, stamp, verification)
+        await verification  # (long done: the plan waited for it) its IncompleteFile is handled here
+        self._first_seen.pop(path, None)
+
     async def _check(self, path: Path) -> None:
         assert self._loop is not None
+        stamp: FileStamp | None = None
         try:
             try:
-                stamp = await in_daemon_thread(check_complete, path)
+                stamp = await in_daemon_thread(check_structure, path)
+                if self._handled.get(path) == stamp:
+                    self._first_seen.pop(path, None)
+                    return
+                verification = self._verification(path, stamp)
+                await self._deliver(path, stamp, verification)
             except (IncompleteFile, InputError) as exc:
+                if stamp is not None and self._handled.get(path) == stamp:
+                    del self._handled[path]  # not whole after all: the retry must not skip it
                 if not path.exists():
                     self._first_seen.pop(path, None)
                     return
@@ -427,22 +493,12 @@ class FolderWatcher:
                 elif path not in self._timers:
                     self._schedule(path, self._retry)
                 return
-            self._first_seen.pop(path, None)
-            if self._handled.get(path) == stamp:
-                return
-            self._handled[path] = stamp
-            event = self._last_event.get(path, 0)
-            if event < self._delivered_event:
-                if self._log_line is not None:
-                    self._log_line(f"{path.name}: skipped, superseded by a newer file")
-                return
-            self._delivered_event = event
-            await self._on_complete(path, stamp)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug: the file still gets its notice, the daemon goes on
             self._first_seen.pop(path, None)
-            line = bug_line(f"{path.name}: checking the file", exc)
+            cause = exc.__cause__ if isinstance(exc, CheckBug) and exc.__cause__ is not None else exc
+            line = bug_line(f"{path.name}: checking the file", cause)
             if self._log_line is not None:
                 self._log_line(line)
             with contextlib.suppress(Exception):
@@ -508,15 +564,20 @@ class PlanCoordinator:
         self.ticks: dict[str, bool] = {}
         self.current: Path | None = None
         self.plan: dict | None = None
+        self._settled = "waiting"  # the status of the last round that ended ("ok", "error")
         self._file_requests = 0
 
-    async def file_complete(self, path: Path, stamp: FileStamp | None = None) -> None:
+    async def file_complete(self, path: Path, stamp: FileStamp | None = None,
+                            verification: Awaitable[None] | None = None) -> None:
         """Plan a complete file, unless a newer one arrives while it waits for the planner.
 
         Why skip: in a burst (a folder of saves copied in) only the newest is what the players
-        are looking at; planning every superseded one first only delays it."""
+        are looking at; planning every superseded one first only delays it. `verification`
+        (`FolderWatcher._verification`) is awaited before the plan, or the planner's refusal, is
+        acted on: it raises IncompleteFile when the file is not whole, and then nothing is shown
+        (the watcher tries the file again)."""
         self._file_requests += 1
-        await self._run(path, reason="file", ticket=self._file_requests)
+        await self._run(path, reason="file", ticket=self._file_requests, verification=verification)
 
     async def file_rejected(self, path: Path, reason: str) -> None:
         self._log_line(f"{path.name}: skipped, {reason}; keeping the last good plan")
@@ -592,7 +653,8 @@ class PlanCoordinator:
         return self._plan(path, answers), None
 
     async def _run(
-        self, path: Path, reason: str, keep_answers: bool = False, ticket: int | None = None
+        self, path: Path, reason: str, keep_answers: bool = False, ticket: int | None = None,
+        verification: Awaitable[None] | None = None,
     ) -> bool:
         """Plan `path` with the current answers and publish it; False (and a notice) if refused.
 
@@ -604,17 +666,22 @@ class PlanCoordinator:
             if ticket is not None and ticket != self._file_requests:
                 self._log_line(f"{path.name}: skipped, superseded by a newer file")
                 return False
-            return await self._run_locked(path, reason, keep_answers)
+            return await self._run_locked(path, reason, keep_answers, verification)
 
-    async def _run_locked(self, path: Path, reason: str, keep_answers: bool = False) -> bool:
+    async def _run_locked(self, path: Path, reason: str, keep_answers: bool = False,
+                          verification: Awaitable[None] | None = None) -> bool:
         """`_run`'s body; the caller holds the planning lock."""
         started = time.monotonic()
-        self._publish({"status": "planning"})
+        # "planning" goes out once the job is on its way: the planner's first step (sending the job
+        # to the worker process) runs before this coroutine first waits, and the message is then
+        # published while the worker plans, not before the job is sent. A round that ends before
+        # it is published (the planner refused at once) cancels it.
+        planning = asyncio.get_running_loop().call_soon(self._publish, {"status": "planning"})
         answers = dict(self.answers)
         notice = None
         try:
             try:
-                plan, replay = await self._plan_bounded(path, answers)
+                plan, replay = await self._proved(self._plan_bounded(path, answers), verification)
             except InputError as exc:
                 if keep_answers or not answers:
                     raise
@@ -622,12 +689,19 @@ class PlanCoordinator:
                 notice = f"answers to {', '.join(sorted(answers))} were cleared: {exc.one_line()}"
                 self.answers = {}
                 self._log_line(f"{path.name}: {notice}")
+        except (IncompleteFile, CheckBug):  # the watcher's to handle: the file was not proved whole
+            planning.cancel()
+            raise
         except InputError as exc:
+            planning.cancel()
+            self._settled = "error"
             self._log_line(f"{path.name}: rejected, {exc.one_line()}")
             notice = f"{exc.one_line()}; showing the last good plan"
             self._publish({"status": "error", "notice": notice, "updated": time.time()})
             return False
         except Exception as exc:  # a planner bug: end the round with a notice, keep the last plan
+            planning.cancel()
+            self._settled = "error"
             details = getattr(exc, "details", None)  # a worker process's traceback text
             self._log_line(bug_line(f"{path.name}: planning", details if isinstance(details, str) else exc,
                                     f"{type(exc).__name__}: {exc}"))
@@ -635,6 +709,8 @@ class PlanCoordinator:
                       "showing the last good plan")
             self._publish({"status": "error", "notice": notice, "updated": time.time()})
             return False
+        planning.cancel()  # (only a planner that never waited gets here before it ran)
+        self._settled = "ok"
         plan = protocol.annotate_step_keys(plan)
         live_keys = protocol.step_keys(plan)
         self.ticks = {key: True for key in self.ticks if key in live_keys}
@@ -658,6 +734,28 @@ class PlanCoordinator:
         what = "replayed" if replay is not None else "planned"
         self._log_line(f"{path.name}: {what} ({reason}), {due_summary(plan, previous)}, {elapsed_ms:.0f} ms")
         return True
+
+    async def _proved(self, work: Awaitable[Result], verification: Awaitable[None] | None) -> Result:
+        """`work`'s outcome (its failure too) once `verification` proved the file whole: of a file
+        that is not, IncompleteFile, and nothing is shown and no answer is dropped for it."""
+        try:
+            result = await work
+        except Exception:
+            await self._whole(verification)
+            raise
+        await self._whole(verification)
+        return result
+
+    async def _whole(self, verification: Awaitable[None] | None) -> None:
+        """Wait for the file's verification; when it is not whole, the pages' "planning" gives way
+        to the status before this round, and IncompleteFile goes to the watcher."""
+        if verification is None:
+            return
+        try:
+            await verification
+        except (IncompleteFile, CheckBug):
+            self._publish({"status": self._settled})
+            raise
 
     async def _plan_bounded(self, path: Path, answers: dict[str, Any]) -> tuple[dict, dict[str, Any] | None]:
         """The planner on a worker thread, given at most `plan_budget` seconds (when set).
@@ -792,8 +890,8 @@ class WatchDaemon:
         self._plan_existing = plan_existing
         self._log_line = log_line
 
-    async def _on_complete(self, path: Path, stamp: FileStamp) -> None:
-        await self.coordinator.file_complete(path, stamp)
+    async def _on_complete(self, path: Path, stamp: FileStamp, verification: asyncio.Future[None]) -> None:
+        await self.coordinator.file_complete(path, stamp, verification)
 
     async def start(self) -> None:
         self.watcher.start()  # validates the folder before a port is taken

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import signal
 import sys
 from collections.abc import Iterator, Mapping
@@ -266,6 +267,11 @@ def run_watch(args: argparse.Namespace) -> int:
         log_line=log_line,
         answer_store=store,
     )
+    # What start-up built (imports, the daemon's objects) lives as long as the daemon: out of the
+    # collector's sight, a full collection that falls in a save's round (unpickling the plan and
+    # publishing it allocate enough to start one) walks only what came after (as the worker does).
+    gc.collect()
+    gc.freeze()
     try:
         asyncio.run(serve_until_signal(daemon, log_line))
     finally:

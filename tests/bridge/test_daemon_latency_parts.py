@@ -1,12 +1,17 @@
 """Parts of the save-to-overlay path cut for issue 15, each still doing its job: the answers file is
 written when the answers change and only then (it was rewritten with every plan), and the stream
 view's privacy filter gives the same projection when one walk of the plan serves every key of a
-delta (docs/protocol.md, "Hidden pieces")."""
+delta (docs/protocol.md, "Hidden pieces"); the "planning" status goes out once the job is sent."""
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+from typing import Any
+
 from bridge import protocol
 from bridge.watch import _persisting
+from vassal_parser.errors import InputError
 
 
 class CountingStore:
@@ -72,3 +77,44 @@ def test_an_older_delta_is_filtered_by_its_own_plan() -> None:
     projected = protocol.project_delta(old, "stream", history.state)["set"]["plan"]
     assert "RU Reserve" not in str(projected)
     assert projected == protocol.public_plan(PLAN)
+
+
+def _coordinator(plan_async, published: list) -> Any:
+    from bridge.watch import PlanCoordinator
+
+    return PlanCoordinator(lambda path, answers: {}, published.append, log_line=lambda line: None,
+                           plan_async=plan_async)
+
+
+def test_planning_is_published_after_the_job_is_sent_and_before_its_plan() -> None:
+    """Issue 15: the "planning" status no longer stands between a save and its job reaching the
+    worker; it still reaches the pages before the plan does."""
+    published: list[dict] = []
+    seen_at_send: list[list[str]] = []
+
+    async def plan_async(path: Path, answers: dict) -> dict:
+        seen_at_send.append([change.get("status") for change in published])  # the job is sent now
+        await asyncio.sleep(0.01)  # the worker plans
+        return {"turn": "1939", "events": []}
+
+    async def run() -> bool:
+        return await _coordinator(plan_async, published)._run(Path("game.vsav"), reason="file")
+
+    assert asyncio.run(run()) is True
+    assert seen_at_send == [[]]
+    assert [change.get("status") for change in published] == ["planning", "ok"]
+
+
+def test_a_round_refused_at_once_never_says_planning_after_its_error() -> None:
+    published: list[dict] = []
+
+    async def plan_async(path: Path, answers: dict) -> dict:
+        raise InputError(path, "the planner went away; the next save will be planned afresh")
+
+    async def run() -> bool:
+        ok = await _coordinator(plan_async, published)._run(Path("game.vsav"), reason="file")
+        await asyncio.sleep(0.01)  # anything still scheduled runs now
+        return ok
+
+    assert asyncio.run(run()) is False
+    assert [change.get("status") for change in published] == ["error"]
