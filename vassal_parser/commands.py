@@ -18,6 +18,7 @@ Public API:
     CommandTree(CommandGroup): source
     add_piece_command(id, type, state), change_piece_command(id, new, old=None),
     move_piece_command(...), remove_piece_command(id), leaf_command(text)
+    add_piece_strings(text) -> (id, type, state)   (an AddPiece's fields, no dict)
     COMMAND_KINDS
 """
 
@@ -144,8 +145,8 @@ def _first_slash_tokens(text: str, start: int, count: int) -> list[str]:
     return tokens
 
 
-def _add_piece_fields(text: str) -> dict[str, Any]:
-    """The fields of `+/id/type/state`: the first three tokens `_first_slash_tokens(text, 2, 3)`
+def add_piece_strings(text: str) -> tuple[str | None, str, str]:
+    """(id, type, state) of `+/id/type/state`: the first three tokens `_first_slash_tokens(text, 2, 3)`
     gives (missing ones empty), the id `null` read as None.
 
     The usual shape is found with no copy of the 20-70 KB text but the tokens themselves: the id
@@ -154,12 +155,15 @@ def _add_piece_fields(text: str) -> dict[str, Any]:
     on `/` (a C pass): when every piece but the last ends in a backslash, every slash in it is
     escaped, and dropping those backslashes is its unescaping (`_without_escaped_slashes`). The
     two-character searches of `str.replace` cost several times the one-character split on these
-    texts. One function, one dict: 5,000 short AddPieces of a big save are read at a first save.
+    texts. One function, one tuple: 5,000 short AddPieces of a big save are read at a first save.
 
     With no backslash in the text (half the corpus's AddPieces, every one of the benchmark's
     never-seen save) nothing is escaped: the decoder's tokens are the parts of a plain split on
     `/` (the fourth part the state: anything after a further slash is a token no one reads), each
-    unquoted as the decoder does; such a type is not looked up (its text is its token)."""
+    unquoted as the decoder does; such a type is not looked up (its text is its token).
+
+    A tuple, not `Command.fields`' dict: the replay of a file's restore reads each AddPiece's
+    strings once (vassal_parser.game's `_Board._add_all`), and builds no dict for them."""
     if _BACKSLASH not in text:
         parts = text.split("/", 4)
         if len(parts) < 4:
@@ -167,7 +171,7 @@ def _add_piece_fields(text: str) -> dict[str, Any]:
         piece_id, type_token, state = parts[1], parts[2], parts[3]
         if "'" in text:
             piece_id, type_token, state = _unquote(piece_id), _unquote(type_token), _unquote(state)
-        return {"id": None if piece_id == "null" else piece_id, "type": type_token, "state": state}
+        return None if piece_id == "null" else piece_id, type_token, state
     id_end = text.find("/", 2)
     if id_end > 0 and text[id_end - 1] != "\\":
         separator = text.rfind("/")
@@ -191,10 +195,16 @@ def _add_piece_fields(text: str) -> dict[str, Any]:
                     state = state.replace("\\/", "/")
                 if state[-1:] == "'" and len(state) > 1 and state[0] == "'":
                     state = state[1:-1]
-                return {"id": None if piece_id == "null" else piece_id, "type": type_token, "state": state}
+                return None if piece_id == "null" else piece_id, type_token, state
     tokens = _first_slash_tokens(text, 2, 3)
     tokens += [""] * (3 - len(tokens))
-    return {"id": _null(tokens[0]), "type": tokens[1], "state": tokens[2]}
+    return _null(tokens[0]), tokens[1], tokens[2]
+
+
+def _add_piece_fields(text: str) -> dict[str, Any]:
+    """`Command.fields` of an AddPiece: `add_piece_strings` by name."""
+    piece_id, type_token, state = add_piece_strings(text)
+    return {"id": piece_id, "type": type_token, "state": state}
 
 
 def _unquote(token: str) -> str:
