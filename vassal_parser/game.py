@@ -345,17 +345,6 @@ class PositionMemo:
             self.unplaced.put(key, found)
         return found  # type: ignore[return-value]
 
-    def piece(self, text: str) -> Piece | Stack | Deck:
-        """The thing the AddPiece command `text` creates; Pieces come from the table when seen before."""
-        table = self.pieces
-        found = table.get(text)
-        if found is not _MISSING:
-            return found  # type: ignore[return-value]
-        thing = make_piece(*add_piece_strings(text))
-        if isinstance(thing, Piece):  # stacks and decks are cheap and change with every move
-            table.put(text, thing)
-        return thing
-
 
 class _Container:
     """A stack or deck during replay: where it is and its member ids, bottom first."""
@@ -500,31 +489,46 @@ class _Board:
 
     def _add_all(self, commands: Iterable[Command]) -> None:
         """AddPiece commands in order: an AddPiece of a known id does nothing in VASSAL. With a memo,
-        the Piece comes from its table when the same text was read before (`PositionMemo.piece`).
+        the Piece comes from its `pieces` table when the same text was read before, and a Piece
+        made is put there (stacks and decks are not: cheap, and they change with every move).
 
-        Why one loop for a run and each piece's strings as a tuple (`add_piece_strings`, not
-        `Command.fields`' dict, which no one reads afterwards): a 5,000-piece first save spent
-        about 11 Python calls per AddPiece between `apply`, `_add`, the memo, the fields and the
-        piece; a quarter of the load (docs/vassal-reader.md, "Speed")."""
-        memo = self.memo
+        Why one loop for a run, with `add_piece_strings` and `make_piece` written out for a plain
+        text (no backslash, no quote: every AddPiece of the benchmark's never-seen 5,000-piece
+        save; its tokens are the parts of a split on `/`, as `add_piece_strings` says): the load
+        of that save spent about 11 Python calls per AddPiece between `apply`, `_add`, the memo,
+        the fields dict (which no one reads afterwards) and the piece; here 3 (the table's `get`
+        and `put`, `Piece`): 5.4k instructions fewer per piece (docs/vassal-reader.md, "Speed").
+        tests/parser/test_restore_fast_path.py compares."""
+        table = self.memo.pieces if self.memo is not None else None
         pieces, containers, raised = self.pieces, self.containers, self.raised
         for command in commands:
-            if memo is not None:
-                thing: Piece | Stack | Deck | None = memo.piece(command.text)
-                piece_id = thing.id  # type: ignore[union-attr]
-            else:
-                thing = None
-                piece_id, type_string, state = add_piece_strings(command.text)
+            text = command.text
+            thing = _MISSING if table is None else table.get(text)
+            if thing is _MISSING:
+                if "\\" in text or "'" in text:
+                    thing = make_piece(*add_piece_strings(text))
+                else:
+                    parts = text.split("/", 4)
+                    if len(parts) < 4:
+                        parts += ("", "")
+                    piece_id, type_string = parts[1], parts[2]
+                    if piece_id == "null":
+                        piece_id = None
+                    if type_string == "stack" or type_string.startswith("deck;"):
+                        thing = make_piece(piece_id, type_string, parts[3])
+                    else:
+                        thing = Piece(piece_id, type_string, parts[3])
+                if table is not None and isinstance(thing, Piece):
+                    table.put(text, thing)
+            piece_id = thing.id  # type: ignore[union-attr]
             if piece_id is None or piece_id in pieces or piece_id in containers:
                 continue  # AddPiece of a known id does nothing in VASSAL
-            if thing is None:
-                thing = make_piece(piece_id, type_string, state)
             if isinstance(thing, Piece):  # most AddPieces of a save: `_raise` written out
                 pieces[piece_id] = thing
                 self._clock += 1
                 raised[piece_id] = self._clock
             else:
-                self._install_container(piece_id, thing)
+                self._install_container(piece_id, thing)  # type: ignore[arg-type]
 
     def _install_container(self, piece_id: str, thing: Stack | Deck) -> None:
         deck_name = thing.name if isinstance(thing, Deck) else None
