@@ -507,12 +507,12 @@ def _decode_node(text: str) -> Node:
             escs = last - first
         elif end - start <= sample:
             escs = text.count(ESC, start, end)
-        elif text.count(ESC, start, start + sample) * _SCAN_CHARS_PER_ESC < sample:
+        elif (escs := text.count(ESC, start, start + sample)) * _SCAN_CHARS_PER_ESC < sample:
             escs = 0  # sparse from its start (a big save's long AddPieces): by positions, uncounted
         elif _read_flat(text, item):
             continue  # dense from its start, and a group of leaves: read by one split, uncounted
         else:
-            escs = text.count(ESC, start, end)
+            escs += text.count(ESC, start + sample, end)
         if escs and end - start <= _SCAN_CHARS_PER_ESC * escs:
             _scan_range(text, item, work)
             continue

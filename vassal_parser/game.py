@@ -501,6 +501,7 @@ class _Board:
         tests/parser/test_restore_fast_path.py compares."""
         table = self.memo.pieces if self.memo is not None else None
         pieces, containers, raised = self.pieces, self.containers, self.raised
+        clock = self._clock  # (`_raise` written out: a local, kept in `_clock` around containers)
         for command in commands:
             text = command.text
             thing = _MISSING if table is None else table.get(text)
@@ -523,12 +524,15 @@ class _Board:
             piece_id = thing.id  # type: ignore[union-attr]
             if piece_id is None or piece_id in pieces or piece_id in containers:
                 continue  # AddPiece of a known id does nothing in VASSAL
-            if isinstance(thing, Piece):  # most AddPieces of a save: `_raise` written out
+            if isinstance(thing, Piece):
                 pieces[piece_id] = thing
-                self._clock += 1
-                raised[piece_id] = self._clock
+                clock += 1
+                raised[piece_id] = clock
             else:
+                self._clock = clock
                 self._install_container(piece_id, thing)  # type: ignore[arg-type]
+                clock = self._clock
+        self._clock = clock
 
     def _install_container(self, piece_id: str, thing: Stack | Deck) -> None:
         deck_name = thing.name if isinstance(thing, Deck) else None
