@@ -110,3 +110,31 @@ def test_restore_names_the_extensions_and_replays_between_runs() -> None:
     assert board.pieces["1"].state_string() == "Main;20;20"
     assert board.containers["s"].members == ["1", "2"]
     assert board.parent == {"1": "s", "2": "s"}
+
+
+_STREAM_PARTS = ["+/1/x/y", "+/", "+", "+0", "+/'q'", "", "-/1", "begin_save", "'", "a", "\\"]
+_GROUPS = st.one_of(st.lists(st.sampled_from(_STREAM_PARTS), max_size=12),
+                    st.lists(st.sampled_from(["+/1/x/y", "+/2/stack/M;1;1;1", ""]), min_size=1, max_size=12))
+
+
+@settings(max_examples=500, deadline=None)
+@given(_GROUPS, st.integers(0, 2), st.sampled_from([1, 4, 1 << 16]))
+def test_3_1_a_group_read_by_one_split_has_every_kind_right(parts: list[str], level: int, sample: int) -> None:
+    """§3.1: a group of leaves read by one split (`_read_flat`, which gives a run of AddPieces their
+    kind without looking it up) is GameModule.decode's, and each leaf's kind is its text's."""
+    from vassal_parser import commands
+
+    if level == 0:
+        text = "\x1b".join(["begin_save", *parts])
+    elif level == 1:
+        text = "begin_save\x1b" + "\\\x1b".join(parts)
+    else:
+        text = "begin_save\x1bx\\\x1b" + "\\\\\x1b".join(parts)
+    saved = commands._SAMPLE
+    try:
+        commands._SAMPLE = sample  # small: a long range is tried as a group of leaves first
+        tree = commands._decode_node(text)
+    finally:
+        commands._SAMPLE = saved
+    assert tree == commands._decode_node_slowly(text)
+    assert all(leaf.kind == Command(leaf.text).kind for leaf in commands.iter_commands(tree))
