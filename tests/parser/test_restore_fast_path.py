@@ -94,7 +94,8 @@ def test_3_3_add_piece_strings_are_the_fields(text: str) -> None:
     """§3.3: `add_piece_strings` is `Command.fields` of an AddPiece, as a tuple."""
     command = Command(text)
     if command.kind == "add_piece":
-        assert add_piece_strings(text) == (command.fields["id"], command.fields["type"], command.fields["state"])
+        fields = command.fields
+        assert add_piece_strings(text) == (fields["id"], fields["type"], fields["state"])
 
 
 def test_restore_names_the_extensions_and_replays_between_runs() -> None:
@@ -119,7 +120,8 @@ _GROUPS = st.one_of(st.lists(st.sampled_from(_STREAM_PARTS), max_size=12),
 
 @settings(max_examples=500, deadline=None)
 @given(_GROUPS, st.integers(0, 2), st.sampled_from([1, 4, 1 << 16]))
-def test_3_1_a_group_read_by_one_split_has_every_kind_right(parts: list[str], level: int, sample: int) -> None:
+def test_3_1_a_group_read_by_one_split_has_every_kind_right(parts: list[str], level: int,
+                                                           sample: int) -> None:
     """§3.1: a group of leaves read by one split (`_read_flat`, which gives a run of AddPieces their
     kind without looking it up) is GameModule.decode's, and each leaf's kind is its text's."""
     from vassal_parser import commands
