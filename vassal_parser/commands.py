@@ -18,6 +18,7 @@ Public API:
     CommandTree(CommandGroup): source
     add_piece_command(id, type, state), change_piece_command(id, new, old=None),
     move_piece_command(...), remove_piece_command(id), leaf_command(text)
+    add_piece_strings(text) -> (id, type, state)   (an AddPiece's fields, no dict)
     COMMAND_KINDS
 """
 
@@ -144,8 +145,8 @@ def _first_slash_tokens(text: str, start: int, count: int) -> list[str]:
     return tokens
 
 
-def _add_piece_fields(text: str) -> dict[str, Any]:
-    """The fields of `+/id/type/state`: the first three tokens `_first_slash_tokens(text, 2, 3)`
+def add_piece_strings(text: str) -> tuple[str | None, str, str]:
+    """(id, type, state) of `+/id/type/state`: the first three tokens `_first_slash_tokens(text, 2, 3)`
     gives (missing ones empty), the id `null` read as None.
 
     The usual shape is found with no copy of the 20-70 KB text but the tokens themselves: the id
@@ -154,12 +155,15 @@ def _add_piece_fields(text: str) -> dict[str, Any]:
     on `/` (a C pass): when every piece but the last ends in a backslash, every slash in it is
     escaped, and dropping those backslashes is its unescaping (`_without_escaped_slashes`). The
     two-character searches of `str.replace` cost several times the one-character split on these
-    texts. One function, one dict: 5,000 short AddPieces of a big save are read at a first save.
+    texts. One function, one tuple: 5,000 short AddPieces of a big save are read at a first save.
 
     With no backslash in the text (half the corpus's AddPieces, every one of the benchmark's
     never-seen save) nothing is escaped: the decoder's tokens are the parts of a plain split on
     `/` (the fourth part the state: anything after a further slash is a token no one reads), each
-    unquoted as the decoder does; such a type is not looked up (its text is its token)."""
+    unquoted as the decoder does; such a type is not looked up (its text is its token).
+
+    A tuple, not `Command.fields`' dict: the replay of a file's restore reads each AddPiece's
+    strings once (vassal_parser.game's `_Board._add_all`), and builds no dict for them."""
     if _BACKSLASH not in text:
         parts = text.split("/", 4)
         if len(parts) < 4:
@@ -167,7 +171,7 @@ def _add_piece_fields(text: str) -> dict[str, Any]:
         piece_id, type_token, state = parts[1], parts[2], parts[3]
         if "'" in text:
             piece_id, type_token, state = _unquote(piece_id), _unquote(type_token), _unquote(state)
-        return {"id": None if piece_id == "null" else piece_id, "type": type_token, "state": state}
+        return None if piece_id == "null" else piece_id, type_token, state
     id_end = text.find("/", 2)
     if id_end > 0 and text[id_end - 1] != "\\":
         separator = text.rfind("/")
@@ -191,10 +195,16 @@ def _add_piece_fields(text: str) -> dict[str, Any]:
                     state = state.replace("\\/", "/")
                 if state[-1:] == "'" and len(state) > 1 and state[0] == "'":
                     state = state[1:-1]
-                return {"id": None if piece_id == "null" else piece_id, "type": type_token, "state": state}
+                return None if piece_id == "null" else piece_id, type_token, state
     tokens = _first_slash_tokens(text, 2, 3)
     tokens += [""] * (3 - len(tokens))
-    return {"id": _null(tokens[0]), "type": tokens[1], "state": tokens[2]}
+    return _null(tokens[0]), tokens[1], tokens[2]
+
+
+def _add_piece_fields(text: str) -> dict[str, Any]:
+    """`Command.fields` of an AddPiece: `add_piece_strings` by name."""
+    piece_id, type_token, state = add_piece_strings(text)
+    return {"id": piece_id, "type": type_token, "state": state}
 
 
 def _unquote(token: str) -> str:
@@ -363,10 +373,15 @@ class Command:
 
     __slots__ = ("_fields", "_inner", "kind", "text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, kind: str | None = None) -> None:
+        """`kind` is given only where it is known (`_classify`'s answer): `_read_flat` makes a
+        group of thousands of AddPieces so (the lookup was a third of making each)."""
         self.text = text
-        kind = _PIECE_KINDS.get(text[:2])  # the usual commands, at one lookup
-        self.kind = kind if kind is not None else _classify(text)
+        if kind is None:
+            kind = _PIECE_KINDS.get(text[:2])  # the usual commands, at one lookup
+            if kind is None:
+                kind = _classify(text)
+        self.kind = kind
         self._fields: dict[str, Any] | None = None
         self._inner: CommandGroup | Command | None = None
 
@@ -495,12 +510,16 @@ def _decode_node(text: str) -> Node:
         sample = _SAMPLE
         if first >= 0:
             escs = last - first
-        elif end - start > sample and text.count(ESC, start, start + sample) * _SCAN_CHARS_PER_ESC < sample:
-            escs = 0  # sparse from its start (a big save's long AddPieces): by positions, uncounted
-        else:
+        elif end - start <= sample:
             escs = text.count(ESC, start, end)
+        elif (escs := text.count(ESC, start, start + sample)) * _SCAN_CHARS_PER_ESC < sample:
+            escs = 0  # sparse from its start (a big save's long AddPieces): by positions, uncounted
+        elif _read_flat(text, item):
+            continue  # dense from its start, and a group of leaves: read by one split, uncounted
+        else:
+            escs += text.count(ESC, start + sample, end)
         if escs and end - start <= _SCAN_CHARS_PER_ESC * escs:
-            _scan_range(text, item, escs, work)
+            _scan_range(text, item, work)
             continue
         if positions is None:
             positions = _esc_positions(text)
@@ -542,27 +561,18 @@ def _esc_positions(text: str) -> list[int]:
     return positions
 
 
-def _scan_range(text: str, item: _Item, escs: int, work: list[_Item]) -> None:
+def _scan_range(text: str, item: _Item, work: list[_Item]) -> None:
     """Fill one group from its range of `text` at its level, by the string's searches: the ESCs
     with a run of more than `level` backslashes (nested deeper) are masked by a same-length
     replace, and the ESCs left are this level's delimiters, each token ending `level` characters
     before its delimiter (the backslashes that escaped it above). A group whose every ESC is a
-    delimiter (thousands of plain AddPieces) is one split on `level` backslashes and an ESC."""
+    delimiter (thousands of plain AddPieces) is one split (`_read_flat`)."""
+    if _read_flat(text, item):
+        return
     group, start, end, _, _, level = item
     children = group.children
-    nested = _BACKSLASH * (level + 1) + ESC
-    if text.find(nested, start, end) < 0:
-        delimiter = _BACKSLASH * level + ESC if level else ESC
-        tokens = _split_range(text, start, end, delimiter)
-        # (every ESC here a delimiter with exactly `level` backslashes before it)
-        if len(tokens) == escs + 1 and not any(map(str.startswith, tokens, repeat("'"))):
-            group.quoted = False
-            children.extend(map(Command, tokens))
-            return
-        segment = masked = _range(text, start, end)
-    else:
-        segment = _range(text, start, end)
-        masked = segment.replace(nested, _BACKSLASH * (level + 2))
+    segment = _range(text, start, end)
+    masked = segment.replace(_BACKSLASH * (level + 1) + ESC, _BACKSLASH * (level + 2))
     find = masked.find
     found = find(ESC)
     group.quoted = found < 0  # GameModule.decode: a text that decodes to one token
@@ -587,6 +597,46 @@ def _scan_range(text: str, item: _Item, escs: int, work: list[_Item]) -> None:
             return
         token_start = found + 1
         found = find(ESC, token_start)
+
+
+def _read_flat(text: str, item: _Item) -> bool:
+    """Fill one group by one split of its range when every ESC in it is a delimiter at its level
+    and every token a leaf (not quoted); False, with nothing done, otherwise.
+
+    Every ESC inside a level-`level` range has a run of at least `level` backslashes before it
+    (those with fewer were the delimiters of the levels above: both readers cut ranges so), so
+    where none has more, each is a delimiter and no token holds an ESC. The split cuts at every
+    delimiter (they cannot overlap: one ESC each, at the end), so a token starts the range or
+    follows a delimiter, and none is quoted where no such start is a quote.
+
+    Why before any count of its ESCs: a 5,000-piece save is one such group of 450 K characters,
+    and `str.count` of its ESCs (to choose between scans and positions) cost 8 instructions a
+    character, a fifth of the decode; this test is one `str.find`, and the split is the read.
+    Linear: a group of leaves is read once, and a range that is not one costs a search and a
+    split no dearer than the count that follows."""
+    group, start, end, _, _, level = item
+    delimiter = _BACKSLASH * level + ESC
+    # (a token starts the range or follows a delimiter: no quoted one is no such quote, found in C)
+    if (text.find(_BACKSLASH + delimiter, start, end) >= 0 or text.startswith("'", start, end)
+            or text.find(delimiter + "'", start, end) >= 0):
+        return False
+    tokens = _split_range(text, start, end, delimiter)
+    if len(tokens) < 2:
+        return False
+    group.quoted = False
+    # Every token an AddPiece (a save's pieces, after the null command VASSAL writes first): their
+    # kind is known, found by two C passes: a text starts with "+/" exactly when "+/" <= text <
+    # "+0" ("0" follows "/"). (`str.count` of delimiter + "+/" was 13 instructions a character,
+    # `str.startswith` 800 a token.)
+    children = group.children
+    pieces = tokens[1:] if tokens[0] == "" else tokens
+    if min(pieces) >= "+/" and max(pieces) < "+0":
+        if pieces is not tokens:
+            children.append(Command(""))
+        children.extend(map(Command, pieces, repeat("add_piece")))
+    else:
+        children.extend(map(Command, tokens))
+    return True
 
 
 def _range(text: str, start: int, end: int) -> str:
