@@ -313,10 +313,13 @@ class Piece:
         map_id = tokens[0]
         count = len(tokens)
         if count > 2:
-            # the usual x and y, plain digits: what `java_int` answers first, without the call
-            tx, ty = tokens[1], tokens[2]
-            x = int(tx) if 0 < len(tx) < 10 and tx.isascii() and tx.isdigit() else sequence.java_int(tx, 0)
-            y = int(ty) if 0 < len(ty) < 10 and ty.isascii() and ty.isdigit() else sequence.java_int(ty, 0)
+            # the usual x and y: a coordinate read before is one table lookup
+            x = _COORDINATES.get(tokens[1])
+            if x is None:
+                x = _coordinate(tokens[1])
+            y = _COORDINATES.get(tokens[2])
+            if y is None:
+                y = _coordinate(tokens[2])
         else:
             x, y = sequence.java_int(tokens[1], 0) if count > 1 else 0, 0
         self._where = (None if map_id == "null" else map_id, x, y)
@@ -613,6 +616,25 @@ class _Evaluation:
             return self.context(key) if self.context is not None else None
         finally:
             self.depth -= 1
+
+
+_COORDINATES: dict[str, int] = {}  # coordinate text -> `Decoder.nextInt(0)` of it (`_where_from`)
+_COORDINATES_LIMIT = 1 << 15  # texts kept (each under ten characters); emptied when full
+
+
+def _coordinate(text: str) -> int:
+    """`Decoder.nextInt(0)` of an x or y token, kept in `_COORDINATES` for the next piece there.
+
+    Why: every piece of a first read has its x and y read from text, and a 5,000-piece save has
+    a few thousand coordinate texts; the plain ones (up to nine ASCII digits: what `java_int`
+    answers first) are read at once, any other by `java_int`."""
+    plain = 0 < len(text) < 10 and text.isascii() and text.isdigit()
+    value = int(text) if plain else sequence.java_int(text, 0)
+    if len(text) < 10:
+        if len(_COORDINATES) >= _COORDINATES_LIMIT:
+            _COORDINATES.clear()
+        _COORDINATES[text] = value
+    return value
 
 
 def _int(text: str) -> int:
