@@ -101,12 +101,14 @@ class PieceKind:
 
     Unpacks and indexes as the (properties, hidden_by, masked_by) triple it holds."""
 
-    __slots__ = ("hidden_by", "masked_by", "properties", "without_ids")
+    __slots__ = ("basic_name", "hidden_by", "masked_by", "piece_name", "properties", "without_ids")
 
     def __init__(self, properties: dict[str, str], hidden_by: str | None, masked_by: str | None) -> None:
         self.properties = properties
         self.hidden_by = hidden_by
         self.masked_by = masked_by
+        self.basic_name = properties["BasicName"]  # Piece.properties() sets both, unshadowed
+        self.piece_name = properties["PieceName"]
         # no trait of the kind answers PieceUID or UniqueID: each piece's own id does
         self.without_ids = "PieceUID" not in properties and "UniqueID" not in properties
 
@@ -137,10 +139,9 @@ class _PlacedOfKind(PlacedPiece):
                  zone: str | None, location: str | None, stack_id: str | None, stack_index: int | None,
                  deck: str | None, kind: PieceKind, source: Piece, memo_key: tuple | None,
                  current_map: str) -> None:
-        names = kind.properties
         self.id = piece_id
-        self.basic_name = names["BasicName"]  # Piece.properties() sets both, unshadowed
-        self.piece_name = names["PieceName"]
+        self.basic_name = kind.basic_name
+        self.piece_name = kind.piece_name
         self.map = map_id
         self.x = x
         self.y = y
