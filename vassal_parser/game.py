@@ -289,8 +289,9 @@ class PositionMemo:
     (docs/vassal-reader.md, "Speed"). Every table is keyed by ALL the inputs of what it stores:
       * `pieces`: the exact AddPiece command text -> the Piece it creates (pieces are immutable:
         moves and changes make new Piece objects);
-      * `placed`: (token, (id, type, state), map, x, y, stack, index, deck, layout key) -> the
-        PlacedPiece, where `token` names this memo's module (it changes when the memo empties);
+      * `placed`: (token, (id, type, state), map, x, y, stack, index, deck, layout serial) -> the
+        PlacedPiece, where `token` names this memo's module (it changes when the memo empties) and
+        the serial the `MapLayout` (from `layouts`) the piece was located on;
       * `unplaced`: `Piece.unplaced_key()` (type, state without the BasicPiece's map and x, y) ->
         (properties without the id ones, hidden_by, masked_by), or None for a piece whose names
         read where it is (`Piece.uses_formats`): pieces of one type share this work wherever
@@ -757,7 +758,7 @@ class Game:
             unplaced_facts = memo.unplaced_facts
         else:  # pieces of one kind share their facts within this position all the same
             unplaced_facts = PositionMemo(self.module, minimum=max(1000, len(board.pieces))).unplaced_facts
-        maps: dict[str | None, tuple[Callable[[int, int], tuple], tuple | None, str, str | None]] = {}
+        maps: dict[str | None, tuple[Callable[[int, int], _Names], int | None, str, str | None]] = {}
         indexes: dict[str, dict[str, int]] = {}
         kinds_here: dict[tuple | None, PieceKind | None] = {}
         result: list[PlacedPiece] = []
@@ -765,6 +766,7 @@ class Game:
         made: list[tuple[tuple, PlacedPiece]] = []  # (memo key, piece) of the misses, put at the end
         keep = made.append
         hits = 0
+        last_map: object = _MISSING  # the map id of the piece before (none yet)
         parent_of, containers = board.parent.get, board.containers
         for piece_id, piece in board.pieces.items():
             # A piece no read has placed yet has no `where`: no entry holds it (but one made for
@@ -789,13 +791,15 @@ class Game:
                     for index, member in enumerate(container.members):
                         order.setdefault(member, index)
                 stack_index = order[piece_id]
-            on_map = maps.get(map_id)
-            if on_map is None:
-                on_map = maps[map_id] = self._map_facts(map_id, board)
-            names_at, layout_key, map_name, map_id = on_map
+            if map_id != last_map:  # consecutive pieces mostly stand on one map
+                last_map = map_id
+                on_map = maps.get(map_id)
+                if on_map is None:
+                    on_map = maps[map_id] = self._map_facts(map_id, board)
+                names_at, layout_serial, map_name, placed_map = on_map
             key = None
             if memo is not None:
-                key = (token, piece.strings(), map_id, x, y, stack_id, stack_index, deck, layout_key)
+                key = (token, piece.strings(), placed_map, x, y, stack_id, stack_index, deck, layout_serial)
                 if not fresh:
                     cached = placed_get(key)
                     if cached is not _MISSING:
@@ -809,10 +813,10 @@ class Game:
                 shared = kinds_here[kind_key] = unplaced_facts(piece)
             if shared is not None and shared.without_ids and piece_id is not None:
                 # the usual piece of a kind: its properties and traits wait until read
-                placed: PlacedPiece = _PlacedOfKind(piece_id, map_id, x, y, board_name, zone, location,
+                placed: PlacedPiece = _PlacedOfKind(piece_id, placed_map, x, y, board_name, zone, location,
                                                     stack_id, stack_index, deck, shared, piece, key, map_name)
             else:
-                placed = self._placed_alone(piece, shared, map_id, x, y, board_name, zone, location,
+                placed = self._placed_alone(piece, shared, placed_map, x, y, board_name, zone, location,
                                             stack_id, stack_index, deck, map_name, key)
             if key is not None:
                 keep((key, placed))
@@ -877,9 +881,10 @@ class Game:
 
     def _map_facts(
         self, map_id: str | None, board: _Board
-    ) -> tuple[Callable[[int, int], _Names], tuple | None, str, str | None]:
-        """(names of a point, layout key, CurrentMap value, map id) for one map of a position; the
-        names of a point are (board, zone, LocationName): the layout's `names_at`.
+    ) -> tuple[Callable[[int, int], _Names], int | None, str, str | None]:
+        """(names of a point, layout serial, CurrentMap value, map id) for one map of a position;
+        the names of a point are (board, zone, LocationName): the layout's `names_at`; the serial
+        (`MapLayout.serial`, None without a layout) stands in a memo key for the map's chosen boards.
 
         A map the module lacks: `Map.getMapById` gives null, so VASSAL's piece is on no map —
         map id None, CurrentMap and LocationName empty — and a problem names the map. On no map
@@ -895,9 +900,7 @@ class Game:
             nowhere = (None, None, "" if self.module is not None else None)
             map_name = map_def.name if map_def is not None else (map_id or "")
             return (lambda _x, _y: nowhere), None, map_name, map_id
-        chosen = board.selections.get(layout.map_def.identifier)
-        layout_key = (layout.map_def.identifier, tuple(chosen) if chosen is not None else None)
-        return layout.names_at, layout_key, map_def.name, map_id  # type: ignore[union-attr]
+        return layout.names_at, layout.serial, map_def.name, map_id  # type: ignore[union-attr]
 
 
 def load_game(

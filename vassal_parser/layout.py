@@ -6,7 +6,7 @@ BoardPicker command picks boards, their cells and which are reversed), and every
 
 Public API:
     MapLayout(map_def, board_selection=None, properties=None)
-        .boards -> list[PlacedBoard]; .size -> (w, h) | None
+        .boards -> list[PlacedBoard]; .size -> (w, h) | None; .serial (this layout's number, never reused)
         .board_at(x, y) -> PlacedBoard | None
         .zone_at(x, y) -> Zone | None            (CurrentZone: no reversed flip)
         .location_name(x, y) -> str | None       (DrawPile at the exact point, else grid, else "offboard";
@@ -26,6 +26,7 @@ Public API:
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ OFFBOARD = "offboard"  # VASSAL's English `Map.offboard` resource string
 MAX_CELL_NAMES = 1 << 16  # cell names kept per layout (`MapLayout._cell_name`); emptied when full
 MAX_POINT_NAMES = 1 << 16  # points `MapLayout.names_at` keeps (those no plain grid names); emptied when full
 _NUMBERED_NAME = grids.NumberedGrid.location_name
+_SERIALS = itertools.count(1)  # each MapLayout's own number (`MapLayout.serial`)
 _PLAIN, _SWAPPED, _WHOLE = 0, 1, 2  # how `place_at` calls a board's namer (`MapLayout._fast_entry`)
 
 
@@ -99,6 +101,9 @@ class MapLayout:
     ) -> None:
         self.map_def = map_def
         self._properties = properties
+        # Never another layout's, in this process: a memo key naming the layout a piece was located
+        # on (`Game._placed`) hashes one int, not the map id and every chosen board.
+        self.serial = next(_SERIALS)
         if board_selection is None:
             board_selection = self.default_selection(map_def)
         self.problems: list[str] = []
