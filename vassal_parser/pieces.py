@@ -48,6 +48,10 @@ _PROFILES_LIMIT = 4096
 _OUTER_CHAINS = per_type_table()
 _OUTER_LIMITS = (8192, 8_000_000)  # at most this many kinds, and characters of state text in their keys
 _outer_size = [0, 0]
+# `sequence.java_int`'s own table of the tokens it has read (only its answers: a stale or emptied
+# table costs a call of it, never another answer). Looked up here first: a 5,000-piece first read
+# reads 10,000 coordinates, and the call around the lookup was ~4.5 M instructions of it.
+_KNOWN_INTS: dict[str, int] = sequence._ints_by_token
 _NAME_DEPTH = 16  # a format naming itself (a label's $PieceName$…) stops here, as VASSAL's RecursionLimiter
 
 
@@ -313,13 +317,13 @@ class Piece:
         map_id = tokens[0]
         count = len(tokens)
         if count > 2:
-            # the usual x and y: a coordinate read before is one table lookup
-            x = _COORDINATES.get(tokens[1])
+            # the usual x and y: read before (a save repeats a few thousand at most), one lookup
+            x = _KNOWN_INTS.get(tokens[1])
             if x is None:
-                x = _coordinate(tokens[1])
-            y = _COORDINATES.get(tokens[2])
+                x = sequence.java_int(tokens[1], 0)
+            y = _KNOWN_INTS.get(tokens[2])
             if y is None:
-                y = _coordinate(tokens[2])
+                y = sequence.java_int(tokens[2], 0)
         else:
             x, y = sequence.java_int(tokens[1], 0) if count > 1 else 0, 0
         self._where = (None if map_id == "null" else map_id, x, y)
@@ -616,25 +620,6 @@ class _Evaluation:
             return self.context(key) if self.context is not None else None
         finally:
             self.depth -= 1
-
-
-_COORDINATES: dict[str, int] = {}  # coordinate text -> `Decoder.nextInt(0)` of it (`_where_from`)
-_COORDINATES_LIMIT = 1 << 15  # texts kept (each under ten characters); emptied when full
-
-
-def _coordinate(text: str) -> int:
-    """`Decoder.nextInt(0)` of an x or y token, kept in `_COORDINATES` for the next piece there.
-
-    Why: every piece of a first read has its x and y read from text, and a 5,000-piece save has
-    a few thousand coordinate texts; the plain ones (up to nine ASCII digits: what `java_int`
-    answers first) are read at once, any other by `java_int`."""
-    plain = 0 < len(text) < 10 and text.isascii() and text.isdigit()
-    value = int(text) if plain else sequence.java_int(text, 0)
-    if len(text) < 10:
-        if len(_COORDINATES) >= _COORDINATES_LIMIT:
-            _COORDINATES.clear()
-        _COORDINATES[text] = value
-    return value
 
 
 def _int(text: str) -> int:
