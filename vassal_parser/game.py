@@ -252,7 +252,8 @@ class BoundedCache:
 
     def put_many(self, items: list[tuple[Hashable, object]]) -> None:
         """`put` of each (key, value) in turn, a generation's worth at a time (one C-level update
-        each): a 5,000-piece first read puts every piece, and 5,000 `put` calls were 1% of it."""
+        each): a 5,000-piece first read puts every piece, and its `put` calls were ~3 M of its
+        ~140 M instructions."""
         start, count = 0, len(items)
         while start < count:
             new = self._new
@@ -749,8 +750,9 @@ class Game:
 
         Why the loop is written out: it runs once for each of a big save's thousands of pieces, and
         on a first read each of them is a miss (issue 15): a point is named by the layout's
-        `names_at` straight away, the memo's puts are done together at the end (`put_many`) and
-        its hit and miss counts once."""
+        `names_at` straight away, the map facts of the piece before are reused (~3.6 M
+        instructions of a 5,000-piece first read), the memo's puts are done together at the end
+        (`put_many`) and its hit and miss counts once."""
         memo = self._memo
         if memo is not None:
             memo.fit(len(board.pieces))
