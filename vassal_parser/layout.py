@@ -36,7 +36,7 @@ from vassal_parser.module import BoardDef, BoardSelection, MapDef, SetupStackDef
 
 OFFBOARD = "offboard"  # VASSAL's English `Map.offboard` resource string
 MAX_CELL_NAMES = 1 << 16  # cell names kept per layout (`MapLayout._cell_name`); emptied when full
-MAX_POINT_NAMES = 1 << 16  # points `MapLayout.names_at` keeps (those no plain grid names); emptied when full
+MAX_POINT_NAMES = 1 << 14  # points `names_at` keeps (those no plain grid names; ~3 MB); then emptied
 _NUMBERED_NAME = grids.NumberedGrid.location_name
 _SERIALS = itertools.count(1)  # each MapLayout's own number (`MapLayout.serial`)
 _PLAIN, _SWAPPED, _WHOLE = 0, 1, 2  # how `place_at` calls a board's namer (`MapLayout._fast_entry`)
