@@ -50,6 +50,7 @@ MAX_STEPS = 200_000
 # the largest corpus log (tld-mod 0608-3, 5,097 pieces, 1,144 steps) needs about 1 million.
 MAX_MERGE_VISITS = 20_000_000
 _KIND = attrgetter("kind")  # a command's kind, read in C over a file's restore
+_Names = tuple[str | None, str | None, str | None]  # (board, zone, LocationName) of a point
 _MEMO_TOKENS = itertools.count(1)  # each memo filling gets its own: memo keys never collide
 
 
@@ -102,12 +103,14 @@ class PieceKind:
 
     Unpacks and indexes as the (properties, hidden_by, masked_by) triple it holds."""
 
-    __slots__ = ("hidden_by", "masked_by", "properties", "without_ids")
+    __slots__ = ("basic_name", "hidden_by", "masked_by", "piece_name", "properties", "without_ids")
 
     def __init__(self, properties: dict[str, str], hidden_by: str | None, masked_by: str | None) -> None:
         self.properties = properties
         self.hidden_by = hidden_by
         self.masked_by = masked_by
+        self.basic_name = properties["BasicName"]  # Piece.properties() sets both, unshadowed
+        self.piece_name = properties["PieceName"]
         # no trait of the kind answers PieceUID or UniqueID: each piece's own id does
         self.without_ids = "PieceUID" not in properties and "UniqueID" not in properties
 
@@ -138,10 +141,9 @@ class _PlacedOfKind(PlacedPiece):
                  zone: str | None, location: str | None, stack_id: str | None, stack_index: int | None,
                  deck: str | None, kind: PieceKind, source: Piece, memo_key: tuple | None,
                  current_map: str) -> None:
-        names = kind.properties
         self.id = piece_id
-        self.basic_name = names["BasicName"]  # Piece.properties() sets both, unshadowed
-        self.piece_name = names["PieceName"]
+        self.basic_name = kind.basic_name
+        self.piece_name = kind.piece_name
         self.map = map_id
         self.x = x
         self.y = y
@@ -250,6 +252,20 @@ class BoundedCache:
         # answers first, and the value is the same (a memo's entries are what a fresh computation
         # gives), so it is left there until its generation goes.
 
+    def put_many(self, items: list[tuple[Hashable, object]]) -> None:
+        """`put` of each (key, value) in turn, a generation's worth at a time (one C-level update
+        each): a 5,000-piece first read puts every piece, and its `put` calls were ~3 M of its
+        ~140 M instructions."""
+        start, count = 0, len(items)
+        while start < count:
+            new = self._new
+            room = self.capacity - len(new)  # puts before the generation turns over (at least 1)
+            new.update(items[start:start + room])
+            start += room
+            if len(new) >= self.capacity:
+                self._old = new
+                self._new = {}
+
     def resize(self, capacity: int) -> None:
         """A larger capacity keeps everything; a smaller one (the memos only grow) starts again from
         the last `capacity` keys the new generation took."""
@@ -276,16 +292,15 @@ class PositionMemo:
     (docs/vassal-reader.md, "Speed"). Every table is keyed by ALL the inputs of what it stores:
       * `pieces`: the exact AddPiece command text -> the Piece it creates (pieces are immutable:
         moves and changes make new Piece objects);
-      * `placed`: (token, (id, type, state), map, x, y, stack, index, deck, layout key) -> the
-        PlacedPiece, where `token` names this memo's module (it changes when the memo empties);
-      * `places`: layout key -> {(x, y): (board, zone, location)}, one plain table per layout
-        (a first read of thousands of never-seen points pays one small-tuple lookup for each, not a
-        table entry under a nested key), each emptied when it holds as many points as `placed` may;
+      * `placed`: (token, (id, type, state), map, x, y, stack, index, deck, layout serial) -> the
+        PlacedPiece, where `token` names this memo's module (it changes when the memo empties) and
+        the serial the `MapLayout` (from `layouts`) the piece was located on;
       * `unplaced`: `Piece.unplaced_key()` (type, state without the BasicPiece's map and x, y) ->
         (properties without the id ones, hidden_by, masked_by), or None for a piece whose names
         read where it is (`Piece.uses_formats`): pieces of one type share this work wherever
         they stand, so a first read of a save with many alike counters does it once per kind;
-      * `layouts`: layout key (map id, chosen boards) -> MapLayout.
+      * `layouts`: layout key (map id, chosen boards) -> MapLayout (which names its points,
+        `MapLayout.names_at`, keeping those no plain grid names).
     So a hit returns what a fresh computation would; tests/grids/test_position_memo.py checks
     it. Bounded: tables (`BoundedCache`) keeping `factor` times the largest position read (at least
     `minimum`; at most twice that). The memo belongs to one module: given another, it empties itself.
@@ -301,7 +316,6 @@ class PositionMemo:
         self.minimum = minimum
         self.pieces = BoundedCache(minimum)
         self.placed = BoundedCache(minimum)
-        self.places: dict[tuple | None, dict[tuple[int, int], tuple]] = {}
         self.unplaced = BoundedCache(minimum)
         self.layouts: dict[tuple[str, tuple | None], MapLayout | None] = {}
         self.hits = 0  # placed-piece hits and misses, for benchmarks and tests
@@ -317,7 +331,6 @@ class PositionMemo:
     def clear(self) -> None:
         for table in (self.pieces, self.placed, self.unplaced):
             table.clear()
-        self.places.clear()
         self.layouts.clear()
         self.token = next(_MEMO_TOKENS)
 
@@ -327,9 +340,8 @@ class PositionMemo:
         for table in (self.pieces, self.placed, self.unplaced):
             if capacity > table.capacity:
                 table.resize(capacity)
-        if len(self.layouts) > 256 or len(self.places) > 256:  # boards re-chosen hundreds of times
+        if len(self.layouts) > 256:  # boards re-chosen hundreds of times
             self.layouts.clear()
-            self.places.clear()
 
     def unplaced_facts(self, piece: Piece) -> PieceKind | None:
         """(properties without PieceUID/UniqueID, hidden_by, masked_by) of a piece, shared by every
@@ -767,19 +779,29 @@ class Game:
 
     def _placed(self, board: _Board) -> list[PlacedPiece]:
         """Every piece located. Per-map work (layout, map name) is done once per position; with a
-        memo, a piece whose text and container are unchanged since an earlier position is reused."""
+        memo, a piece whose text and container are unchanged since an earlier position is reused.
+
+        Why the loop is written out: it runs once for each of a big save's thousands of pieces, and
+        on a first read each of them is a miss (issue 15): a point is named by the layout's
+        `names_at` straight away, the map facts of the piece before are reused (~3.6 M
+        instructions of a 5,000-piece first read), the memo's puts are done together at the end
+        (`put_many`) and its hit and miss counts once."""
         memo = self._memo
         if memo is not None:
             memo.fit(len(board.pieces))
-            placed_get, placed_put, token = memo.placed.get, memo.placed.put, memo.token
+            placed_get, token = memo.placed.get, memo.token
             unplaced_facts = memo.unplaced_facts
         else:  # pieces of one kind share their facts within this position all the same
             unplaced_facts = PositionMemo(self.module, minimum=max(1000, len(board.pieces))).unplaced_facts
-        maps: dict[str | None, tuple[MapLayout | None, tuple | None, str, str | None, dict | None]] = {}
+        maps: dict[str | None, tuple[Callable[[int, int], _Names], int | None, str, str | None]] = {}
         indexes: dict[str, dict[str, int]] = {}
         kinds_here: dict[tuple | None, PieceKind | None] = {}
         result: list[PlacedPiece] = []
         append = result.append
+        made: list[tuple[tuple, PlacedPiece]] = []  # (memo key, piece) of the misses, put at the end
+        keep = made.append
+        hits = 0
+        last_map: object = _MISSING  # the map id of the piece before (none yet)
         parent_of, containers = board.parent.get, board.containers
         for piece_id, piece in board.pieces.items():
             # A piece no read has placed yet has no `where`: no entry holds it (but one made for
@@ -788,9 +810,12 @@ class Game:
             # BasicPiece.getPosition/getMap: a contained piece is where its container is.
             container_id = parent_of(piece_id)
             container = containers.get(container_id) if container_id is not None else None
-            stack_id = stack_index = deck = None
-            if container is not None:
+            if container is None:
+                map_id, x, y = piece.where
+                stack_id = stack_index = deck = None
+            else:
                 map_id, x, y = container.map, container.x, container.y
+                stack_id = deck = None
                 if container.deck_name is not None:
                     deck = container.deck_name
                 else:
@@ -801,68 +826,80 @@ class Game:
                     for index, member in enumerate(container.members):
                         order.setdefault(member, index)
                 stack_index = order[piece_id]
-            else:
-                map_id, x, y = piece.where
-            on_map = maps.get(map_id)
-            if on_map is None:
-                on_map = maps[map_id] = self._map_facts(map_id, board)
-            layout, layout_key, map_name, map_id, places = on_map
+            if map_id != last_map:  # consecutive pieces mostly stand on one map
+                last_map = map_id
+                on_map = maps.get(map_id)
+                if on_map is None:
+                    on_map = maps[map_id] = self._map_facts(map_id, board)
+                names_at, layout_serial, map_name, placed_map = on_map
             key = None
             if memo is not None:
-                key = (token, piece.strings(), map_id, x, y, stack_id, stack_index, deck, layout_key)
-                cached = _MISSING if fresh else placed_get(key)
-                if cached is not _MISSING:
-                    memo.hits += 1
-                    append(cached)  # type: ignore[arg-type]
-                    continue
-                memo.misses += 1
-            board_name, zone, location = self._place(layout, places, x, y)
+                key = (token, piece.strings(), placed_map, x, y, stack_id, stack_index, deck, layout_serial)
+                if not fresh:
+                    cached = placed_get(key)
+                    if cached is not _MISSING:
+                        hits += 1
+                        append(cached)  # type: ignore[arg-type]
+                        continue
+            board_name, zone, location = names_at(x, y)
             kind_key = piece.unplaced_key()  # the memo's kinds, looked up once per kind here
             shared = kinds_here.get(kind_key, _MISSING)
             if shared is _MISSING:
                 shared = kinds_here[kind_key] = unplaced_facts(piece)
             if shared is not None and shared.without_ids and piece_id is not None:
                 # the usual piece of a kind: its properties and traits wait until read
-                placed = _PlacedOfKind(piece_id, map_id, x, y, board_name, zone, location, stack_id,
-                                       stack_index, deck, shared, piece, key, map_name)
-                if memo is not None:
-                    placed_put(key, placed)
-                append(placed)
-                continue
-            on_board = {  # PER_PIECE_PROPERTIES but the ids
-                "CurrentMap": map_name,
-                "CurrentBoard": board_name or "",
-                "CurrentZone": zone or "",
-                "CurrentX": str(x),
-                "CurrentY": str(y),
-                "DeckName": deck or "",
-            }
-            if location is not None:
-                on_board["LocationName"] = location
-            if shared is None:
-                properties = piece.properties(self._context(on_board))
-                hidden_by, masked_by = piece.hidden_by, piece.masked_by
-                properties.update(on_board)
-            else:  # a kind with a trait answering PieceUID or UniqueID, or a piece without an id
-                hidden_by, masked_by = shared.hidden_by, shared.masked_by
-                properties = dict(shared.properties)
-                if piece_id is not None:  # Piece.properties() adds them last, unless a trait has them
-                    properties.setdefault("PieceUID", piece_id)
-                    properties.setdefault("UniqueID", piece_id)
-                properties.update(on_board)
-            # Positional, in field order (_PLACED_FIELDS): 18 keywords cost a 5,000-piece first read
-            # ~7 ms of argument matching.
-            placed = PlacedPiece(
-                piece_id,
-                properties["BasicName"],  # Piece.properties() sets both, unshadowed
-                properties["PieceName"],
-                map_id, x, y, board_name, zone, location, stack_id, stack_index, deck,
-                properties, hidden_by, masked_by, piece.traits, key, shared,
-            )
-            if memo is not None:
-                placed_put(key, placed)
+                placed: PlacedPiece = _PlacedOfKind(piece_id, placed_map, x, y, board_name, zone, location,
+                                                    stack_id, stack_index, deck, shared, piece, key, map_name)
+            else:
+                placed = self._placed_alone(piece, shared, placed_map, x, y, board_name, zone, location,
+                                            stack_id, stack_index, deck, map_name, key)
+            if key is not None:
+                keep((key, placed))
             append(placed)
+        if memo is not None:
+            memo.placed.put_many(made)
+            memo.hits += hits
+            memo.misses += len(made)
         return result
+
+    def _placed_alone(
+        self, piece: Piece, shared: PieceKind | None, map_id: str | None, x: int, y: int,
+        board_name: str | None, zone: str | None, location: str | None, stack_id: str | None,
+        stack_index: int | None, deck: str | None, map_name: str, key: tuple | None,
+    ) -> PlacedPiece:
+        """A PlacedPiece built whole: a piece whose names read where it stands (`shared` None), a
+        kind with a trait answering PieceUID or UniqueID, or a piece without an id."""
+        piece_id = piece.id
+        on_board = {  # PER_PIECE_PROPERTIES but the ids
+            "CurrentMap": map_name,
+            "CurrentBoard": board_name or "",
+            "CurrentZone": zone or "",
+            "CurrentX": str(x),
+            "CurrentY": str(y),
+            "DeckName": deck or "",
+        }
+        if location is not None:
+            on_board["LocationName"] = location
+        if shared is None:
+            properties = piece.properties(self._context(on_board))
+            hidden_by, masked_by = piece.hidden_by, piece.masked_by
+            properties.update(on_board)
+        else:
+            hidden_by, masked_by = shared.hidden_by, shared.masked_by
+            properties = dict(shared.properties)
+            if piece_id is not None:  # Piece.properties() adds them last, unless a trait has them
+                properties.setdefault("PieceUID", piece_id)
+                properties.setdefault("UniqueID", piece_id)
+            properties.update(on_board)
+        # Positional, in field order (_PLACED_FIELDS): 18 keywords cost a 5,000-piece first read
+        # ~7 ms of argument matching.
+        return PlacedPiece(
+            piece_id,
+            properties["BasicName"],  # Piece.properties() sets both, unshadowed
+            properties["PieceName"],
+            map_id, x, y, board_name, zone, location, stack_id, stack_index, deck,
+            properties, hidden_by, masked_by, piece.traits, key, shared,
+        )
 
     def _context(self, on_board: dict[str, str]) -> Callable[[str], str | None]:
         """What a piece's name and label formats see beyond its traits: its map-derived properties,
@@ -879,49 +916,26 @@ class Game:
 
     def _map_facts(
         self, map_id: str | None, board: _Board
-    ) -> tuple[MapLayout | None, tuple | None, str, str | None, dict | None]:
-        """(layout, layout key, CurrentMap value, map id, the memo's table of its points) for one
-        map of a position.
+    ) -> tuple[Callable[[int, int], _Names], int | None, str, str | None]:
+        """(names of a point, layout serial, CurrentMap value, map id) for one map of a position;
+        the names of a point are (board, zone, LocationName): the layout's `names_at`; the serial
+        (`MapLayout.serial`, None without a layout) stands in a memo key for the map's chosen boards.
 
         A map the module lacks: `Map.getMapById` gives null, so VASSAL's piece is on no map —
-        map id None, CurrentMap and LocationName empty — and a problem names the map."""
+        map id None, CurrentMap and LocationName empty — and a problem names the map. On no map
+        LocationName is "" (BasicPiece.getProperty: `getMap() == null ? ""`) when a module is known,
+        unknown (None) without one."""
         map_def = self.module.map_by_id(map_id) if self.module is not None else None
         if self.module is not None and map_id is not None and map_def is None:
             if map_id not in self._missing_maps:
                 self._missing_maps.append(map_id)
-            return None, None, "", None, None
+            map_id = None
         layout = self.layout(map_id, board.selections)
-        layout_key = places = None
-        if layout is not None:
-            chosen = board.selections.get(layout.map_def.identifier)
-            layout_key = (layout.map_def.identifier, tuple(chosen) if chosen is not None else None)
-            if self._memo is not None:
-                places = self._memo.places.setdefault(layout_key, {})
-        return layout, layout_key, map_def.name if map_def is not None else (map_id or ""), map_id, places
-
-    def _place(
-        self, layout: MapLayout | None, places: dict[tuple[int, int], tuple] | None, x: int, y: int
-    ) -> tuple[str | None, str | None, str | None]:
-        """(board, zone, LocationName) of a point; on no map LocationName is "" (BasicPiece.getProperty:
-        `getMap() == null ? ""`) when a module is known, unknown (None) without one. `places`: the
-        memo's table of the layout's points (None without a memo)."""
         if layout is None:
-            return None, None, ("" if self.module is not None else None)
-        if places is not None:
-            found = places.get((x, y))
-            if found is not None:
-                return found  # type: ignore[no-any-return]
-        placed_board, found_zone, location = layout.place_at(x, y)
-        place = (
-            placed_board.name if placed_board else None,
-            found_zone.name if found_zone else None,
-            location,
-        )
-        if places is not None:
-            if len(places) >= self._memo.placed.capacity:  # type: ignore[union-attr]  # bounded
-                places.clear()
-            places[(x, y)] = place
-        return place
+            nowhere = (None, None, "" if self.module is not None else None)
+            map_name = map_def.name if map_def is not None else (map_id or "")
+            return (lambda _x, _y: nowhere), None, map_name, map_id
+        return layout.names_at, layout.serial, map_def.name, map_id  # type: ignore[union-attr]
 
 
 def load_game(

@@ -6,12 +6,13 @@ BoardPicker command picks boards, their cells and which are reversed), and every
 
 Public API:
     MapLayout(map_def, board_selection=None, properties=None)
-        .boards -> list[PlacedBoard]; .size -> (w, h) | None
+        .boards -> list[PlacedBoard]; .size -> (w, h) | None; .serial (this layout's number, never reused)
         .board_at(x, y) -> PlacedBoard | None
         .zone_at(x, y) -> Zone | None            (CurrentZone: no reversed flip)
         .location_name(x, y) -> str | None       (DrawPile at the exact point, else grid, else "offboard";
                                                   None: the name needs a board size that is unknown)
         .place_at(x, y) -> (board_at, zone_at, location_name)   (the three at once, for speed)
+        .names_at(x, y) -> (board name, zone name, location_name)   (what a located piece records)
         .point_for(name) -> (x, y) | None        (inverse: a location name -> map pixels)
         .snap(x, y) -> (x, y)
         .setup_stack_position(setup_stack) -> (x, y) | None
@@ -25,6 +26,7 @@ Public API:
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,7 +36,9 @@ from vassal_parser.module import BoardDef, BoardSelection, MapDef, SetupStackDef
 
 OFFBOARD = "offboard"  # VASSAL's English `Map.offboard` resource string
 MAX_CELL_NAMES = 1 << 16  # cell names kept per layout (`MapLayout._cell_name`); emptied when full
+MAX_POINT_NAMES = 1 << 14  # points `names_at` keeps (those no plain grid names; ~3 MB); then emptied
 _NUMBERED_NAME = grids.NumberedGrid.location_name
+_SERIALS = itertools.count(1)  # each MapLayout's own number (`MapLayout.serial`)
 _PLAIN, _SWAPPED, _WHOLE = 0, 1, 2  # how `place_at` calls a board's namer (`MapLayout._fast_entry`)
 
 
@@ -97,6 +101,10 @@ class MapLayout:
     ) -> None:
         self.map_def = map_def
         self._properties = properties
+        # Never another layout's, in this process: a memo key naming the layout a piece was located
+        # on (`Game._placed`) hashes one int, not the map id and every chosen board (~1.8 M of a
+        # 5,000-piece first read's instructions).
+        self.serial = next(_SERIALS)
         if board_selection is None:
             board_selection = self.default_selection(map_def)
         self.problems: list[str] = []
@@ -119,6 +127,11 @@ class MapLayout:
         for name, position in self.draw_pile_positions.items():
             self._deck_points.setdefault(position, name)  # the first pile at a point answers
         self._fast = [self._fast_entry(box) for box in self._board_boxes]
+        # `names_at`'s boxes: a plain grid's namer and whether it takes (y, x); no namer: `place_at`
+        self._named = [(left, top, right, bottom, placed.name, name_at, how == _SWAPPED)
+                       if how in (_PLAIN, _SWAPPED) else (left, top, right, bottom, None, None, False)
+                       for left, top, right, bottom, placed, name_at, how in self._fast]
+        self._point_names: dict[tuple[int, int], tuple[str | None, str | None, str | None]] = {}
 
     @staticmethod
     def default_selection(map_def: MapDef) -> BoardSelection:
@@ -265,6 +278,40 @@ class MapLayout:
                         pass  # the reference answers it and records the problem
                 return self.place_at_reference(x, y)
         return None, None, OFFBOARD
+
+    def names_at(self, x: int, y: int) -> tuple[str | None, str | None, str | None]:
+        """(board name, zone name, LocationName) of a point: `place_at`'s answer by name, which is
+        what `Game._placed` records for every piece.
+
+        Why not `place_at` and then the names: a 5,000-piece first read locates thousands of points
+        never seen before; on a plain hex or square grid (most of them) this is one box test and the
+        grid's namer, the board's name taken from the box. Every other point (zones, region grids,
+        reversed zoned boards, draw piles, uncomputable names) is `place_at`'s answer, kept per point
+        (a zone lookup costs more than the table; at most MAX_POINT_NAMES points, then emptied).
+        Measured with the other first-read changes of its round (docs/vassal-reader.md, "Fifth
+        round"): a 5,000-piece save's position 175 -> 143 M instructions."""
+        deck_points = self._deck_points
+        if not deck_points or (x, y) not in deck_points:
+            for left, top, right, bottom, board_name, name_at, swapped in self._named:
+                if left <= x < right and top <= y < bottom:  # `board_at`: the first board holding it
+                    if name_at is not None:
+                        try:
+                            name = name_at(y - top, x - left) if swapped else name_at(x - left, y - top)
+                            return board_name, None, name
+                        except grids.UNCOMPUTABLE:
+                            pass  # `place_at` answers it and records the problem
+                    break
+            else:
+                return None, None, OFFBOARD
+        points = self._point_names
+        found = points.get((x, y))
+        if found is None:
+            placed, zone, location = self.place_at(x, y)
+            found = (placed.name if placed else None, zone.name if zone else None, location)
+            if len(points) >= MAX_POINT_NAMES:
+                points.clear()
+            points[(x, y)] = found
+        return found
 
     def _fast_entry(self, box: tuple) -> tuple:
         """One board's line of `_fast`: its box (an unknown size reaches without limit), and how its

@@ -183,14 +183,23 @@ def _answer(found: tuple) -> tuple:
     return (None if placed is None else (placed.name, placed.x, placed.y), id(zone) if zone else None, name)
 
 
+def _names(found: tuple) -> tuple:
+    placed, zone, name = found
+    return (placed.name if placed else None, zone.name if zone else None, name)
+
+
 def _check_layout(layout_args: tuple, points: list[tuple[int, int]]) -> None:
-    fast, reference, separate = (MapLayout(*layout_args) for _ in range(3))
+    """`place_at`, `place_at_reference`, the separate lookups and `names_at` (what `Game._placed`
+    records: the names, asked twice, the second time from its table where it keeps one) agree."""
+    fast, reference, separate, named = (MapLayout(*layout_args) for _ in range(4))
     for x, y in points:
         got = _answer(fast.place_at(x, y))
-        assert got == _answer(reference.place_at_reference(x, y)), (x, y)
+        expected = reference.place_at_reference(x, y)
+        assert got == _answer(expected), (x, y)
         apart = (separate.board_at(x, y), separate.zone_at(x, y), separate.location_name(x, y))
         assert got == _answer(apart), (x, y)
-    assert fast.problems == reference.problems
+        assert named.names_at(x, y) == _names(expected) == named.names_at(x, y), (x, y)
+    assert fast.problems == reference.problems == named.problems
     assert set(fast.problems) == set(separate.problems)
 
 

@@ -79,19 +79,23 @@ def test_a_second_read_finds_every_piece_in_the_memo(tmp_path: Path, demo_module
     assert memo.hits - hits == len(second) and all(a is b for a, b in zip(first, second, strict=True))
 
 
-def test_the_memos_points_answer_as_the_layout_and_stay_bounded(tmp_path: Path, demo_module) -> None:
-    """`PositionMemo.places`: one table of points per layout, each what `MapLayout.place_at` names
-    (spec §5.5: CurrentBoard, CurrentZone, LocationName), never more than `placed` may hold."""
-    save = _with_spares(DEMO / "saves" / "02-poland-falls.vsav", tmp_path / "spares.vsav", 300)
-    memo = PositionMemo(demo_module, factor=1, minimum=10)
-    game = load_game(save, demo_module, memo=memo)
-    placed = game.position()
-    assert memo.places
-    for layout_key, points in memo.places.items():
-        layout = game.layout(layout_key[0], game._start.selections)
-        assert 0 < len(points) <= memo.placed.capacity
-        for (x, y), (board, zone, location) in points.items():
-            found_board, found_zone, found_location = layout.place_at(x, y)
-            assert (board, zone, location) == (found_board.name if found_board else None,
-                                               found_zone.name if found_zone else None, found_location)
-    assert load_game(save, demo_module).position() == placed  # the same with or without it
+def test_a_layouts_point_table_stays_bounded_and_answers_as_the_layout(monkeypatch) -> None:
+    """`MapLayout.names_at` keeps the points no plain grid names (the demo's Boxes map: zones, spec
+    §6.7), at most MAX_POINT_NAMES, each what `place_at` names (CurrentBoard, CurrentZone,
+    LocationName)."""
+    from vassal_parser import layout as layout_module
+    from vassal_parser.layout import MapLayout
+
+    monkeypatch.setattr(layout_module, "MAX_POINT_NAMES", 50)
+    module = load_module(DEMO / "adjutant-demo.vmod")
+    boxes = next(m for m in module.maps if any(getattr(b.grid, "zones", None) for b in m.boards))
+    layout = MapLayout(boxes, None, module.module_property)
+    fresh = MapLayout(boxes, None, module.module_property)
+    width, height = layout.size
+    points = [(x, y) for x in range(0, width, 17) for y in range(0, height, 13)]
+    assert len(points) > 200
+    for x, y in points:
+        placed, zone, location = fresh.place_at(x, y)
+        names = (placed.name if placed else None, zone.name if zone else None, location)
+        assert layout.names_at(x, y) == names
+        assert 0 < len(layout._point_names) <= 50
