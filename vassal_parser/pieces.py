@@ -51,7 +51,7 @@ _outer_size = [0, 0]
 # `sequence.java_int`'s own table of the tokens it has read (only its answers: a stale or emptied
 # table costs a call of it, never another answer). Looked up here first: a 5,000-piece first read
 # reads 10,000 coordinates, and the call around the lookup was ~4.5 M instructions of it.
-_KNOWN_INTS: dict[str, int] = sequence._ints_by_token
+_KNOWN_INTS: dict[str, int] = sequence.KNOWN_INTS
 _NAME_DEPTH = 16  # a format naming itself (a label's $PieceName$…) stops here, as VASSAL's RecursionLimiter
 
 

@@ -170,20 +170,22 @@ def java_int(token: str, default: int) -> int:
     10,000 tokens, 175 distinct), and a lookup costs a fifth of the checks and `int()` of a parse.
     The table holds only what `java_parse_int` answered (short tokens, bounded), so every answer
     is its answer."""
-    value = _ints_by_token.get(token)
+    value = KNOWN_INTS.get(token)
     if value is not None:
         return value
     value = java_parse_int(token, 32)
     if value is None:
         return default
     if len(token) <= _INT_TOKEN_CHARS:
-        if len(_ints_by_token) >= _INTS_LIMIT:
-            _ints_by_token.clear()  # full: start again
-        _ints_by_token[token] = value
+        if len(KNOWN_INTS) >= _INTS_LIMIT:
+            KNOWN_INTS.clear()  # full: start again
+        KNOWN_INTS[token] = value
     return value
 
 
-_ints_by_token: dict[str, int] = {}  # `java_parse_int(token, 32)` of tokens read before
+# `java_parse_int(token, 32)` of tokens read before: only its answers, so a reader may look a token up
+# here before calling `java_int` (vassal_parser.pieces does, for a piece's x and y); emptied in place.
+KNOWN_INTS: dict[str, int] = {}
 _INTS_LIMIT = 4096
 _INT_TOKEN_CHARS = 11  # "-2147483648"
 

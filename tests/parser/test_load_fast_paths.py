@@ -64,10 +64,10 @@ def test_4_2_java_int_table_stays_bounded_and_keeps_only_short_tokens() -> None:
     `000…7` is read each time, as Java reads it: 7)."""
     for number in range(sequence._INTS_LIMIT + 50):
         assert sequence.java_int(str(number), -1) == number
-    assert len(sequence._ints_by_token) <= sequence._INTS_LIMIT
+    assert len(sequence.KNOWN_INTS) <= sequence._INTS_LIMIT
     long_token = "0" * 5000 + "7"
     assert sequence.java_int(long_token, -1) == 7
-    assert long_token not in sequence._ints_by_token
+    assert long_token not in sequence.KNOWN_INTS
     assert sequence.java_int("2147483648", -1) == -1
 
 
