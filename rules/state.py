@@ -168,9 +168,23 @@ FIELD_TYPES: dict[str, dict[str, tuple[type, ...]]] = {
 _TYPE_NAMES = {str: "text", bool: "true/false", int: "a whole number", list: "a list", dict: "an object"}
 
 
+# The same, as sets of exact classes: a value of one of them passes `_check_types` at once.
+_EXACT_FIELD_TYPES: dict[str, dict[str, frozenset[type]]] = {
+    what: {key: frozenset(allowed) for key, allowed in table.items()} for what, table in FIELD_TYPES.items()
+}
+
+
 def _check_types(src: str, what: str, label: str, fields: dict[str, Any]) -> None:
-    """Wrong JSON types would surface later as tracebacks deep in a rule; refuse them here, in one line."""
+    """Wrong JSON types would surface later as tracebacks deep in a rule; refuse them here, in one line.
+
+    Why the exact-class test first: it decides almost every value (JSON gives exact classes; a
+    `bool` passes only where `bool` is listed), and every counter of a save comes through here;
+    anything else (a subclass, a wrong type, an unknown key) takes the general test below."""
+    exact = _EXACT_FIELD_TYPES[what]
     for key, value in fields.items():
+        kind = value.__class__
+        if kind in exact.get(key, ()) and (kind is not list or all(isinstance(v, str) for v in value)):
+            continue
         allowed = FIELD_TYPES[what].get(key)
         if allowed is None:
             continue
@@ -321,7 +335,7 @@ class GameState:
             cid = entry["id"]
             if cid in counters:
                 raise InputError(src, f"counter {cid!r} is listed twice (a counter can be in one place only)")
-            bad = set(entry) - set(Counter.__dataclass_fields__)
+            bad = entry.keys() - Counter.__dataclass_fields__.keys()
             if bad:
                 raise InputError(src, f"counter {cid!r}: unknown field(s) {', '.join(sorted(bad))}")
             for required in ("kind", "location"):
@@ -491,12 +505,13 @@ def _flat_copy(value: Any) -> Any:
 def _record_copy(record: _Record) -> _Record:
     """What `copy.deepcopy(record)` gives for a dataclass instance (its attributes copied, no
     `__init__` run), by `_flat_copy`; a record holding anything else is deep-copied."""
-    attributes = {}
-    for name, value in record.__dict__.items():
-        copied = _flat_copy(value)
-        if copied is _NOT_FLAT:
-            return copy.deepcopy(record)
-        attributes[name] = copied
+    attributes = record.__dict__.copy()
+    for name, value in attributes.items():
+        if value.__class__ not in _ATOMS:  # most fields: kept as they are
+            copied = _flat_copy(value)
+            if copied is _NOT_FLAT:
+                return copy.deepcopy(record)
+            attributes[name] = copied  # a value replaced, no key added: the walk goes on
     new = object.__new__(record.__class__)
     new.__dict__.update(attributes)
     return new
@@ -513,10 +528,14 @@ _COUNTRY_JSON_FIELDS = tuple(name for name in _field_names(CountryState) if name
 def _record_json(record: Any, names: tuple[str, ...]) -> dict[str, Any]:
     """`dataclasses.asdict(record)` limited to the fields `names`, in field order, by `_flat_copy`;
     a record holding anything else goes through `asdict` itself."""
-    data = {}
-    for name in names:
-        copied = _flat_copy(getattr(record, name))
-        if copied is _NOT_FLAT:
-            return {k: v for k, v in asdict(record).items() if k in names}
-        data[name] = copied
+    attributes = record.__dict__
+    data = attributes.copy()  # the fields in field order, as `__init__` set them, most often
+    if tuple(data) != names:
+        data = {name: attributes[name] for name in names}
+    for name, value in data.items():
+        if value.__class__ not in _ATOMS:
+            copied = _flat_copy(value)
+            if copied is _NOT_FLAT:
+                return {k: v for k, v in asdict(record).items() if k in names}
+            data[name] = copied
     return data

@@ -179,6 +179,18 @@ def test_a_record_holding_other_values_is_copied_the_general_way() -> None:
     assert_same_and_separate(state, state.clone())
 
 
+def test_a_record_with_an_attribute_beyond_its_fields() -> None:
+    """`asdict` writes only fields; `deepcopy` copies every attribute (the clone must too)."""
+    state = full_state()
+    state.counters["GE-1"].note = ["kept"]  # type: ignore[attr-defined]
+    state.turn.__dict__ = {"fired": [], **state.turn.__dict__}  # the same fields, in another order
+    assert json.dumps(state.to_json()) == json.dumps(reference_json(state))
+    clone = state.clone()
+    assert clone.counters["GE-1"].__dict__ == copy.deepcopy(state).counters["GE-1"].__dict__
+    assert clone.counters["GE-1"].note is not state.counters["GE-1"].note  # type: ignore[attr-defined]
+    assert_same_and_separate(state, clone)
+
+
 # ---- real states -------------------------------------------------------------------------------
 def _example_positions() -> list[Path]:
     return sorted(p for p in (ROOT / "examples").glob("*/*.json") if "answers" not in p.name)
