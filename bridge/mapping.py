@@ -491,10 +491,41 @@ class VassalMapping:
         variables = dict(zip(property_names, read, strict=True))
         variables.update((name, value) for (name, _attribute, _empty), value in zip(own, taken, strict=True))
         outcome = None
-        if all(rule.refused_at_first(variables) for rule in (*self.ignore, *self.state, *self.counters)):
+        if self._refused_by_all(variables):
             outcome = _Outcome(False, None, (), (), None, piece.basic_name or piece.piece_name or "?")
         memo.unmatched.put(key, outcome)
         return outcome
+
+    @cached_property
+    def _first_conditions(self) -> tuple[tuple[str, frozenset[str], tuple[re.Pattern[str], ...]], ...]:
+        """The first condition of every rule (`Rule.refused_at_first`), grouped by the variable it
+        reads: (variable, the values some rule expects it to equal, the patterns some rule fullmatches)."""
+        groups: dict[str, tuple[set[str], list[re.Pattern[str]]]] = {}
+        for rule in (*self.ignore, *self.state, *self.counters):
+            _key, name, pattern, expected = rule._conditions[0]  # type: ignore[attr-defined]
+            plain, patterns = groups.setdefault(name, (set(), []))
+            if pattern is None:
+                plain.add(expected)
+            else:
+                patterns.append(pattern)
+        return tuple((name, frozenset(plain), tuple(patterns)) for name, (plain, patterns) in groups.items())
+
+    def _refused_by_all(self, variables: Mapping[str, str | None]) -> bool:
+        """Whether every rule's `refused_at_first` holds for these variables.
+
+        Why grouped (`_first_conditions`): `_unmatched` asks this for every new kind of piece, and
+        one set lookup per variable answers what one call per rule did (about a seventh of the
+        plan stage on the demo's first save, 1,000 pieces of 126 new kinds, 15 rules)."""
+        for name, plain, patterns in self._first_conditions:
+            actual = variables.get(name)
+            if actual is None:
+                continue
+            if actual in plain:
+                return False
+            for pattern in patterns:
+                if pattern.fullmatch(actual):
+                    return False
+        return True
 
     def _variables(self, piece: PieceLike) -> dict[str, str]:
         variables = dict(piece.properties)
