@@ -1,0 +1,112 @@
+"""The per-piece walks of a plan made C-level (issue 15): `VassalMapping.map_pieces` counting whole
+kinds of unmapped pieces without visiting each, and `concealed_names` reading one piece per kind.
+
+Checked against the general walks on random selections and orders of real pieces — the demo saves
+and the 5,000-piece latency save, whose kinds repeat — with hidden and masked pieces, pieces without
+a kind, and counter ids on two pieces: the mapping with its memo (kinds decided once) must equal the
+mapping without (every piece mapped, names listed in the order their first pieces come), and the
+pieces `concealed_names` reads must be those the general walk reads."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.mapping import MappingMemo
+from bridge.pipeline import CheckPipeline, _named_pieces, _named_pieces_general, concealed_names
+from vassal_parser.game import PlacedPiece
+
+ROOT = Path(__file__).resolve().parents[2]
+SAVES = sorted((DEMO_MODULE.parent / "saves").glob("*.vsav"))
+
+
+@pytest.fixture(scope="module")
+def pipeline() -> CheckPipeline:
+    return CheckPipeline(DEMO_MODULE, DEMO_PACK, remember=False)
+
+
+@pytest.fixture(scope="module")
+def reader() -> CheckPipeline:
+    """A daemon's pipeline: its position memo gives pieces their kinds (vassal_parser.game.PieceKind)."""
+    return CheckPipeline(DEMO_MODULE, DEMO_PACK)
+
+
+@pytest.fixture(scope="module")
+def big_save(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The 5,000-piece save of benchmarks/latency.py: the demo's pieces and fifty kinds of spare marker."""
+    spec = importlib.util.spec_from_file_location("latency_bench", ROOT / "benchmarks" / "latency.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    folder = tmp_path_factory.mktemp("big")
+    data, _turn, _count = bench.padded_save(SAVES[1], folder)
+    path = folder / "big.vsav"
+    path.write_bytes(data)
+    return path
+
+
+@pytest.fixture(scope="module")
+def pieces(reader: CheckPipeline, big_save: Path) -> list:  # type: ignore[type-arg]
+    found = list(reader.pieces_of(big_save)[0])
+    for save in SAVES:
+        found.extend(reader.pieces_of(save)[0])
+    assert sum(piece.kind is not None for piece in found) > len(found) / 2
+    return found
+
+
+def without_kind(piece: PlacedPiece) -> PlacedPiece:
+    return PlacedPiece(**{f.name: getattr(piece, f.name) for f in fields(PlacedPiece) if f.name != "kind"})
+
+
+def selections(pieces: list, count: int, seed: int):  # type: ignore[no-untyped-def,type-arg]
+    rng = random.Random(seed)
+    for _ in range(count):
+        chosen = rng.sample(pieces, rng.randint(0, min(len(pieces), 400)))  # in any order
+        chosen += rng.choices(pieces, k=rng.randint(0, 40))  # repeated pieces: ids and kinds twice
+        if chosen and rng.random() < 0.3:  # a piece without a kind (a caller's own)
+            chosen[rng.randrange(len(chosen))] = without_kind(chosen[0])
+        rng.shuffle(chosen)
+        yield chosen
+
+
+def test_whole_kinds_counted_as_every_piece_mapped(pipeline: CheckPipeline, pieces: list) -> None:  # type: ignore[type-arg]
+    mapping = pipeline.mapping
+    memo = MappingMemo()
+    kinds_counted = 0
+    for chosen in selections(pieces, 60, 15):
+        fresh = mapping.map_pieces(chosen, pipeline.pack, pipeline.prototypes)
+        remembered = mapping.map_pieces(chosen, pipeline.pack, pipeline.prototypes, memo=memo)
+        assert remembered == fresh
+        assert list(remembered.unmapped_pieces.items()) == list(fresh.unmapped_pieces.items())
+        assert list(remembered.position["counters"]) == list(fresh.position["counters"])
+        assert remembered.warnings == fresh.warnings
+        kinds_counted += len(memo.kinds)
+    assert kinds_counted  # the shortcut ran
+
+
+def test_named_pieces_are_the_general_walks(pipeline: CheckPipeline, pieces: list) -> None:  # type: ignore[type-arg]
+    for chosen in selections(pieces, 60, 6):
+        mapped = pipeline.mapping.map_pieces(chosen, pipeline.pack, pipeline.prototypes)
+        fast = _named_pieces(chosen, mapped.piece_counters)
+        general = list(_named_pieces_general(chosen, mapped.piece_counters))
+        assert sorted(map(id, fast)) == sorted(map(id, general))
+        assert concealed_names(chosen, mapped) == concealed_names(iter(chosen), mapped)
+
+
+def test_a_big_save_of_few_kinds_reads_few_pieces(pipeline: CheckPipeline, reader: CheckPipeline,
+                                                  big_save: Path) -> None:
+    """A 5,000-piece save of a few dozen kinds: the fast walk reads a few of its pieces, the same ones
+    as the general walk, and the mapping with its memo counts the rest whole."""
+    chosen = reader.pieces_of(big_save)[0]
+    assert len(chosen) > 4900
+    remembered = reader.mapping.map_pieces(chosen, reader.pack, reader.prototypes, memo=MappingMemo())
+    assert remembered == pipeline.mapping.map_pieces(chosen, pipeline.pack, pipeline.prototypes)
+    mapped = pipeline.mapping.map_pieces(chosen, pipeline.pack, pipeline.prototypes)
+    fast = _named_pieces(chosen, mapped.piece_counters)
+    assert len(fast) < len(chosen) / 5
+    assert sorted(map(id, fast)) == sorted(map(id, _named_pieces_general(chosen, mapped.piece_counters)))
