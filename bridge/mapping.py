@@ -10,7 +10,6 @@ docs/vassal-mapping.md.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections import Counter as Tally
 from collections.abc import Iterable, Iterator, Mapping
@@ -21,6 +20,7 @@ from operator import attrgetter, not_
 from pathlib import Path
 from typing import Any, Protocol
 
+from rules.records import deep_copy
 from vassal_parser.errors import InputError
 
 # Counter fields a rule may set, and how their text is turned into the position's JSON types.
@@ -334,9 +334,10 @@ class VassalMapping:
         position: dict[str, Any] = {
             "pack": getattr(pack, "name", None),
             # Deep copies: state rules append to lists (`turn.fired+`), and this mapping's tables
-            # are the starting point of every later save's position too.
-            "turn": copy.deepcopy(self.turn),
-            "countries": copy.deepcopy(self.countries),
+            # are the starting point of every later save's position too (rules.records: plain data
+            # copied without deepcopy's generic walk).
+            "turn": deep_copy(self.turn),
+            "countries": deep_copy(self.countries),
             "counters": [],
         }
         first_names = self._first_names if memo is not None else None

@@ -11,13 +11,14 @@ Locations are strings: a hex id known to the pack (``w3516``) or a box id ``kind
 
 from __future__ import annotations
 
+import contextlib
 import copy
-from dataclasses import asdict, dataclass, field
-from dataclasses import fields as dataclass_fields
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
+from rules.records import NotPlain, checked_copy, field_names, record_copy, record_json
 from vassal_parser.errors import InputError
 
 FACTIONS: tuple[str, ...] = ("Axis", "Western", "Soviet")
@@ -268,6 +269,11 @@ class Turn:
     combined_game: bool = False  # the combined Axis Empires game (© steps)
 
 
+@cache
+def _country_json_fields() -> tuple[str, ...]:
+    return tuple(name for name in field_names(CountryState) if name != "name")
+
+
 @dataclass
 class GameState:
     """The whole position. Mutable: the engine works on a deep copy (`clone`)."""
@@ -404,14 +410,13 @@ class GameState:
 
     def to_json(self) -> dict[str, Any]:
         """The position as JSON data, equal to `dataclasses.asdict` of each part (tests/rules/
-        test_state_copy.py). Why not `asdict` itself: it walks every value through its generic
-        recursion; each plan writes its resulting position, and on the demo's first save that walk
-        was about 5 M of the plan stage's 39 M instructions (`_record_json` copies flat fields)."""
+        test_state_copy.py), by `rules.records` (each plan writes its resulting position)."""
+        country_fields = _country_json_fields()
         return {
             "pack": self.pack,
-            "turn": _record_json(self.turn, _field_names(Turn)),
-            "countries": {n: _record_json(c, _COUNTRY_JSON_FIELDS) for n, c in self.countries.items()},
-            "counters": [_record_json(c, _field_names(Counter)) for c in self.counters.values()],
+            "turn": record_json(self.turn),
+            "countries": {n: record_json(c, country_fields) for n, c in self.countries.items()},
+            "counters": [record_json(c) for c in self.counters.values()],
             "actions": copy.deepcopy(self.actions),
             **({"posture_boxes": {n: {"markers": list(m)} for n, m in self.posture_boxes.items()}}
                if self.posture_boxes else {}),
@@ -420,21 +425,25 @@ class GameState:
 
     def clone(self) -> GameState:
         """A copy sharing nothing mutable with this state (the engine works on one), equal to
-        `copy.deepcopy(self)`. Why not `deepcopy`: its memo and dispatch cost ~2 µs per value, and
-        every plan clones the whole position (about 4 M instructions on the demo's first save);
-        turn, countries and counters hold only flat values, copied by `_record_copy`. The rare
-        parts (actions, the AWAW object) are deep-copied as before. Every field must be copied here:
-        tests/rules/test_state_copy.py fails for a field it does not find copied."""
-        return GameState(
-            pack=self.pack,
-            turn=_record_copy(self.turn),
-            countries={name: _record_copy(country) for name, country in self.countries.items()},
-            counters={cid: _record_copy(counter) for cid, counter in self.counters.items()},
-            actions=copy.deepcopy(self.actions),
-            source=self.source,
-            posture_boxes={name: list(markers) for name, markers in self.posture_boxes.items()},
-            awaw=copy.deepcopy(self.awaw),
-        )
+        `copy.deepcopy(self)`, by `rules.records` (every plan clones the whole position). A position
+        holding anything but plain data, or values shared between its parts, or an AWAW part, is
+        deep-copied. Every field must be copied here: tests/rules/test_state_copy.py fails for a
+        field it does not find copied."""
+        if self.awaw is None:
+            seen: set[int] = set()
+            with contextlib.suppress(NotPlain):
+                return GameState(
+                    pack=self.pack,
+                    turn=record_copy(self.turn, seen),
+                    countries={name: record_copy(country, seen) for name, country in self.countries.items()},
+                    counters={cid: record_copy(counter, seen) for cid, counter in self.counters.items()},
+                    actions=checked_copy(self.actions, seen),
+                    source=self.source,
+                    posture_boxes={name: checked_copy(markers, seen)
+                                   for name, markers in self.posture_boxes.items()},
+                    awaw=None,
+                )
+        return copy.deepcopy(self)
 
     # ---- accessors ----------------------------------------------------------------------------
     def country(self, name: str) -> CountryState:
@@ -476,66 +485,3 @@ class GameState:
     def move(self, counter_id: str, location: str) -> None:
         self.counters[counter_id].location = location
 
-
-# ---- copies of the position's records (GameState.clone / to_json) --------------------------------
-_ATOMS = frozenset({str, int, bool, float, type(None)})
-_NOT_FLAT = object()
-_Record = TypeVar("_Record")
-
-
-def _flat_copy(value: Any) -> Any:
-    """`value` when immutable, a one-level copy of a list or dict of immutable values, else
-    `_NOT_FLAT` (the caller then copies the whole record the general way)."""
-    kind = value.__class__
-    if kind in _ATOMS:
-        return value
-    if kind is list:
-        for item in value:
-            if item.__class__ not in _ATOMS:
-                return _NOT_FLAT
-        return list(value)
-    if kind is dict:
-        for key, item in value.items():
-            if key.__class__ not in _ATOMS or item.__class__ not in _ATOMS:
-                return _NOT_FLAT
-        return dict(value)
-    return _NOT_FLAT
-
-
-def _record_copy(record: _Record) -> _Record:
-    """What `copy.deepcopy(record)` gives for a dataclass instance (its attributes copied, no
-    `__init__` run), by `_flat_copy`; a record holding anything else is deep-copied."""
-    attributes = record.__dict__.copy()
-    for name, value in attributes.items():
-        if value.__class__ not in _ATOMS:  # most fields: kept as they are
-            copied = _flat_copy(value)
-            if copied is _NOT_FLAT:
-                return copy.deepcopy(record)
-            attributes[name] = copied  # a value replaced, no key added: the walk goes on
-    new = object.__new__(record.__class__)
-    new.__dict__.update(attributes)
-    return new
-
-
-@cache
-def _field_names(kind: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclass_fields(kind))
-
-
-_COUNTRY_JSON_FIELDS = tuple(name for name in _field_names(CountryState) if name != "name")
-
-
-def _record_json(record: Any, names: tuple[str, ...]) -> dict[str, Any]:
-    """`dataclasses.asdict(record)` limited to the fields `names`, in field order, by `_flat_copy`;
-    a record holding anything else goes through `asdict` itself."""
-    attributes = record.__dict__
-    data = attributes.copy()  # the fields in field order, as `__init__` set them, most often
-    if tuple(data) != names:
-        data = {name: attributes[name] for name in names}
-    for name, value in data.items():
-        if value.__class__ not in _ATOMS:
-            copied = _flat_copy(value)
-            if copied is _NOT_FLAT:
-                return {k: v for k, v in asdict(record).items() if k in names}
-            data[name] = copied
-    return data

@@ -191,6 +191,17 @@ def test_a_record_with_an_attribute_beyond_its_fields() -> None:
     assert_same_and_separate(state, clone)
 
 
+def test_a_value_two_records_share_stays_shared_as_deepcopy_keeps_it() -> None:
+    state = full_state()
+    twin = copy.copy(state.counters["GE-1"])
+    twin.id = "GE-2"
+    state.counters["GE-2"] = twin  # the same `tags` list in two counters
+    clone = state.clone()
+    assert clone == copy.deepcopy(state)
+    assert clone.counters["GE-1"].tags is clone.counters["GE-2"].tags
+    assert clone.counters["GE-1"].tags is not state.counters["GE-1"].tags
+
+
 # ---- real states -------------------------------------------------------------------------------
 def _example_positions() -> list[Path]:
     return sorted(p for p in (ROOT / "examples").glob("*/*.json") if "answers" not in p.name)
