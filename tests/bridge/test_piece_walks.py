@@ -110,3 +110,19 @@ def test_a_big_save_of_few_kinds_reads_few_pieces(pipeline: CheckPipeline, reade
     fast = _named_pieces(chosen, mapped.piece_counters)
     assert len(fast) < len(chosen) / 5
     assert sorted(map(id, fast)) == sorted(map(id, _named_pieces_general(chosen, mapped.piece_counters)))
+
+
+def test_inset_pieces_are_the_general_walks(pieces: list) -> None:  # type: ignore[type-arg]
+    """`inset._shown_in` picks the pieces in an inset's hexes by C-level walks: the same pieces, in
+    the same order, as reading every piece (hidden or masked ones never shown)."""
+    from bridge.inset import _shown_in
+
+    rng = random.Random(20)
+    places = sorted({(p.map, p.location) for p in pieces if p.map and p.location})
+    for chosen in selections(pieces, 40, 40):
+        map_id = rng.choice(places)[0]
+        seen = {loc for m, loc in rng.sample(places, min(len(places), rng.randint(1, 30))) if m == map_id}
+        general = [p for p in chosen if p.map == map_id and p.location in seen and not p.hidden_by
+                   and not p.masked_by]
+        assert _shown_in(chosen, map_id, seen) == general
+        assert [id(p) for p in _shown_in(chosen, map_id, seen)] == [id(p) for p in general]
