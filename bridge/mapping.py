@@ -15,8 +15,6 @@ from collections import Counter as Tally
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from itertools import compress
-from operator import attrgetter, not_
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -344,40 +342,30 @@ class VassalMapping:
         remembered = memo.outcomes.get if memo is not None else None
         remember = memo.outcomes.put if memo is not None else None
         by_kind = memo.kinds if memo is not None and self._first_reads_kind else None
-        kinds = _kinds_of(pieces) if by_kind is not None else None  # type: ignore[arg-type]
-        # Kinds every rule refuses (`_unmatched`), counted whole: kind -> the name its pieces are unmapped
-        # under. Why: a first save of 5,000 pieces is mostly a few dozen kinds of marker no rule takes;
-        # each such piece only adds one to its name's count. So each kind is decided once, on its first
-        # piece, and the pieces of whole kinds are counted and skipped by C-level walks (`Tally`,
-        # `compress`): the loop below sees only the pieces mapped one by one (about 30 opcodes a
-        # piece of the demo's 5,000-piece first save saved).
-        whole: dict[Any, str] = {}
-        first_at: dict[Any, int] = {}  # kind -> index of its first piece
-        todo: Iterable[tuple[int, PieceLike]] = enumerate(pieces)
-        if kinds is not None:
-            assert by_kind is not None and memo is not None and isinstance(pieces, list)
-            first_at = dict(zip(reversed(kinds), range(len(kinds) - 1, -1, -1), strict=True))
-            for kind, index in first_at.items():
-                if kind is None:
-                    continue
-                outcome = by_kind.get(kind)
-                if outcome is None:  # pieces of one kind that every rule refuses at its first condition
-                    outcome = self._unmatched(pieces[index], first_names, memo) or _PER_PIECE  # type: ignore[arg-type]
-                    by_kind[kind] = outcome
-                if outcome is not _PER_PIECE and _counted_whole(outcome):
-                    whole[kind] = outcome.unmapped_piece
-            if whole:
-                todo = compress(enumerate(pieces), map(not_, map(whole.__contains__, kinds)))
-        # unmapped piece name -> index of the first piece counted under it: the report lists names in
-        # the order their first pieces come
-        first_seen: dict[str, int] = {}
-        for index, piece in todo:
+        # Kinds every rule refuses (`_unmatched`), counted whole: kind -> [pieces, name]. Why: a first
+        # save of 5,000 pieces is mostly a few dozen kinds of marker no rule takes; each such piece only
+        # adds one to its name's count, so after its kind's first piece that is all the loop does.
+        whole: dict[Any, list[Any]] = {}
+        whole_get = whole.get
+        for piece in pieces:
             outcome = None
-            kind = kinds[index] if kinds is not None else None
+            kind = getattr(piece, "kind", None) if by_kind is not None else None
             if kind is not None:
-                outcome = by_kind[kind]  # type: ignore[index]
+                tally = whole_get(kind)
+                if tally is not None:
+                    tally[0] += 1
+                    continue
+                # pieces of one kind that every rule refuses at its first condition: decided once
+                outcome = by_kind.get(kind)  # type: ignore[union-attr]
+                if outcome is None:
+                    outcome = self._unmatched(piece, first_names, memo) or _PER_PIECE  # type: ignore[arg-type]
+                    by_kind[kind] = outcome  # type: ignore[index]
                 if outcome is _PER_PIECE:
                     outcome = None
+                elif _counted_whole(outcome):
+                    whole[kind] = [1, outcome.unmapped_piece]
+                    unmapped_pieces[outcome.unmapped_piece] += 0  # listed where its first piece is
+                    continue
             key = getattr(piece, "memo_key", None) if memo is not None and outcome is None else None
             if key is not None:
                 outcome = remembered(key)  # type: ignore[misc]
@@ -400,7 +388,6 @@ class VassalMapping:
             warnings.extend(outcome.warnings)
             if outcome.unmapped_piece is not None:
                 unmapped_pieces[outcome.unmapped_piece] += 1
-                first_seen.setdefault(outcome.unmapped_piece, index)
                 continue
             if outcome.unmapped_place is not None:
                 unmapped_places[outcome.unmapped_place] += 1
@@ -417,16 +404,12 @@ class VassalMapping:
             piece_counters[piece.id] = counter["id"]
             if outcome.concealed:
                 concealed[counter["id"]] = outcome.concealed
-        if whole:
-            pieces_of_kind = Tally(kinds)
-            for kind, name in whole.items():
-                unmapped_pieces[name] += pieces_of_kind[kind]
-                first_seen[name] = min(first_seen.get(name, first_at[kind]), first_at[kind])
+        for count, name in whole.values():
+            unmapped_pieces[name] += count
         position["counters"] = list(counters.values())
         return MappingResult(position=position, piece_counters=piece_counters, concealed=concealed,
-                             unmapped_pieces={name: unmapped_pieces[name]
-                                              for name in sorted(first_seen, key=first_seen.__getitem__)},
-                             unmapped_places=dict(unmapped_places), warnings=warnings)
+                             unmapped_pieces=dict(unmapped_pieces), unmapped_places=dict(unmapped_places),
+                             warnings=warnings)
 
     def _outcome(self, piece: PieceLike, known_hexes: Mapping[str, Any] | None) -> _Outcome:
         """What the rules make of one piece on its own; `map_pieces` then combines the pieces in order
@@ -632,17 +615,6 @@ def _matching(rules: Iterable[Rule], piece: PieceLike,
         found = rule.test(piece, variables)
         if found is not None:
             yield rule, found
-
-
-def _kinds_of(pieces: list[PieceLike]) -> list[Any]:
-    """Each piece's `kind` (vassal_parser.game.PieceKind), None for a piece without one."""
-    try:
-        return list(map(_KIND, pieces))
-    except AttributeError:
-        return [getattr(piece, "kind", None) for piece in pieces]
-
-
-_KIND = attrgetter("kind")
 
 
 def _counted_whole(outcome: Any) -> bool:

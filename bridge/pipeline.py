@@ -13,8 +13,6 @@ import json
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from itertools import compress, repeat
-from operator import attrgetter, is_, not_
 from pathlib import Path
 from typing import Any
 
@@ -438,8 +436,15 @@ def concealed_names(pieces: Iterable[Any], mapped: MappingResult) -> list[str]:
     public: set[str] = set()
     piece_counters = mapped.piece_counters
     add_public = public.add
-    for piece in _named_pieces(pieces, piece_counters):
+    seen_kinds: set[Any] = set()  # a piece with no counter adds only what its kind shares (PieceKind)
+    for piece in pieces:
         counter_id = piece_counters.get(piece.id)
+        if not counter_id:
+            kind = getattr(piece, "kind", None)
+            if kind is not None:
+                if kind in seen_kinds:
+                    continue
+                seen_kinds.add(kind)
         if not getattr(piece, "hidden_by", None) and not getattr(piece, "masked_by", None):
             # a visible piece (most of them): every name it goes by is public ("" never is secret)
             add_public(piece.basic_name)
@@ -456,46 +461,6 @@ def concealed_names(pieces: Iterable[Any], mapped: MappingResult) -> list[str]:
             if piece.piece_name != piece.basic_name:
                 public.add(piece.piece_name)
     return sorted(secret - public)
-
-
-def _named_pieces(pieces: Iterable[Any], piece_counters: Mapping[str, str]) -> list[Any]:
-    """The pieces whose names `concealed_names` must read: every piece with a counter, and of the
-    others the first of each kind (`vassal_parser.game.PieceKind`: its pieces share their names and
-    concealment) and every piece without a kind — `_named_pieces_general`, picked by C-level walks.
-
-    Why: a first save's 5,000 pieces are mostly a few dozen kinds, and the names only go into sets
-    (the order is no matter), so `compress` and `dict` pick the few pieces instead of a loop looking
-    at each (about 25 opcodes a piece saved). A piece-like object without `id` or `kind` is read the
-    general way."""
-    pieces = pieces if isinstance(pieces, list) else list(pieces)
-    try:
-        counted = list(map(bool, map(piece_counters.get, map(_ID, pieces))))
-        kinds = list(map(_KIND, pieces))
-    except AttributeError:
-        return list(_named_pieces_general(pieces, piece_counters))
-    others = list(compress(pieces, map(not_, counted)))
-    other_kinds = list(compress(kinds, map(not_, counted)))
-    # kind -> its first piece without a counter (the last pair written for a key wins: walk backwards)
-    first_of_kind = dict(zip(reversed(other_kinds), reversed(others), strict=True))
-    unkinded = list(compress(others, map(is_, other_kinds, repeat(None)))) if None in first_of_kind else []
-    first_of_kind.pop(None, None)
-    return [*compress(pieces, counted), *first_of_kind.values(), *unkinded]
-
-
-def _named_pieces_general(pieces: Iterable[Any], piece_counters: Mapping[str, str]) -> Iterator[Any]:
-    seen_kinds: set[Any] = set()
-    for piece in pieces:
-        if not piece_counters.get(piece.id):
-            kind = getattr(piece, "kind", None)
-            if kind is not None:
-                if kind in seen_kinds:
-                    continue
-                seen_kinds.add(kind)
-        yield piece
-
-
-_ID = attrgetter("id")
-_KIND = attrgetter("kind")
 
 
 def answers_hint(plan: Mapping[str, Any]) -> list[str]:

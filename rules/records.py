@@ -16,8 +16,6 @@ from __future__ import annotations
 import copy
 from dataclasses import asdict, fields
 from functools import cache
-from itertools import compress
-from operator import not_
 from typing import Any, TypeVar
 
 ATOMS = frozenset({str, int, bool, float, type(None)})
@@ -88,8 +86,9 @@ def record_copy(record: _Record, seen: set[int]) -> _Record:
     if attributes is None:  # a slotted record
         raise NotPlain
     attributes = attributes.copy()
-    for name in _not_atoms(attributes):  # most fields are atoms, kept as they are
-        attributes[name] = checked_copy(attributes[name], seen)
+    for name, value in attributes.items():
+        if value.__class__ not in ATOMS:  # most fields: kept as they are
+            attributes[name] = checked_copy(value, seen)  # a value replaced, no key added: the walk goes on
     new = object.__new__(record.__class__)
     new.__dict__.update(attributes)
     return new
@@ -111,17 +110,10 @@ def record_json(record: Any, names: tuple[str, ...] | None = None) -> dict[str, 
     data = attributes.copy()  # the fields in field order, as `__init__` set them, most often
     if tuple(data) != names:
         data = {name: attributes[name] for name in names}
-    for name in _not_atoms(data):
-        copied = plain_copy(data[name])
-        if copied is NOT_PLAIN:
-            return {k: v for k, v in asdict(record).items() if k in names}
-        data[name] = copied
+    for name, value in data.items():
+        if value.__class__ not in ATOMS:
+            copied = plain_copy(value)
+            if copied is NOT_PLAIN:
+                return {k: v for k, v in asdict(record).items() if k in names}
+            data[name] = copied
     return data
-
-
-def _not_atoms(attributes: dict[str, Any]) -> list[str]:
-    """The names whose values are no atoms, found by C-level walks (a record has a few among many)."""
-    if ATOMS.issuperset(map(type, attributes.values())):
-        return []
-    atoms = map(ATOMS.__contains__, map(type, attributes.values()))
-    return list(compress(list(attributes), map(not_, atoms)))
