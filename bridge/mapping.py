@@ -375,7 +375,12 @@ class VassalMapping:
         whole_get = whole.get
         for piece in pieces:
             outcome = None
-            kind = getattr(piece, "kind", None) if by_kind is not None else None
+            kind = None
+            if by_kind is not None:
+                try:  # an attribute read, not `getattr` with a default: this runs for every piece
+                    kind = piece.kind
+                except AttributeError:  # a piece-like object without kinds
+                    kind = None
             if kind is not None:
                 tally = whole_get(kind)
                 if tally is not None:

@@ -440,7 +440,10 @@ def concealed_names(pieces: Iterable[Any], mapped: MappingResult) -> list[str]:
     for piece in pieces:
         counter_id = piece_counters.get(piece.id)
         if not counter_id:
-            kind = getattr(piece, "kind", None)
+            try:  # an attribute read, not `getattr` with a default: this runs for every piece
+                kind = piece.kind
+            except AttributeError:  # a piece-like object without kinds
+                kind = None
             if kind is not None:
                 if kind in seen_kinds:
                     continue

@@ -120,3 +120,19 @@ def test_inset_pieces_are_the_general_walks(pieces: list) -> None:  # type: igno
                    and not p.masked_by]
         assert _shown_in(chosen, map_id, seen) == general
         assert [id(p) for p in _shown_in(chosen, map_id, seen)] == [id(p) for p in general]
+
+
+def test_piece_like_objects_without_kinds(pipeline: CheckPipeline, reader: CheckPipeline,
+                                          pieces: list) -> None:  # type: ignore[type-arg]
+    """Objects with a piece's attributes but no `kind` at all (a caller's own) are read as pieces
+    without a kind: the same mapping and hidden names as for those pieces."""
+    from types import SimpleNamespace
+
+    chosen = next(selections(pieces, 1, 3))
+    kindless = [without_kind(piece) for piece in chosen]
+    bare = [SimpleNamespace(**{f.name: getattr(p, f.name) for f in fields(PlacedPiece) if f.name != "kind"})
+            for p in kindless]
+    expected = pipeline.mapping.map_pieces(kindless, pipeline.pack, pipeline.prototypes)
+    found = reader.mapping.map_pieces(bare, reader.pack, reader.prototypes, memo=MappingMemo())
+    assert found == expected
+    assert concealed_names(bare, found) == concealed_names(kindless, expected)
