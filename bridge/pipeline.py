@@ -347,7 +347,9 @@ class CheckPipeline:
         warnings += mapped.warnings
         source = f"{info['file']} (as mapped by {self.mapping.source})"
         state = GameState.from_json(mapped.position, source=source)
-        plan = run_plan(state, self.pack, answers=dict(answers or {}), answers_source=answers_source)
+        # in place: `state` is this plan's own (from_json shares nothing with the mapping's position)
+        plan = run_plan(state, self.pack, answers=dict(answers or {}), answers_source=answers_source,
+                        in_place=True)
         mostly = mostly_unmapped(mapped)
         if mostly is not None:
             plan.missing.append(mostly)

@@ -18,7 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from rules.records import NotPlain, checked_copy, field_names, record_copy, record_json
+from rules.records import ATOMS, NotPlain, checked_copy, deep_copy, field_names, record_copy, record_json
 from vassal_parser.errors import InputError
 
 FACTIONS: tuple[str, ...] = ("Axis", "Western", "Soviet")
@@ -269,6 +269,18 @@ class Turn:
     combined_game: bool = False  # the combined Axis Empires game (© steps)
 
 
+def _unshared(fields: dict[str, Any]) -> dict[str, Any]:
+    """`fields` with each list or object value copied (one level: `_check_types` allows only lists of
+    text and the text-to-text `current_cards` there)."""
+    unshared = dict(fields)
+    for key, value in fields.items():
+        kind = value.__class__
+        if kind not in ATOMS:  # most values
+            unshared[key] = (list(value) if kind is list else dict(value) if kind is dict
+                             else copy.deepcopy(value))
+    return unshared
+
+
 @cache
 def _country_json_fields() -> tuple[str, ...]:
     return tuple(name for name in field_names(CountryState) if name != "name")
@@ -292,6 +304,11 @@ class GameState:
     # ---- construction -------------------------------------------------------------------------
     @classmethod
     def from_json(cls, data: Any, source: str | Path = "<position>") -> GameState:
+        """The position a JSON object describes (docs/position-format.md); one-line InputError else.
+
+        The state shares no list or object with `data` (each is copied as it is taken), so a caller
+        may give it to the engine to work on in place (`rules.engine.plan(in_place=True)`) without
+        the engine's changes reaching `data` (tests/rules/test_state_copy.py)."""
         src = str(source)
         if not isinstance(data, dict):
             raise InputError(src, "a position must be a JSON object")
@@ -302,7 +319,7 @@ class GameState:
         if unknown:
             raise InputError(src, f"unknown turn field(s): {', '.join(sorted(unknown))}")
         _check_types(src, "turn", "turn", turn_data)
-        turn = Turn(**turn_data)
+        turn = Turn(**_unshared(turn_data))
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in turn.current_cards.items()):
             raise InputError(src, "turn.current_cards must map faction names to card ids (text)")
         if turn.phasing not in FACTIONS:
@@ -320,7 +337,7 @@ class GameState:
             if bad:
                 raise InputError(src, f"country {name!r}: unknown field(s) {', '.join(sorted(bad))}")
             _check_types(src, "country", f"country {name!r}", fields)
-            country = CountryState(name=name, **{k: v for k, v in fields.items() if k != "name"})
+            country = CountryState(name=name, **{k: v for k, v in _unshared(fields).items() if k != "name"})
             if country.faction not in ALIGNMENTS:
                 raise InputError(
                     src,
@@ -348,7 +365,7 @@ class GameState:
                 if required not in entry:
                     raise InputError(src, f"counter {cid!r} has no {required!r}")
             _check_types(src, "counter", f"counter {cid!r}", entry)
-            fields = {"name": cid, "nationality": None, "faction": None, **entry}
+            fields = {"name": cid, "nationality": None, "faction": None, **_unshared(entry)}
             counter = Counter(**fields)
             if counter.kind not in COUNTER_KINDS:
                 raise InputError(src, f"counter {cid!r}: unknown kind {counter.kind!r}")
@@ -392,7 +409,7 @@ class GameState:
         if data.get("awaw") is not None:
             from rules.awaw.position import parse_awaw  # A World at War positions only
 
-            awaw = parse_awaw(data["awaw"], src)
+            awaw = parse_awaw(deep_copy(data["awaw"]), src)
             if "phasing" in turn_data and turn.phasing != awaw.phasing_faction:
                 raise InputError(src, f"turn.phasing {turn.phasing!r} contradicts awaw side/powers "
                                       f"({awaw.phasing_faction})")
@@ -402,7 +419,7 @@ class GameState:
             turn=turn,
             countries=countries,
             counters=counters,
-            actions=actions,
+            actions=deep_copy(actions),
             source=src,
             posture_boxes=boxes,
             awaw=awaw,

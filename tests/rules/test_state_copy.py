@@ -202,6 +202,18 @@ def test_a_value_two_records_share_stays_shared_as_deepcopy_keeps_it() -> None:
     assert clone.counters["GE-1"].tags is not state.counters["GE-1"].tags
 
 
+def test_from_json_shares_nothing_with_its_data() -> None:
+    """The engine may work on a state in place (`plan(in_place=True)`): none of its changes may reach
+    the JSON the state was read from."""
+    data = full_state().to_json()
+    data["awaw"] = json.loads((ROOT / "examples" / "awaw" / "offer.position.json").read_text())["awaw"]
+    del data["turn"]["phasing"]  # the AWAW part gives it
+    state = GameState.from_json(data, source="<full>")
+    assert state.turn.fired and state.counters["GE-1"].tags and state.actions and state.awaw is not None
+    shared = set(mutable_parts(state, {})) & set(mutable_parts(data, {}))
+    assert not shared, "from_json keeps lists or objects of its data"
+
+
 # ---- real states -------------------------------------------------------------------------------
 def _example_positions() -> list[Path]:
     return sorted(p for p in (ROOT / "examples").glob("*/*.json") if "answers" not in p.name)
