@@ -388,8 +388,9 @@ class VassalMapping:
                     continue
                 # pieces of one kind that every rule refuses at its first condition: decided once
                 outcome = by_kind.get(kind)  # type: ignore[union-attr]
-                if outcome is None:
-                    outcome = self._unmatched(piece, first_names, memo) or _PER_PIECE  # type: ignore[arg-type]
+                if outcome is None:  # the kind's properties: the first conditions read no per-piece one
+                    outcome = self._unmatched(piece, first_names, memo,  # type: ignore[arg-type]
+                                              getattr(kind, "properties", None)) or _PER_PIECE
                     by_kind[kind] = outcome  # type: ignore[index]
                 if outcome is _PER_PIECE:
                     outcome = None
@@ -401,7 +402,8 @@ class VassalMapping:
             if key is not None:
                 outcome = remembered(key)  # type: ignore[misc]
             if not isinstance(outcome, _Outcome):
-                if first_names is not None:
+                # (a piece of a kind was just asked that through its kind: some rule may take it)
+                if first_names is not None and kind is None:
                     outcome = self._unmatched(piece, first_names, memo)  # type: ignore[arg-type]
                 if not isinstance(outcome, _Outcome):
                     outcome = self._outcome(piece, known_hexes)
@@ -500,7 +502,8 @@ class VassalMapping:
         return (tuple(name for name in names if name not in _OWN_VARIABLES),
                 tuple((name, *_OWN_VARIABLES[name]) for name in names if name in _OWN_VARIABLES))
 
-    def _unmatched(self, piece: PieceLike, names: tuple[str, ...], memo: MappingMemo) -> _Outcome | None:
+    def _unmatched(self, piece: PieceLike, names: tuple[str, ...], memo: MappingMemo,
+                   properties: Mapping[str, str] | None = None) -> _Outcome | None:
         """The outcome of a piece every rule refuses at its first condition, else None.
 
         Why: most pieces of a big save (markers, spare counters) are taken by no rule, and that is
@@ -508,12 +511,16 @@ class VassalMapping:
         nothing else of the piece is read, and the outcome is "unmapped" under its name. So it is
         kept by those values and the name alone (`MappingMemo.unmatched`), and a first save of
         5,000 pieces decides it once per kind of piece, not once per piece. A rule's first
-        condition sees the piece's variables before any regex group is added (`Rule.test`)."""
+        condition sees the piece's variables before any regex group is added (`Rule.test`).
+
+        `properties`: where to read the properties, when not `piece.properties` — its kind's, which
+        hold the same values for every property the first conditions read (`_first_reads_kind`),
+        so a piece of a kind no rule takes never has its own properties made."""
         if getattr(piece, "prototypes", None) is not None:
             return None  # a PieceSlot's own prototype list is a variable too
         property_names, own = self._first_readers
         # `_variables`: the piece's properties, then the variables it takes from the piece itself
-        read = tuple(map(piece.properties.get, property_names))
+        read = tuple(map((piece.properties if properties is None else properties).get, property_names))
         taken = tuple(getattr(piece, attribute) or "" if empty else getattr(piece, attribute)
                       for _name, attribute, empty in own) if own else ()
         key = (piece.basic_name, piece.piece_name, read, taken)
