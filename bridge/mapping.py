@@ -152,6 +152,13 @@ def fill(template: Any, variables: Mapping[str, str], where: str) -> Any:
             raise _MissingValue(f"{where}: no property {form!r}")
         if value.__class__ is str:
             return value
+    return fill_general(template, variables, where)
+
+
+def fill_general(template: Any, variables: Mapping[str, str], where: str) -> Any:
+    """`fill` without its shortcuts: every `{Name}` substituted by `_TEMPLATE.sub`."""
+    if not isinstance(template, str):
+        return template
 
     def replace(hit: re.Match[str]) -> str:
         name = hit.group(1)

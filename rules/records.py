@@ -30,10 +30,8 @@ def plain_copy(value: Any, seen: set[int] | None = None) -> Any:
     if kind in ATOMS:
         return value
     if kind is list:
-        if seen is not None:
-            if id(value) in seen:
-                return NOT_PLAIN
-            seen.add(id(value))
+        if seen is not None and not _first_meeting(value, seen):
+            return NOT_PLAIN
         items = []
         for item in value:
             if item.__class__ not in ATOMS:
@@ -43,10 +41,8 @@ def plain_copy(value: Any, seen: set[int] | None = None) -> Any:
             items.append(item)
         return items
     if kind is dict:
-        if seen is not None:
-            if id(value) in seen:
-                return NOT_PLAIN
-            seen.add(id(value))
+        if seen is not None and not _first_meeting(value, seen):
+            return NOT_PLAIN
         entries = {}
         for key, item in value.items():
             if key.__class__ not in ATOMS:
@@ -58,6 +54,14 @@ def plain_copy(value: Any, seen: set[int] | None = None) -> Any:
             entries[key] = item
         return entries
     return NOT_PLAIN
+
+
+def _first_meeting(container: Any, seen: set[int]) -> bool:
+    """Whether this copy meets the container for the first time (and note it)."""
+    if id(container) in seen:
+        return False
+    seen.add(id(container))
+    return True
 
 
 def deep_copy(value: Any) -> Any:

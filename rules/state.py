@@ -186,6 +186,12 @@ def _check_types(src: str, what: str, label: str, fields: dict[str, Any]) -> Non
         kind = value.__class__
         if kind in exact.get(key, ()) and (kind is not list or all(isinstance(v, str) for v in value)):
             continue
+        _check_types_general(src, what, label, {key: value})
+
+
+def _check_types_general(src: str, what: str, label: str, fields: dict[str, Any]) -> None:
+    """`_check_types` without its exact-class test: isinstance, with bools apart from numbers."""
+    for key, value in fields.items():
         allowed = FIELD_TYPES[what].get(key)
         if allowed is None:
             continue

@@ -12,24 +12,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.state import FIELD_TYPES, _check_types, json_type
+from rules.state import FIELD_TYPES, _check_types, _check_types_general
 from vassal_parser.errors import InputError
-
-_NAMES = {str: "text", bool: "true/false", int: "a whole number", list: "a list", dict: "an object"}
-
-
-def general_check(src: str, what: str, label: str, fields: dict[str, Any]) -> None:
-    """The general test alone (isinstance, bool apart from numbers), as `_check_types` had it."""
-    for key, value in fields.items():
-        allowed = FIELD_TYPES[what].get(key)
-        if allowed is None:
-            continue
-        ok = isinstance(value, allowed) and not (bool not in allowed and isinstance(value, bool))
-        if not ok:
-            expected = " or ".join(_NAMES.get(t, "null") for t in allowed)
-            raise InputError(src, f"{label}: {key!r} must be {expected}, not {json_type(value)}")
-        if isinstance(value, list) and not all(isinstance(v, str) for v in value):
-            raise InputError(src, f"{label}: {key!r} must be a list of text")
 
 
 class Text(str):
@@ -62,11 +46,12 @@ def outcome(check: Any, what: str, fields: dict[str, Any]) -> str | None:
 def test_fast_check_answers_as_the_general_one(what: str, data: st.DataObject) -> None:
     keys = [*FIELD_TYPES[what], "unknown_key"]
     fields = data.draw(st.dictionaries(st.sampled_from(keys), values, max_size=6))
-    assert outcome(_check_types, what, fields) == outcome(general_check, what, fields)
+    assert outcome(_check_types, what, fields) == outcome(_check_types_general, what, fields)
 
 
 def test_bools_are_no_numbers_and_lists_hold_text() -> None:
     assert outcome(_check_types, "counter", {"steps": True}) is not None
     assert outcome(_check_types, "counter", {"steps": 2, "exp": True, "tags": ["a"]}) is None
     mixed = {"tags": ["a", 1]}
-    assert outcome(_check_types, "counter", mixed) == outcome(general_check, "counter", mixed) is not None
+    assert outcome(_check_types, "counter", mixed) == outcome(_check_types_general, "counter", mixed)
+    assert outcome(_check_types, "counter", mixed) is not None
