@@ -72,6 +72,10 @@ class Rule:
         gate = next(((n, e) for k, n, p, e in conditions if p is None and k not in PLACE_KEYS
                      and k != "@prototype"), (None, None))
         object.__setattr__(self, "gate", gate)
+        # (field, template, its `_template_form`) of `set`: a counter rule fills them for every new piece
+        object.__setattr__(self, "setters", tuple(
+            (name, template, _template_form(template) if isinstance(template, str) else None)
+            for name, template in self.values.items()))
 
     def refused_at_first(self, variables: Mapping[str, str | None]) -> bool:
         """Whether `test` (on a placed piece) fails at the first condition, given the value of that
@@ -607,10 +611,14 @@ class VassalMapping:
         fields: dict[str, Any] = {}
         delta = 0
         for rule, found in _matching(self.counters, piece, variables):
-            where = f"{self.source} [[vassal.counters]] #{rule.index + 1}"
             try:
-                for name, template in rule.values.items():
-                    fields[name] = _typed(name, fill(template, found, where))
+                for name, template, form in rule.setters:  # type: ignore[attr-defined]
+                    # `fill` inline (its shortcuts; the rest, and any problem, the general way)
+                    value = template if form is None else found.get(form, _MISSING) if form else _MISSING
+                    if form is not None and value.__class__ is not str:
+                        where = f"{self.source} [[vassal.counters]] #{rule.index + 1}"
+                        value = fill_general(template, found, where)
+                    fields[name] = _typed(name, value)
             except _MissingValue as problem:
                 warnings.append(f"piece {piece.basic_name!r}: {problem}")
                 return None

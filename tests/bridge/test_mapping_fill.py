@@ -39,3 +39,45 @@ def test_the_shortcut_forms() -> None:
     assert fill("ground", {}, "w") == "ground"
     assert fill("{Nation}-{Counter}", {"Nation": "GE", "Counter": "1"}, "w") == "GE-1"
     assert outcome(fill, "{Counter}", {}) == ("missing", "w: no property 'Counter'".replace("w", "rule #1"))
+
+
+def _general_setters(mapping: Any) -> Any:
+    """The same mapping with every text template filled the general way (form "")."""
+    import copy
+
+    general = copy.deepcopy(mapping)
+    for rule in general.counters:
+        object.__setattr__(rule, "setters", tuple((n, t, "" if isinstance(t, str) else None)
+                                                   for n, t, _form in rule.setters))
+    return general
+
+
+field_templates = st.dictionaries(
+    st.sampled_from(["name", "nationality", "steps", "exp", "tags", "area"]),
+    st.one_of(templates, st.sampled_from(["{Counter}", "{Steps}", "{Missing}", "2", "yes", "a, b"])),
+    max_size=4)
+
+
+@settings(max_examples=150, deadline=None)
+@given(field_templates, st.lists(st.dictionaries(st.sampled_from(["Counter", "Steps", "Kind", "n"]),
+                                                 st.text(max_size=3), max_size=4), max_size=6))
+def test_counter_fields_inline_fill_as_general(values: dict[str, Any],
+                                               properties: list[dict[str, str]]) -> None:
+    """`_counter_fields` fills its rules' templates inline: the counters and the problems it reports
+    are those of filling every template the general way."""
+    from bridge.mapping import VassalMapping
+    from vassal_parser.game import PlacedPiece
+
+    table = {"places": {"hexes": [{"map": "Europe"}]},
+             "counters": [{"match": {"Kind": "re:.*"},
+                           "set": {"id": "{Counter}", "kind": "ground", **values}}]}
+    mapping = VassalMapping.from_table(table, "test.toml")
+    pieces = [PlacedPiece(id=str(n), basic_name=f"P{n}", piece_name=f"P{n}", map="Europe", x=n, y=n,
+                          board=None, zone=None, location="0101", stack_id=None, stack_index=None, deck=None,
+                          properties={"Kind": "ground", "Counter": f"C{n}", **props})
+              for n, props in enumerate(properties)]
+    try:
+        expected = _general_setters(mapping).map_pieces(pieces)
+    except TypeError:  # a non-text variable: both ways refuse it alike
+        return
+    assert mapping.map_pieces(pieces) == expected
