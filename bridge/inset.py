@@ -111,21 +111,100 @@ def neighbours(layout: MapLayout, center: tuple[int, int]) -> list[str]:
     return names
 
 
-def _hex_entry(layout: MapLayout, location: str, label: str | None, focus: bool) -> dict[str, Any] | None:
+Cell = tuple[tuple[int, int], tuple[tuple[int, int], ...]]  # (centre, outline), map pixels
+_Cells = dict[str, "Cell | None"]  # location name -> its cell
+_Around = dict[tuple[int, int], tuple[str, ...]]  # a cell's centre -> its neighbours' names
+
+
+def grid_cell(layout: MapLayout, location: str) -> Cell | None:
+    """The centre and outline of the cell a location name names, None when the grid has none."""
     center = layout.point_for(location)
     if center is None:
         return None
     outline = layout.cell_polygon(*center)
     if not outline:
         return None
+    return (center[0], center[1]), tuple((x, y) for x, y in outline)
+
+
+class InsetGeometry:
+    """The grid answers the insets ask (`grid_cell`, `neighbours`), remembered per layout.
+
+    Why: an inset's cells and their neighbours cost about 5 M instructions of the demo's first
+    save (each name parsed by the grid's numbering pattern, each outline and neighbour computed), yet
+    they depend only on the layout — the module's boards as the save chose them — never on the
+    pieces. `CheckPipeline.warm_up` fills this for every pack hex on the default boards' layouts, so
+    a first save's insets are lookups. Exact: an answer is the layout's own, kept only when working it
+    out recorded no new layout problem (so a remembered answer is one a new call would give without
+    side effects); layouts are told apart by identity and held (at most MAX_LAYOUTS, then the
+    oldest is dropped), each with at most MAX_CELLS answers."""
+
+    MAX_LAYOUTS = 8
+    MAX_CELLS = 20_000
+
+    def __init__(self) -> None:
+        # id(layout) -> (layout, location -> cell, centre -> neighbour names)
+        self._tables: dict[int, tuple[MapLayout, _Cells, _Around]] = {}
+
+    def _of(self, layout: MapLayout) -> tuple[_Cells, _Around]:
+        found = self._tables.get(id(layout))
+        if found is None or found[0] is not layout:
+            if len(self._tables) >= self.MAX_LAYOUTS:
+                del self._tables[next(iter(self._tables))]
+            found = self._tables[id(layout)] = (layout, {}, {})
+        return found[1], found[2]
+
+    def cell(self, layout: MapLayout, location: str) -> Cell | None:
+        cells, _ = self._of(layout)
+        if location in cells:
+            return cells[location]
+        problems = len(layout.problems)
+        found = grid_cell(layout, location)
+        if len(layout.problems) == problems and len(cells) < self.MAX_CELLS:
+            cells[location] = found
+        return found
+
+    def neighbours(self, layout: MapLayout, center: tuple[int, int]) -> list[str]:
+        _, around = self._of(layout)
+        names = around.get(center)
+        if names is None:
+            problems = len(layout.problems)
+            names = tuple(neighbours(layout, center))
+            if len(layout.problems) == problems and len(around) < self.MAX_CELLS:
+                around[center] = names
+        return list(names)
+
+    def warm(self, layout: MapLayout, locations: Iterable[str]) -> int:
+        """Work out the cells of `locations` and of their neighbours; returns how many cells."""
+        done = 0
+        for location in locations:
+            found = self.cell(layout, location)
+            if found is None:
+                continue
+            done += 1
+            for name in self.neighbours(layout, found[0]):
+                done += self.cell(layout, name) is not None
+        return done
+
+
+def _hex_entry(layout: MapLayout, location: str, label: str | None, focus: bool,
+               geometry: InsetGeometry | None = None) -> dict[str, Any] | None:
+    found = geometry.cell(layout, location) if geometry is not None else grid_cell(layout, location)
+    if found is None:
+        return None
+    center, outline = found
     return {"name": location, "label": label, "center": [center[0], center[1]],
             "points": [[x, y] for x, y in outline], "focus": focus}
 
 
 def build_inset(event: Mapping[str, Any], pieces: Iterable[Any], layout_for: LayoutFor,
                 known_hexes: Mapping[str, Any], places: Mapping[str, HexPlace],
-                piece_counters: Mapping[str, str] | None = None) -> dict[str, Any] | None:
-    """The inset for one event, or None when it names no hex the module's grid can place."""
+                piece_counters: Mapping[str, str] | None = None,
+                geometry: InsetGeometry | None = None) -> dict[str, Any] | None:
+    """The inset for one event, or None when it names no hex the module's grid can place.
+
+    `geometry` (a daemon's, see `InsetGeometry`) answers the grid questions from memory; the
+    inset is the same with or without it."""
     focus = [places[h] for h in event_focus(event, known_hexes) if h in places]
     if not focus:
         return None
@@ -140,17 +219,19 @@ def build_inset(event: Mapping[str, Any], pieces: Iterable[Any], layout_for: Lay
     for place in focus:
         if place.map_id != map_id or place.location in seen:
             continue
-        entry = _hex_entry(layout, place.location, labels.get(place.location), True)
+        entry = _hex_entry(layout, place.location, labels.get(place.location), True, geometry)
         if entry is not None:
             hexes.append(entry)
             seen.add(place.location)
     for entry in list(hexes):
-        for name in neighbours(layout, (entry["center"][0], entry["center"][1])):
+        center = (entry["center"][0], entry["center"][1])
+        around = geometry.neighbours(layout, center) if geometry is not None else neighbours(layout, center)
+        for name in around:
             if len(hexes) >= MAX_HEXES:
                 break
             if name in seen:
                 continue
-            neighbour = _hex_entry(layout, name, labels.get(name), False)
+            neighbour = _hex_entry(layout, name, labels.get(name), False, geometry)
             seen.add(name)
             if neighbour is not None:
                 hexes.append(neighbour)
@@ -183,11 +264,12 @@ def _counter(piece: Any, piece_counters: Mapping[str, str] | None) -> dict[str, 
 
 def add_insets(plan: dict[str, Any], pieces: Sequence[Any], layout_for: LayoutFor,
                known_hexes: Mapping[str, Any], places: Mapping[str, HexPlace],
-               piece_counters: Mapping[str, str] | None = None) -> None:
+               piece_counters: Mapping[str, str] | None = None,
+               geometry: InsetGeometry | None = None) -> None:
     """Give every due event (fired or waiting) its `map` inset, in place."""
     for event in plan.get("events") or []:
         if event.get("status") not in ("fired", "waiting"):
             continue
-        inset = build_inset(event, pieces, layout_for, known_hexes, places, piece_counters)
+        inset = build_inset(event, pieces, layout_for, known_hexes, places, piece_counters, geometry)
         if inset is not None:
             event["map"] = inset

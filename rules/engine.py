@@ -564,15 +564,21 @@ def _factions_of(entry: EventEntry) -> list[str]:
 
 
 def plan(
-    state: GameState, pack: Pack, answers: dict[str, Any] | None = None, answers_source: str = "<answers>"
+    state: GameState, pack: Pack, answers: dict[str, Any] | None = None, answers_source: str = "<answers>",
+    in_place: bool = False,
 ) -> Plan:
-    """Check the phasing faction's events in 6.2 order, applying each fired event before the next."""
+    """Check the phasing faction's events in 6.2 order, applying each fired event before the next.
+
+    The events work on a clone of `state`, so the caller's state is never changed; with `in_place`
+    (a caller that made the state only for this plan, e.g. `bridge.pipeline` from the mapping's
+    position) they work on `state` itself, which saves the clone (about 1 M instructions of the
+    demo's first save) and gives the same plan."""
     from rules.war_peace import validate_actions
 
     load_event_modules()
     validate_position(state, pack)
     answers = dict(answers or {})
-    work = state.clone()
+    work = state if in_place else state.clone()
     # "card 29" as the text writes it: the faction's one card with that number (issue 12 item 12).
     work.turn.current_cards = {f: resolve_card(pack, f, c, state.source)
                                for f, c in work.turn.current_cards.items()}

@@ -6,10 +6,11 @@ form (`Plan.to_json`) is the wire contract, documented in docs/plan-format.md. A
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from rules.plan_tables import table_lines, unique_readings
+from rules.records import record_json
 
 PLAN_FORMAT_VERSION = 1
 
@@ -43,7 +44,7 @@ class Step:
     faction: str | None = None  # whose counter it moves / country it changes: that player's view shows it
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = record_json(self)  # = asdict(self), rules/records.py
         data["from"] = data.pop("from_")
         return data
 
@@ -76,7 +77,7 @@ class Choice:
         return self.label_of(self.answer)
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = record_json(self)  # = asdict(self), rules/records.py
         data["answer_label"] = self.answer_words() if self.answered else None
         return data
 
@@ -91,7 +92,7 @@ class MissingFact:
     name: str | None = None  # the subject as players name it (an area's name), when not the id itself
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return record_json(self)  # = asdict(self), rules/records.py
 
 
 def _subject(missing: MissingFact) -> str:
@@ -176,7 +177,7 @@ class Violation:
     text: str
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return record_json(self)  # = asdict(self), rules/records.py
 
 
 @dataclass

@@ -11,11 +11,14 @@ Locations are strings: a hex id known to the pack (``w3516``) or a box id ``kind
 
 from __future__ import annotations
 
+import contextlib
 import copy
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+from rules.records import ATOMS, NotPlain, checked_copy, deep_copy, field_names, record_copy, record_json
 from vassal_parser.errors import InputError
 
 FACTIONS: tuple[str, ...] = ("Axis", "Western", "Soviet")
@@ -166,8 +169,28 @@ FIELD_TYPES: dict[str, dict[str, tuple[type, ...]]] = {
 _TYPE_NAMES = {str: "text", bool: "true/false", int: "a whole number", list: "a list", dict: "an object"}
 
 
+# The same, as sets of exact classes: a value of one of them passes `_check_types` at once.
+_EXACT_FIELD_TYPES: dict[str, dict[str, frozenset[type]]] = {
+    what: {key: frozenset(allowed) for key, allowed in table.items()} for what, table in FIELD_TYPES.items()
+}
+
+
 def _check_types(src: str, what: str, label: str, fields: dict[str, Any]) -> None:
-    """Wrong JSON types would surface later as tracebacks deep in a rule; refuse them here, in one line."""
+    """Wrong JSON types would surface later as tracebacks deep in a rule; refuse them here, in one line.
+
+    Why the exact-class test first: it decides almost every value (JSON gives exact classes; a
+    `bool` passes only where `bool` is listed), and every counter of a save comes through here;
+    anything else (a subclass, a wrong type, an unknown key) takes the general test below."""
+    exact = _EXACT_FIELD_TYPES[what]
+    for key, value in fields.items():
+        kind = value.__class__
+        if kind in exact.get(key, ()) and (kind is not list or all(isinstance(v, str) for v in value)):
+            continue
+        _check_types_general(src, what, label, {key: value})
+
+
+def _check_types_general(src: str, what: str, label: str, fields: dict[str, Any]) -> None:
+    """`_check_types` without its exact-class test: isinstance, with bools apart from numbers."""
     for key, value in fields.items():
         allowed = FIELD_TYPES[what].get(key)
         if allowed is None:
@@ -252,6 +275,23 @@ class Turn:
     combined_game: bool = False  # the combined Axis Empires game (© steps)
 
 
+def _unshared(fields: dict[str, Any]) -> dict[str, Any]:
+    """`fields` with each list or object value copied (one level: `_check_types` allows only lists of
+    text and the text-to-text `current_cards` there)."""
+    unshared = dict(fields)
+    for key, value in fields.items():
+        kind = value.__class__
+        if kind not in ATOMS:  # most values
+            unshared[key] = (list(value) if kind is list else dict(value) if kind is dict
+                             else copy.deepcopy(value))
+    return unshared
+
+
+@cache
+def _country_json_fields() -> tuple[str, ...]:
+    return tuple(name for name in field_names(CountryState) if name != "name")
+
+
 @dataclass
 class GameState:
     """The whole position. Mutable: the engine works on a deep copy (`clone`)."""
@@ -270,6 +310,11 @@ class GameState:
     # ---- construction -------------------------------------------------------------------------
     @classmethod
     def from_json(cls, data: Any, source: str | Path = "<position>") -> GameState:
+        """The position a JSON object describes (docs/position-format.md); one-line InputError else.
+
+        The state shares no list or object with `data` (each is copied as it is taken), so a caller
+        may give it to the engine to work on in place (`rules.engine.plan(in_place=True)`) without
+        the engine's changes reaching `data` (tests/rules/test_state_copy.py)."""
         src = str(source)
         if not isinstance(data, dict):
             raise InputError(src, "a position must be a JSON object")
@@ -280,7 +325,7 @@ class GameState:
         if unknown:
             raise InputError(src, f"unknown turn field(s): {', '.join(sorted(unknown))}")
         _check_types(src, "turn", "turn", turn_data)
-        turn = Turn(**turn_data)
+        turn = Turn(**_unshared(turn_data))
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in turn.current_cards.items()):
             raise InputError(src, "turn.current_cards must map faction names to card ids (text)")
         if turn.phasing not in FACTIONS:
@@ -298,7 +343,7 @@ class GameState:
             if bad:
                 raise InputError(src, f"country {name!r}: unknown field(s) {', '.join(sorted(bad))}")
             _check_types(src, "country", f"country {name!r}", fields)
-            country = CountryState(name=name, **{k: v for k, v in fields.items() if k != "name"})
+            country = CountryState(name=name, **{k: v for k, v in _unshared(fields).items() if k != "name"})
             if country.faction not in ALIGNMENTS:
                 raise InputError(
                     src,
@@ -319,14 +364,14 @@ class GameState:
             cid = entry["id"]
             if cid in counters:
                 raise InputError(src, f"counter {cid!r} is listed twice (a counter can be in one place only)")
-            bad = set(entry) - set(Counter.__dataclass_fields__)
+            bad = entry.keys() - Counter.__dataclass_fields__.keys()
             if bad:
                 raise InputError(src, f"counter {cid!r}: unknown field(s) {', '.join(sorted(bad))}")
             for required in ("kind", "location"):
                 if required not in entry:
                     raise InputError(src, f"counter {cid!r} has no {required!r}")
             _check_types(src, "counter", f"counter {cid!r}", entry)
-            fields = {"name": cid, "nationality": None, "faction": None, **entry}
+            fields = {"name": cid, "nationality": None, "faction": None, **_unshared(entry)}
             counter = Counter(**fields)
             if counter.kind not in COUNTER_KINDS:
                 raise InputError(src, f"counter {cid!r}: unknown kind {counter.kind!r}")
@@ -370,7 +415,7 @@ class GameState:
         if data.get("awaw") is not None:
             from rules.awaw.position import parse_awaw  # A World at War positions only
 
-            awaw = parse_awaw(data["awaw"], src)
+            awaw = parse_awaw(deep_copy(data["awaw"]), src)
             if "phasing" in turn_data and turn.phasing != awaw.phasing_faction:
                 raise InputError(src, f"turn.phasing {turn.phasing!r} contradicts awaw side/powers "
                                       f"({awaw.phasing_faction})")
@@ -380,20 +425,21 @@ class GameState:
             turn=turn,
             countries=countries,
             counters=counters,
-            actions=actions,
+            actions=deep_copy(actions),
             source=src,
             posture_boxes=boxes,
             awaw=awaw,
         )
 
     def to_json(self) -> dict[str, Any]:
+        """The position as JSON data, equal to `dataclasses.asdict` of each part (tests/rules/
+        test_state_copy.py), by `rules.records` (each plan writes its resulting position)."""
+        country_fields = _country_json_fields()
         return {
             "pack": self.pack,
-            "turn": asdict(self.turn),
-            "countries": {
-                n: {k: v for k, v in asdict(c).items() if k != "name"} for n, c in self.countries.items()
-            },
-            "counters": [asdict(c) for c in self.counters.values()],
+            "turn": record_json(self.turn),
+            "countries": {n: record_json(c, country_fields) for n, c in self.countries.items()},
+            "counters": [record_json(c) for c in self.counters.values()],
             "actions": copy.deepcopy(self.actions),
             **({"posture_boxes": {n: {"markers": list(m)} for n, m in self.posture_boxes.items()}}
                if self.posture_boxes else {}),
@@ -401,6 +447,25 @@ class GameState:
         }
 
     def clone(self) -> GameState:
+        """A copy sharing nothing mutable with this state (the engine works on one), equal to
+        `copy.deepcopy(self)`, by `rules.records` (every plan clones the whole position). A position
+        holding anything but plain data, or values shared between its parts, or an AWAW part, is
+        deep-copied. Every field must be copied here: tests/rules/test_state_copy.py fails for a
+        field it does not find copied."""
+        if self.awaw is None:
+            seen: set[int] = set()
+            with contextlib.suppress(NotPlain):
+                return GameState(
+                    pack=self.pack,
+                    turn=record_copy(self.turn, seen),
+                    countries={name: record_copy(country, seen) for name, country in self.countries.items()},
+                    counters={cid: record_copy(counter, seen) for cid, counter in self.counters.items()},
+                    actions=checked_copy(self.actions, seen),
+                    source=self.source,
+                    posture_boxes={name: checked_copy(markers, seen)
+                                   for name, markers in self.posture_boxes.items()},
+                    awaw=None,
+                )
         return copy.deepcopy(self)
 
     # ---- accessors ----------------------------------------------------------------------------
@@ -442,3 +507,4 @@ class GameState:
 
     def move(self, counter_id: str, location: str) -> None:
         self.counters[counter_id].location = location
+
