@@ -507,4 +507,3 @@ class GameState:
 
     def move(self, counter_id: str, location: str) -> None:
         self.counters[counter_id].location = location
-
