@@ -147,16 +147,20 @@ def fill(template: Any, variables: Mapping[str, str], where: str) -> Any:
     about a microsecond each (a quarter of a new piece's mapping); the rest take the general way."""
     if not isinstance(template, str):
         return template
-    form = _template_form(template)
+    value = _quick_fill(template, _template_form(template), variables)
+    return fill_general(template, variables, where) if value is _MISSING else value
+
+
+def _quick_fill(template: Any, form: str | None, variables: Mapping[str, str]) -> Any:
+    """`fill`'s answer by its shortcuts, given the template's `_template_form` (None also for a
+    template that is no text), or _MISSING where the general way answers (or says what is missing)."""
     if form is None:
         return template  # no `{...}`: re.sub would return it as it is
     if form:
         value = variables.get(form, _MISSING)
-        if value is _MISSING:
-            raise _MissingValue(f"{where}: no property {form!r}")
         if value.__class__ is str:
             return value
-    return fill_general(template, variables, where)
+    return _MISSING
 
 
 def fill_general(template: Any, variables: Mapping[str, str], where: str) -> Any:
@@ -613,9 +617,9 @@ class VassalMapping:
         for rule, found in _matching(self.counters, piece, variables):
             try:
                 for name, template, form in rule.setters:  # type: ignore[attr-defined]
-                    # `fill` inline (its shortcuts; the rest, and any problem, the general way)
-                    value = template if form is None else found.get(form, _MISSING) if form else _MISSING
-                    if form is not None and value.__class__ is not str:
+                    # `fill` with the form worked out once per rule (and the place named only when needed)
+                    value = _quick_fill(template, form, found)
+                    if value is _MISSING:
                         where = f"{self.source} [[vassal.counters]] #{rule.index + 1}"
                         value = fill_general(template, found, where)
                     fields[name] = _typed(name, value)

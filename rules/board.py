@@ -31,7 +31,7 @@ class Board:
 
     # ---- territory ---------------------------------------------------------------------------
     def ceded_area_active(self, area: AreaInfo, ceded: frozenset[str] | None = None) -> bool:
-        """An area is ceded while a marker for it sits in the Ceded Lands Box (16.1.1 Step 4).
+        """An area is ceded while a marker for it sits in the Ceded Lands Box (TK 16.1.1 Step 4, DS Step 3).
 
         `ceded`: the areas `ceded_areas` gave for this position, when the caller asks for many hexes."""
         if ceded is not None:
