@@ -1,1 +1,1 @@
-"""`python -m adjutant`: the same command line as the `adjutant` script (bridge/cli.py)."""
+"""`python -m adjutant`: the same command line as the `adjutant` script (bridge/cli/main.py)."""

@@ -1,5 +1,5 @@
 """Allow `python -m adjutant` as an alias of the `adjutant` console script."""
 
-from bridge.cli import main
+from bridge.cli.main import main
 
 raise SystemExit(main())

@@ -50,7 +50,7 @@ def child(save: str, stage: str) -> None:
     pipeline = CheckPipeline(MODULE, str(PACK))
     pipeline.warm_up()
     gc.collect()
-    gc.freeze()  # as the worker does (bridge/planner_process.py)
+    gc.freeze()  # as the worker does (bridge/daemon/planner_process.py)
     with collector_paused():  # as the worker plans a save
         if stage == "plan":
             started = time.process_time()

@@ -131,8 +131,8 @@ def container_planner(path: Path, answers: object) -> dict:
 
 def serve_container(folder: Path) -> None:
     """`--serve-container`: the daemon with `container_planner`, in this (child) process."""
-    from bridge.commands.watch import serve_until_signal
-    from bridge.watch import WatchDaemon
+    from bridge.cli.commands.watch import serve_until_signal
+    from bridge.daemon.watch import WatchDaemon
 
     daemon = WatchDaemon(
         folder, container_planner, port=0, log_line=lambda line: print(f"adjutant watch: {line}")

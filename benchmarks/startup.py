@@ -47,7 +47,7 @@ def timed(argv: list[str], runs: int) -> tuple[float, float]:
 
 def heavy_imports(python: str) -> list[str]:
     code = (
-        "import sys; from bridge.cli import main\n"
+        "import sys; from bridge.cli.main import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
         f"print('\\n'.join(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)"
     )
@@ -70,7 +70,7 @@ def main() -> int:
         "-I",
         "-c",
         f"import sys; sys.path.insert(0, {str(PROJECT_ROOT)!r}); "
-        "from bridge.cli import main; main(['--help'])",
+        "from bridge.cli.main import main; main(['--help'])",
     ]
     rows = [
         ("bare interpreter", [python, "-c", "pass"]),

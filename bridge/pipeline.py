@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bridge.inset import InsetGeometry, LayoutFor, add_insets, hex_places
-from bridge.mapping import MappingMemo, MappingResult, VassalMapping, slot_prototypes
+from bridge.mapping.inset import InsetGeometry, LayoutFor, add_insets, hex_places
+from bridge.mapping.mapper import MappingMemo, MappingResult, VassalMapping, slot_prototypes
 from rules.engine import check_answer_ids
 from rules.engine import plan as run_plan
 from rules.packs import PACKS_DIR, Pack, load_pack
@@ -81,7 +81,7 @@ class CheckPipeline:
     Why memos (`remember=True`, the default): the daemon plans every save of one game, and
     between two saves almost every piece is unchanged, so each piece's decoding, location and
     mapping are remembered under the exact text they came from (vassal_parser.game.PositionMemo,
-    bridge.mapping.MappingMemo). A plan is the same with or without them (tests/bridge/
+    bridge.mapping.mapper.MappingMemo). A plan is the same with or without them (tests/bridge/
     test_pipeline_memo.py); they belong to this pipeline's module and pack, which never change."""
 
     def __init__(self, module_path: str | Path, pack: str | Path | Pack,
@@ -91,7 +91,7 @@ class CheckPipeline:
         self.pack: Pack = pack if isinstance(pack, Pack) else load_pack(pack)
         self.mapping = pack_mapping(self.pack, self.module, self.module_path)
         self.prototypes = slot_prototypes(self.module)
-        # Pack hex id -> (map, grid location), for the map insets of due events (bridge/inset.py).
+        # Pack hex id -> (map, grid location), for the map insets of due events (bridge/mapping/inset.py).
         self.hex_places = hex_places(getattr(self.pack, "hexes", None) or {}, self.mapping.hex_maps)
         self.position_memo = PositionMemo(self.module) if remember else None
         self.mapping_memo = MappingMemo() if remember else None
@@ -171,7 +171,7 @@ class CheckPipeline:
         problems."""
         import tempfile
 
-        from bridge.mapping import slot_piece_objects
+        from bridge.mapping.mapper import slot_piece_objects
         from vassal_parser import commands
         from vassal_parser.layout import MapLayout
         from vassal_parser.writer import write_game_file

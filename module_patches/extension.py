@@ -180,7 +180,7 @@ def _element(tag: str, attributes: dict[str, str], text: str | None = None) -> e
 
 def _zones(root: etree._Element, pack: Any) -> tuple[list[tuple[str, etree._Element]], list[str]]:
     """Zones for pack boxes that give a polygon ([vassal.writeback.points] map, board, polygon)."""
-    from bridge.writeback import Writeback
+    from bridge.writeback.translate import Writeback
 
     table = (getattr(pack, "extra", {}).get("vassal") or {}).get("writeback", {}).get("points", {})
     writeback = Writeback.from_pack(pack)

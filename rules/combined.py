@@ -7,7 +7,7 @@ Event checks on the TK map before the DS map, and an event's effects apply only 
 the rule says otherwise -- TK 16.2.1 Step 7 and 16.2.2 Step 11 do (rules/packs/ds/combined.toml).
 
 Position form (docs/position-format.md): ``{"maps": {"TK": <position>, "DS": <position>}}``; answers
-form: ``{"TK": {<choice id>: ...}, "DS": {...}}``. `adjutant plan` (bridge/commands/plan.py) calls
+form: ``{"TK": {<choice id>: ...}, "DS": {...}}``. `adjutant plan` (bridge/cli/commands/plan.py) calls
 `plan_combined` for such a position.
 """
 

@@ -3,7 +3,7 @@
 Why data and not code: the map, countries, cards and event parameters differ per edition (TK, DS,
 AWAW, demo) and a user must be able to complete the map for a real game without touching Python.
 Every ``*.toml`` file of a pack directory is merged; tables the engine does not know (e.g. the
-``[vassal]`` table read by `bridge.mapping`) are kept unvalidated in `Pack.extra`.
+``[vassal]`` table read by `bridge.mapping.mapper`) are kept unvalidated in `Pack.extra`.
 See docs/pack-format.md.
 """
 

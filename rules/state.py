@@ -1,7 +1,7 @@
 """The neutral game position the rules engine reasons about.
 
 Why a VASSAL-free model: the rules must be testable from a few lines of JSON, and the VASSAL side
-(`bridge.mapping`) can change without touching a single rule. Static facts (hexes, countries'
+(`bridge.mapping.mapper`) can change without touching a single rule. Static facts (hexes, countries'
 capitals, regions) live in the pack; this file holds only what changes during a game: where counters
 are, countries' faction/status/posture, the turn, and what once-per-game events remember.
 

@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bridge.commands.watch import pipeline_planner  # noqa: E402
+from bridge.cli.commands.watch import pipeline_planner  # noqa: E402
 from tests.bridge.harness import DaemonThread  # noqa: E402
 
 DEMO = ROOT / "module_patches" / "demo"

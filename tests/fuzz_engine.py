@@ -352,7 +352,7 @@ class _Reader:
         from vassal_parser.module import load_module
 
         if seed.kind == "position":  # `adjutant plan POSITION.json --json`, its handler called directly
-            from bridge.cli import build_parser
+            from bridge.cli.main import build_parser
 
             args = build_parser().parse_args(["plan", str(path), "--json"])
             with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):

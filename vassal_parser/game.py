@@ -77,7 +77,7 @@ class PlacedPiece:
     masked_by: str | None = None
     traits: list[Trait] = field(default_factory=list, repr=False)
     # Set only when the game was read with a PositionMemo: every input this piece was computed
-    # from, so a later consumer (bridge.mapping) may remember its own per-piece work under it.
+    # from, so a later consumer (bridge.mapping.mapper) may remember its own per-piece work under it.
     memo_key: tuple | None = field(default=None, repr=False, compare=False)
     # What this piece shares with every piece of its kind in the position (same type, same state but
     # for where it stands; across positions too with a PositionMemo), one object for all of them;
@@ -91,7 +91,7 @@ _PLACED_FIELDS = ("id", "basic_name", "piece_name", "map", "x", "y", "board", "z
 # What PlacedPiece's `==` compares (its dataclass fields but memo_key and kind).
 _COMPARED_FIELDS = tuple(name for name in _PLACED_FIELDS if name not in ("memo_key", "kind"))
 # The properties `Game._placed` gives each piece beside its kind's (where it stands, its id): a
-# consumer keeping work per kind (bridge.mapping) may do so only for work that reads none of them.
+# consumer keeping work per kind (bridge.mapping.mapper) may do so only for work that reads none of them.
 PER_PIECE_PROPERTIES = frozenset(("CurrentMap", "CurrentBoard", "CurrentZone", "CurrentX", "CurrentY",
                                   "DeckName", "LocationName", "PieceUID", "UniqueID"))
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.cli import main
+from bridge.cli.main import main
 from rules.state import GameState
 from tests.awaw.helpers import EXAMPLES, example
 from vassal_parser.errors import InputError

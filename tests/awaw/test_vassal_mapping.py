@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from bridge.mapping import VassalMapping
+from bridge.mapping.mapper import VassalMapping
 from tests.awaw.helpers import awaw_pack
 from vassal_parser.game import load_game
 from vassal_parser.module import load_module

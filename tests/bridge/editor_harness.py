@@ -7,8 +7,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from bridge.editor.model import EditorSession
-from bridge.editor.server import EditorServer
+from bridge.web.editor.model import EditorSession
+from bridge.web.editor.server import EditorServer
 
 
 class EditorThread:

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from bridge.watch import WatchDaemon
+from bridge.daemon.watch import WatchDaemon
 from tests.bridge.savefiles import fixture_planner, fixture_replayer
 
 TEST_TIMEOUT_S = 30

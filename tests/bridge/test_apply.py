@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from bridge.applier import apply_plan
-from bridge.cli import main
-from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.main import main
 from bridge.pipeline import CheckPipeline
+from bridge.writeback.applier import apply_plan
 from module_patches.demo_module import moduledata_xml
 from module_patches.demo_story import load_story, save_path
 from module_patches.demo_world import WORLD
@@ -308,7 +308,7 @@ def test_log_step_option_keeps_only_the_steps_planned(pipeline, player_log, tmp_
 # ---- trait changes ------------------------------------------------------------------------------------
 def test_flip_step_changes_the_layer_the_pack_names(pipeline, tmp_path) -> None:
     """A plan `flip` step (e.g. 16.7's Port-a-Fort) becomes a `D/` change of the pack's Layer level."""
-    from bridge.writeback import Targets, Writeback, translate
+    from bridge.writeback.translate import Targets, Writeback, translate
 
     source = save_path(STORY["02-poland-falls"])
     game, pieces, info = pipeline._position(source, None)

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 
-import bridge.watch as watch
+import bridge.daemon.watch as watch
 from tests.bridge.harness import daemon_running, receive_until, run, ws_url
 from tests.bridge.savefiles import fixture_planner, sample_plan, save_bytes, write_in_place
 

@@ -9,8 +9,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from bridge import protocol
-from bridge.watch import _persisting
+from bridge.daemon.watch import _persisting
+from bridge.web import protocol
 from vassal_parser.errors import InputError
 
 
@@ -80,7 +80,7 @@ def test_an_older_delta_is_filtered_by_its_own_plan() -> None:
 
 
 def _coordinator(plan_async, published: list) -> Any:
-    from bridge.watch import PlanCoordinator
+    from bridge.daemon.watch import PlanCoordinator
 
     return PlanCoordinator(lambda path, answers: {}, published.append, log_line=lambda line: None,
                            plan_async=plan_async)

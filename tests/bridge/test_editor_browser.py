@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from bridge.cli import main
-from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.main import main
 from module_patches.demo_story import load_story, save_path
 from tests.bridge.editor_harness import EditorThread
 from tests.bridge.test_overlay_browser import CHROMIUM, WAIT_MS, chromium_context

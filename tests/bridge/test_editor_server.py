@@ -14,9 +14,9 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from bridge.cli import main
-from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
-from bridge.editor.model import EditError, EditorSession
+from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.main import main
+from bridge.web.editor.model import EditError, EditorSession
 from rules.packs import PACKS_DIR, load_pack
 from tests.bridge.editor_harness import EditorThread
 from vassal_parser.errors import InputError

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from bridge.cli import main
-from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.main import main
 from module_patches.extension import (
     CHART_FILE,
     HELP_TITLE,

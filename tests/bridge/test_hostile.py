@@ -20,7 +20,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from bridge.server import OverlayServer
+from bridge.web.server import OverlayServer
 from tests.bridge.harness import daemon_running, receive_until, run, ws_url
 from tests.bridge.savefiles import fixture_planner, sample_plan, save_bytes
 from vassal_parser.errors import InputError
@@ -32,8 +32,8 @@ SLOW_DAEMON = textwrap.dedent(
     """
     import asyncio, sys, time
     from pathlib import Path
-    from bridge.commands.watch import serve_until_signal
-    from bridge.watch import WatchDaemon
+    from bridge.cli.commands.watch import serve_until_signal
+    from bridge.daemon.watch import WatchDaemon
     from tests.bridge.savefiles import fixture_planner
 
     def slow_planner(path, answers):

@@ -1,5 +1,5 @@
-"""`InsetGeometry` (bridge/inset.py): the insets' grid answers remembered per layout, and filled at the
-daemon's start-up (`CheckPipeline.warm_insets`).
+"""`InsetGeometry` (bridge/mapping/inset.py): the insets' grid answers remembered per layout, and filled at
+the daemon's start-up (`CheckPipeline.warm_insets`).
 
 Why: a remembered cell, outline or neighbour list must be exactly what the layout itself answers, for
 pack hexes and for any other cell of the grid, and an inset drawn with it must equal the one drawn
@@ -12,8 +12,8 @@ import random
 
 import pytest
 
-from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
-from bridge.inset import InsetGeometry, build_inset, grid_cell, neighbours
+from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.mapping.inset import InsetGeometry, build_inset, grid_cell, neighbours
 from bridge.pipeline import CheckPipeline
 from vassal_parser.layout import MapLayout
 

@@ -1,4 +1,4 @@
-"""`bridge.mapping.fill` with its shortcuts (plain text, one whole `{Name}`) against the general
+"""`bridge.mapping.mapper.fill` with its shortcuts (plain text, one whole `{Name}`) against the general
 `{Name}` substitution, on random templates and variables: the same value, or the same one-line
 problem naming the missing property (docs/vassal-mapping.md, `set` templates)."""
 
@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridge.mapping import _MissingValue, fill, fill_general
+from bridge.mapping.mapper import _MissingValue, fill, fill_general
 
 
 def outcome(fn: Any, template: Any, variables: dict[str, Any]) -> tuple[str, Any]:
@@ -65,7 +65,7 @@ def test_counter_fields_inline_fill_as_general(values: dict[str, Any],
                                                properties: list[dict[str, str]]) -> None:
     """`_counter_fields` fills its rules' templates inline: the counters and the problems it reports
     are those of filling every template the general way."""
-    from bridge.mapping import VassalMapping
+    from bridge.mapping.mapper import VassalMapping
     from vassal_parser.game import PlacedPiece
 
     table = {"places": {"hexes": [{"map": "Europe"}]},

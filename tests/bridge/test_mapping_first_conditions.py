@@ -1,4 +1,4 @@
-"""`VassalMapping._refused_by_all` (bridge/mapping.py): the first conditions of every rule, grouped by
+"""`VassalMapping._refused_by_all` (bridge/mapping/mapper.py): the first conditions of every rule, grouped by
 the variable they read, against asking each rule's `Rule.refused_at_first` in turn — on random rule
 tables (plain values and regexes, shared and distinct variables) and random pieces' variables, and
 on the shipped packs' tables (docs/vassal-mapping.md)."""
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridge.mapping import VassalMapping
+from bridge.mapping.mapper import VassalMapping
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ["Kind", "Counter", "Class", "@name", "@location", "@map"]

@@ -204,7 +204,7 @@ def test_real_demo_save_shows_the_map_inset_in_the_player_view(
 ) -> None:
     """16.1.1 (Poland conquered) with the real CheckPipeline: the (phasing) Axis player's view draws the
     inset SVG — one polygon per hex the pipeline supplies, the named hexes in focus."""
-    from bridge.commands.watch import pipeline_planner
+    from bridge.cli.commands.watch import pipeline_planner
 
     demo = Path(__file__).resolve().parents[2] / "module_patches" / "demo"
     plan_function, replay_function = pipeline_planner(demo / "adjutant-demo.vmod", str(demo / "pack"))
@@ -242,7 +242,7 @@ def two_cluster_plan() -> dict:
     event["steps"] = [{"rule": "16.5.4", "step": "Step 1", "action": "move", "counter": "GE-1",
                        "from": "w2001", "to": "e3806", "text": "Move GE 4-4-3 Inf from w2001 to e3806"}]
     event["map"] = {
-        # As bridge/inset.py orders them: the named hexes first (from, to), then their neighbours.
+        # As bridge/mapping/inset.py orders them: the named hexes first (from, to), then their neighbours.
         "hexes": [west[0], east[0], *west[1:], *east[1:]],
         "counters": [{"name": "GE 4-4-3 Inf", "counter": "GE-1", "hex": "w2001", "x": 100, "y": 100},
                      {"name": "RU 2 Inf", "counter": "RU-2", "hex": "e3806", "x": 2400, "y": 900}],

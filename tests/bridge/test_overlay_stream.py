@@ -28,7 +28,7 @@ FULL_HD = {"width": 1920, "height": 1080}
 
 
 def _real(tmp_path: Path) -> dict:
-    from bridge.commands.watch import pipeline_planner
+    from bridge.cli.commands.watch import pipeline_planner
 
     plan_function, replay_function = pipeline_planner(DEMO / "adjutant-demo.vmod", "demo")
     return {"plan_function": plan_function, "replay_function": replay_function, **FAST}
@@ -249,7 +249,7 @@ def test_control_view_exports_the_answers_check_reads(
 ) -> None:
     """16.1.2 (scene 4): the Axis's remedy answered in the control view; the exported JSON, given to
     `adjutant check --answers`, answers the same choice."""
-    from bridge.cli import main
+    from bridge.cli.main import main
 
     save = DEMO / "saves" / "04-hungary-occupied.vsav"
     with DaemonThread(tmp_path, **_real(tmp_path)) as daemon:

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
-from bridge.mapping import MappingMemo
+from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.mapping.mapper import MappingMemo
 from bridge.pipeline import CheckPipeline, concealed_names
 from vassal_parser.game import PlacedPiece
 
@@ -109,7 +109,7 @@ def test_a_big_save_of_few_kinds(pipeline: CheckPipeline, reader: CheckPipeline,
 def test_inset_pieces_are_the_general_walks(pieces: list) -> None:  # type: ignore[type-arg]
     """`inset._shown_in` picks the pieces in an inset's hexes by C-level walks: the same pieces, in
     the same order, as reading every piece (hidden or masked ones never shown)."""
-    from bridge.inset import _shown_in
+    from bridge.mapping.inset import _shown_in
 
     rng = random.Random(20)
     places = sorted({(p.map, p.location) for p in pieces if p.map and p.location})

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 import bridge.pipeline
-from bridge import protocol
-from bridge.commands.watch import pipeline_planner
-from bridge.inset import event_focus, hex_places
+from bridge.cli.commands.watch import pipeline_planner
+from bridge.mapping.inset import event_focus, hex_places
 from bridge.pipeline import CheckPipeline
+from bridge.web import protocol
 from module_patches.demo_story import load_story, save_path
 from tests.bridge.savefiles import deobfuscate
 from vassal_parser.game import load_game

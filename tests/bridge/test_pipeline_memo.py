@@ -1,7 +1,7 @@
 """The daemon's memos change nothing: a warm pipeline plans every save exactly as a fresh one does.
 
 Why this matters: `CheckPipeline` remembers each piece's decoding, location and mapping between
-saves (vassal_parser.game.PositionMemo, bridge.mapping.MappingMemo) to meet the overlay's latency
+saves (vassal_parser.game.PositionMemo, bridge.mapping.mapper.MappingMemo) to meet the overlay's latency
 target (docs/protocol.md). A stale entry would show players a plan for a position they no longer
 have, so every kind of change a new save can bring is checked against a pipeline without memos:
 the demo story in order and backwards (its events cite 16.1.1, 16.2.x, ... — tests/demo), a
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
 from bridge.pipeline import CheckPipeline
 from module_patches.demo_story import load_story, save_path
 from vassal_parser import commands

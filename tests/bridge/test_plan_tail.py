@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bridge.mapping import MappingMemo, VassalMapping
+from bridge.mapping.mapper import MappingMemo, VassalMapping
 from tests.grids.test_piece_kinds import DEMO, _with_spares
 from vassal_parser.game import PositionMemo, load_game
 from vassal_parser.module import load_module
@@ -49,7 +49,7 @@ def test_an_inset_shows_the_same_pieces_whatever_objects_it_is_given() -> None:
     hidden nor masked (the overlay must never show a hidden piece)."""
     from types import SimpleNamespace
 
-    from bridge.inset import _shown_in
+    from bridge.mapping.inset import _shown_in
 
     full = [SimpleNamespace(map=m, location=loc, hidden_by=h, masked_by=k)
             for m in ("Europe", "Boxes") for loc in ("0101", "0102", None) for h in (None, "Axis")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from websockets.asyncio.client import connect
 
-from bridge.planner_process import ProcessPlanner
+from bridge.daemon.planner_process import ProcessPlanner
 from tests.bridge.harness import daemon_running, receive_until, run, ws_url
 from tests.bridge.savefiles import write_in_place
 from vassal_parser.errors import InputError

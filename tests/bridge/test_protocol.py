@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bridge import protocol
+from bridge.web import protocol
 from tests.bridge.savefiles import HIDDEN_PIECE, sample_plan
 
 

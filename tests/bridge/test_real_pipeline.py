@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from websockets.asyncio.client import connect
 
-from bridge.commands.watch import pipeline_planner
+from bridge.cli.commands.watch import pipeline_planner
 from tests.bridge.harness import daemon_running, receive_until, run, ws_url
 from tests.bridge.savefiles import deobfuscate, write_in_place
 

@@ -12,8 +12,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from bridge import protocol
-from bridge.server import OverlayServer
+from bridge.web import protocol
+from bridge.web.server import OverlayServer
 from tests.bridge.harness import daemon_running, receive_until, run, ws_url
 from tests.bridge.savefiles import sample_plan, save_bytes, write_in_place
 

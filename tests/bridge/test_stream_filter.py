@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bridge import protocol
+from bridge.web import protocol
 
 SECRET = "RU Secret Reserve"
 OTHER = "GE Hidden Panzer"

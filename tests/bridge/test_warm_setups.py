@@ -8,7 +8,7 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
 from bridge.pipeline import CheckPipeline
 from module_patches.demo_story import load_story, save_path
 from vassal_parser.module import load_module, setup_file

@@ -4,7 +4,7 @@ position memo under the keys a save choosing the default boards looks up."""
 
 from __future__ import annotations
 
-from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
 from bridge.pipeline import CheckPipeline
 from module_patches.demo_story import load_story, save_path
 from vassal_parser.game import load_game

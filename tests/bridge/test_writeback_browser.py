@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from bridge.commands.watch import moves_writer, pipeline_planner
+from bridge.cli.commands.watch import moves_writer, pipeline_planner
 from bridge.pipeline import CheckPipeline
 from tests.bridge.harness import DaemonThread
 from tests.bridge.savefiles import write_in_place

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from websockets.asyncio.client import connect
 
-from bridge import protocol
+from bridge.web import protocol
 from tests.bridge.harness import daemon_running, receive_until, run, ws_url
 from tests.bridge.savefiles import sample_plan, save_bytes, write_in_place
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge import cli
-from bridge.cli import main
+from bridge.cli import main as cli
+from bridge.cli.main import main
 from module_patches.demo_story import load_story, save_path
 from module_patches.demo_world import DEMO_DIR
 
@@ -33,8 +33,9 @@ def test_version_and_python_dash_m_adjutant() -> None:
 def test_help_imports_only_the_command_it_runs() -> None:
     """`adjutant --help` lists every command without importing any (start-up: benchmarks/startup.py)."""
     code = (
-        "import sys\nfrom bridge.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('bridge.commands', 'lxml', 'rules.engine',"
+        "import sys\nfrom bridge.cli.main import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('bridge.cli.commands', 'lxml', 'rules.engine',"
         " 'websockets', 'watchdog'))), file=sys.stderr)"
     )
     result = subprocess.run(

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge.cli import main
-from bridge.report import render_html, render_markdown, render_text
+from bridge.cli.main import main
+from bridge.reports.report import render_html, render_markdown, render_text
 from module_patches.demo_story import LOG_FILE, SAVES_DIR, load_story, save_path
 from module_patches.demo_world import DEMO_DIR
 

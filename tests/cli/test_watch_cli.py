@@ -16,8 +16,8 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
-from bridge.answer_store import AnswerStore, state_dir
-from bridge.commands.watch import view_urls
+from bridge.cli.commands.watch import view_urls
+from bridge.daemon.answer_store import AnswerStore, state_dir
 from module_patches.demo_story import load_story, save_path
 from module_patches.demo_world import DEMO_DIR
 
@@ -159,7 +159,7 @@ def test_state_dir_follows_xdg_and_the_override(monkeypatch, tmp_path: Path) -> 
 
 
 def test_console_line_names_what_is_due_what_became_due_and_what_is_undecided() -> None:
-    from bridge.watch import due_summary
+    from bridge.daemon.watch import due_summary
 
     before = {"events": [{"rule": "16.1.1", "title": "Allied Minor Country Conquest", "status": "fired"}]}
     after = {

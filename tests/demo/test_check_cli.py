@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge.cli import main
-from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.main import main
 from module_patches.demo_module import moduledata_xml
 from module_patches.demo_story import FIRST_PIECE_ID, load_story, save_path, scene_streams
 from module_patches.demo_world import MAIN_MAP, WORLD

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
-from bridge.cli import main
-from bridge.commands.demo import copy_into, walk_through
+from bridge.cli.commands.demo import copy_into, walk_through
+from bridge.cli.main import main
 from module_patches.demo_story import load_story, save_path
 
 PROJECT = Path(__file__).resolve().parents[2]

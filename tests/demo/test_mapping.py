@@ -1,4 +1,4 @@
-"""bridge.mapping on hand-made pieces: what is mapped, what is reported unmapped, what is refused."""
+"""bridge.mapping.mapper on hand-made pieces: what is mapped, what is reported unmapped, what is refused."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.mapping import VassalMapping
+from bridge.mapping.mapper import VassalMapping
 from rules.packs import load_pack
 from vassal_parser.errors import InputError
 
@@ -158,8 +158,8 @@ def test_missing_property_in_a_template_is_a_warning_and_the_piece_is_left_out(p
 
 def test_prototype_rules_match_saved_pieces_through_their_piece_slot(pack) -> None:
     """Saves hold expanded pieces; `@prototype` finds the PieceSlot's prototypes by gpid."""
-    from bridge.commands.demo import DEMO_MODULE
-    from bridge.mapping import slot_prototypes
+    from bridge.cli.commands.demo import DEMO_MODULE
+    from bridge.mapping.mapper import slot_prototypes
     from module_patches.demo_story import load_story, save_path
     from vassal_parser.game import load_game
     from vassal_parser.module import load_module

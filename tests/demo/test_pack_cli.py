@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from bridge.cli import main
-from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
-from bridge.mapping import VassalMapping
+from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.main import main
+from bridge.mapping.mapper import VassalMapping
 from module_patches.demo_story import load_story, save_path
 from rules.packs import load_pack
 

@@ -44,8 +44,8 @@ def test_every_log_step_is_the_next_scene_and_names_it_in_chat(pipeline: CheckPi
 def test_the_daemon_replays_the_story_log_step_by_step() -> None:
     """What `adjutant watch` does with story.vlog: every step planned; 16.1.1 became due at step 1
     (Poland conquered), 16.2.1 at step 4 (Case Yellow), 16.5.4 at the last step."""
-    from bridge import protocol
-    from bridge.commands.watch import pipeline_planner
+    from bridge.cli.commands.watch import pipeline_planner
+    from bridge.web import protocol
 
     _plan, replay = pipeline_planner(DEMO_DIR / "adjutant-demo.vmod", "demo")
     plans = list(replay(LOG, {}))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
 from bridge.pipeline import CheckPipeline
 from module_patches.demo_story import load_story, save_path
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.cli import main
+from bridge.cli.main import main
 from rules.combined import is_combined, plan_combined
 from rules.packs import load_pack
 from tests.ds.helpers import DS, ceded, entry, position, run, unit

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge import cli
+from bridge.cli import main as cli
 from tests.grids import builders
 
 RAGNAROK = "jzedwards__vassal-hex-n-counters-template/ragnarok/vassal"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.commands.verify import verify_game
+from bridge.cli.commands.verify import verify_game
 from vassal_parser.game import Game, check_same_module, load_game
 from vassal_parser.module import load_module
 

@@ -118,7 +118,7 @@ def test_pieces_names_the_european_front_hexes(corpus_dir: Path, capsys: pytest.
     Industrial Center in H55 (both worked above)."""
     import json
 
-    from bridge.cli import main
+    from bridge.cli.main import main
 
     folder = corpus_dir / FOLDER
     code = main(["pieces", str(folder / SAVE), "--module", str(folder / "buildFile-a3r.yml"), "--json"])

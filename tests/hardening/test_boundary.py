@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import bridge.commands.inspect as inspect_command
-from bridge.cli import EXIT_INTERNAL_ERROR, main
+import bridge.cli.commands.inspect as inspect_command
+from bridge.cli.main import EXIT_INTERNAL_ERROR, main
 
 
 def test_a_bug_is_one_line_with_the_log_path_and_the_traceback_is_in_the_log(
@@ -29,7 +29,7 @@ def test_a_bug_is_one_line_with_the_log_path_and_the_traceback_is_in_the_log(
 
 
 def test_the_log_falls_back_to_the_state_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from bridge.errorlog import error_log_path
+    from bridge.common.errorlog import error_log_path
 
     monkeypatch.delenv("ADJUTANT_ERROR_LOG", raising=False)
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))

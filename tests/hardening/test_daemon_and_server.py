@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 
-from bridge import protocol
-from bridge.planner_process import ProcessPlanner
+from bridge.daemon.planner_process import ProcessPlanner
+from bridge.web import protocol
 from tests.bridge.harness import daemon_running, receive_until, run, ws_url
 from tests.bridge.savefiles import HIDDEN_PIECE, fixture_planner, sample_plan, save_bytes, write_in_place
 from vassal_parser.errors import InputError
@@ -69,7 +69,7 @@ def test_completeness_check_exception_gets_a_notice(tmp_path: Path, monkeypatch:
     monkeypatch.setenv("ADJUTANT_ERROR_LOG", str(tmp_path / "errors.log"))
     folder = tmp_path / "saves"
     folder.mkdir()
-    import bridge.watch as watch
+    import bridge.daemon.watch as watch
 
     real_check = watch.check_complete
 

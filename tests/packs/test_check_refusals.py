@@ -9,8 +9,8 @@ import json
 import shutil
 from pathlib import Path
 
-from bridge.cli import main
-from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.main import main
 from module_patches.demo_story import load_story, save_path
 
 STORY = load_story()

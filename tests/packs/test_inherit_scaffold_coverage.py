@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bridge.cells import map_cells
-from bridge.cli import main
-from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.main import main
+from bridge.mapping.cells import map_cells
 from rules.facts import coverage
 from rules.packs import load_pack
 from vassal_parser.errors import InputError

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.cli import main
+from bridge.cli.main import main
 from vassal_parser import container as container_module
 from vassal_parser.container import decode_savedgame, open_container, read_metadata_xml
 from vassal_parser.errors import InputError

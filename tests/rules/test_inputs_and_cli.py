@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.cli import main
+from bridge.cli.main import main
 from rules.engine import plan
 from rules.packs import load_pack
 from rules.state import GameState

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
 from bridge.pipeline import CheckPipeline
 from rules.engine import plan
 from rules.packs import load_pack

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.cli import main
+from bridge.cli.main import main
 from rules.engine import plan
 from rules.packs import PACKS_DIR, load_pack
 from rules.plan import FIRED, IGNORED, NOT_DUE, WAITING
@@ -286,7 +286,8 @@ def test_event_names_the_factions_whose_counters_it_moves():
 
 
 def test_overlay_player_view_reads_the_factions_list():
-    script = (Path(__file__).resolve().parents[2] / "bridge" / "overlay" / "overlay.js").read_text("utf-8")
+    overlay = Path(__file__).resolve().parents[2] / "bridge" / "web" / "overlay"
+    script = (overlay / "overlay.js").read_text("utf-8")
     assert "event.factions.some((f) => sameFaction(f, faction))" in script
 
 

@@ -1,1 +1,0 @@
-"""The browser map editor of `adjutant pack edit` (bridge/commands/pack_edit.py)."""

@@ -1,0 +1,112 @@
+"""What a pack still lacks, for `adjutant pack check`: map facts per event, hex ids a module lacks.
+
+Why its own module: the same counts feed the text and JSON of `pack check` and the editor's live
+coverage (rules.facts.coverage underneath), and the hex-id check is shared with `pack scaffold --base`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bridge.mapping.mapper import VassalMapping
+from rules.packs import Pack
+from vassal_parser.module import Module
+
+
+def coverage_report(pack: Pack) -> dict[str, Any]:
+    """Per event and per declared need, the subjects the pack has / lacks the fact for (rules.facts)."""
+    from rules.facts import coverage
+
+    lines = coverage(pack)
+    return {"events": len(pack.events),
+            "coverage": [line.to_json() for line in lines],
+            "facts_missing": sum(len(line.lack) for line in lines),
+            "incomplete": list(pack.incomplete),
+            # Areas are named in text as the rules text names them ("Eastern Poland"), ids stay in JSON.
+            "area_names": {a: info.name for a, info in sorted(pack.areas.items())}}
+
+
+def pack_hex_ids(pack: Pack) -> dict[str, str]:
+    """Every hex id the pack uses -> where it uses it first (hexes, capitals, border defense, areas)."""
+    used: dict[str, str] = {h: "[hexes]" for h in pack.hexes}
+    for name, country in pack.countries.items():
+        if country.capital:
+            used.setdefault(country.capital, f"capital of {name}")
+    for area_id, area in pack.areas.items():
+        if area.strategic_hex:
+            used.setdefault(area.strategic_hex, f"strategic hex of {area_id}")
+    for area_id, spec in pack.border_defense.items():
+        for hex_id in spec.get("hexes", ()) or ():
+            used.setdefault(str(hex_id), f"border hex of {area_id}")
+    return used
+
+
+def hex_id_report(pack: Pack, mapping: VassalMapping, module: Module) -> dict[str, Any]:
+    """Does every hex id the pack uses name a real location of this module (through its hex rules)?
+
+    Why: a pack whose ids are another module's numbering maps no counter to its Cities, and every
+    event reading them would decide on nothing. Ids on a map whose cells cannot be enumerated (a
+    board without an image or size) are `unverified`, not wrong."""
+    from bridge.mapping.cells import module_cells
+
+    used = pack_hex_ids(pack)
+    cells = module_cells(module)
+    names = {map_id: found.names() for map_id, found in cells.items()}
+    not_found: dict[str, str] = {}
+    unverified: dict[str, str] = {}
+    verified = 0
+    for hex_id, why in sorted(used.items()):
+        candidates = _locations_for(hex_id, mapping)
+        if not candidates:
+            not_found[hex_id] = f"{why}: no [[vassal.places.hexes]] rule can give this id"
+        elif any(location in names.get(map_id, ()) for map_id, location in candidates):
+            verified += 1
+        elif all(not cells[m].cells and cells[m].problems for m, _loc in candidates if m in cells):
+            unverified[hex_id] = f"{why}: the cells of map {candidates[0][0]} cannot be enumerated"
+        else:
+            maps = ", ".join(sorted({m for m, _loc in candidates}))
+            not_found[hex_id] = f"{why}: no location {candidates[0][1]!r} on map {maps}"
+    return {"checked": len(used), "verified": verified, "not_in_module": not_found, "unverified": unverified}
+
+
+def _locations_for(hex_id: str, mapping: VassalMapping) -> list[tuple[str, str]]:
+    """(map, location) pairs whose hex rule would turn that location into `hex_id`."""
+    out = []
+    for map_id, pattern, template in mapping.hex_maps:
+        if template.count("{location}") != 1:
+            continue
+        prefix, suffix = template.split("{location}")
+        if hex_id.startswith(prefix) and hex_id.endswith(suffix):
+            location = hex_id[len(prefix):len(hex_id) - len(suffix)]
+            if location and pattern.fullmatch(location):
+                out.append((map_id, location))
+    return out
+
+
+PER_WORDS = {"country": ("country", "countries"), "area": ("area", "areas")}
+
+
+def render_coverage(report: dict[str, Any]) -> list[str]:
+    """'16.1.1 City hexes: 14 of 31 countries' per event and need, the subjects lacking it, the notes."""
+    if not report.get("events", 1):
+        return ["the pack lists no events: it decides nothing (start it with pack scaffold --base tk or ds)",
+                *(f"  - {note}" for note in report["incomplete"])]
+    lines = [f"map facts the events need ({report['facts_missing']} missing):"]
+    if not report["coverage"]:
+        lines.append("  (no event declares the facts it needs)")
+    names = report.get("area_names", {})
+    for line in report["coverage"]:
+        shown = (lambda s: names.get(s, s)) if line["per"] == "area" else (lambda s: s)
+        have, lack = [shown(s) for s in line["have"]], [shown(s) for s in line["missing"]]
+        total = len(have) + len(lack)
+        one, many = PER_WORDS.get(line["per"], (line["per"], line["per"] + "s"))
+        word = one if total == 1 else many
+        lines.append(f"  {line['rule']} {line['label']}: {len(have)} of {total} {word}")
+        if have:
+            lines.append(f"    present: {', '.join(have)}")
+        if lack:
+            lines.append(f"    missing: {', '.join(lack)}")
+    if report["incomplete"]:
+        lines.append("the pack says it is incomplete:")
+        lines += [f"  - {note}" for note in report["incomplete"]]
+    return lines

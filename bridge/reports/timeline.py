@@ -1,0 +1,176 @@
+"""`adjutant check GAME.vlog --timeline`: at which step of a log each event became due, and stopped.
+
+Why: a PBEM log holds a whole turn's play; the opponent wants to know not only what is due at the
+end but when it became due — which move, which chat line — so they can check the play that made it
+so. Each replay step is planned in order (the file is read once); a row is written for every step
+at which some event's status changed, with that step's own chat text and moves.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from bridge.common.jsonout import header
+from bridge.reports.report import DUE_STATUSES, STATUS_WORD, header_lines, warning_lines
+
+MAX_DESCRIBED = 4  # commands of one step described by name; the rest are counted
+
+
+def describe_step(commands: Sequence[Any], before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """What one replay step did, as a player reads it: chat lines, then moved/added/removed pieces."""
+    chat: list[str] = []
+    moves: list[str] = []
+    for command in commands:
+        kind = command.kind
+        if kind == "chat":
+            text = command.fields.get("message", "").strip()
+            if text:
+                chat.append(text)
+            continue
+        piece_id = (
+            command.fields.get("id")
+            if kind in ("move_piece", "add_piece", "remove_piece", "change_piece")
+            else None
+        )
+        if piece_id is None:
+            continue
+        now, was = after.get(piece_id), before.get(piece_id)
+        if kind == "remove_piece" and was is not None:
+            moves.append(f"removed {was.piece_name} from {was.location}")
+        elif kind == "add_piece" and now is not None:
+            moves.append(f"added {now.piece_name} at {now.location}")
+        elif now is not None and was is not None and (now.map, now.location) != (was.map, was.location):
+            moves.append(f"moved {now.piece_name} from {was.location} to {now.location}")
+        elif now is not None and kind == "change_piece":
+            moves.append(f"changed {now.piece_name} at {now.location}")
+    unique = list(dict.fromkeys(moves))
+    if len(unique) > MAX_DESCRIBED:
+        unique = [*unique[:MAX_DESCRIBED], f"and {len(unique) - MAX_DESCRIBED} more"]
+    return [*(f"chat: {line}" for line in chat), *unique]
+
+
+def build_timeline(
+    pipeline: Any,
+    path: str | Path,
+    answers: Mapping[str, Any] | None = None,
+    answers_source: str = "<answers>",
+) -> dict[str, Any]:
+    """Every step's status changes; the final plan; JSON-able (format adjutant-timeline)."""
+    from vassal_parser.errors import InputError
+
+    game, info = pipeline.load(path)
+    if game.kind != "log":
+        raise InputError(path, "--timeline needs a log (.vlog); this file is a save with no replay steps")
+    rows: list[dict[str, Any]] = []
+    previous_status: dict[str, str] = {}
+    previous_pieces: dict[str, Any] = {}
+    final: dict[str, Any] = {}
+    for step in range(info["steps"] + 1):
+        pieces = game.position_at(step)
+        by_id = {piece.id: piece for piece in pieces}
+        result = pipeline.plan_pieces(
+            pieces, {**info, "step": step}, answers, answers_source, layout_for=game.layout
+        )
+        final = result.plan
+        changes = []
+        for event in final["events"]:
+            rule, status = event["rule"], event["status"]
+            was = previous_status.get(rule, "not_due" if step else None)
+            previous_status[rule] = status
+            if was == status or (was is None and status not in DUE_STATUSES):
+                continue
+            if status in DUE_STATUSES and (was is None or was not in DUE_STATUSES):
+                change = "became " + ("undecided" if status == "undecided" else "due")
+            elif status in DUE_STATUSES:
+                change = f"now {STATUS_WORD[status]}"
+            else:
+                change = "no longer due"
+            entry = {"rule": rule, "title": event["title"], "change": change, "status": status}
+            if status == "undecided":
+                entry["missing"] = [
+                    m.get("text", "") for m in event.get("missing") or [] if isinstance(m, Mapping)
+                ]
+            changes.append(entry)
+        what = describe_step(game.steps[step - 1], previous_pieces, by_id) if step else ["the log as opened"]
+        if changes:
+            rows.append({"step": step, "did": what, "changes": changes})
+        previous_pieces = by_id
+    return {**header("timeline"), "file": str(path), "steps": info["steps"], "rows": rows, "plan": final}
+
+
+def due_at_end(timeline: Mapping[str, Any]) -> list[str]:
+    return [e["rule"] for e in timeline["plan"]["events"] if e["status"] in DUE_STATUSES]
+
+
+def render(timeline: Mapping[str, Any], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(timeline, indent=2, ensure_ascii=False)
+    plan = timeline["plan"]
+    head = [line for line in header_lines(plan) if not line.startswith("log position")]
+    head.append(f"timeline of {timeline['steps']} replay steps (step N = the position after step N)")
+    warnings = warning_lines(plan)
+    if fmt == "markdown":
+        lines = [f"## Adjutant timeline: {head[0]}", ""]
+        lines += [f"- {line}" for line in head[1:]] + [f"- **warning:** {w}" for w in warnings] + [""]
+        lines += ["| step | what happened | events |", "|---|---|---|"]
+        for row in timeline["rows"]:
+            did = "<br>".join(_md_cell(d) for d in row["did"]) or "—"
+            events = "<br>".join(_md_cell(_change_text(c)) for c in row["changes"])
+            lines.append(f"| {row['step']} | {did} | {events} |")
+        if not timeline["rows"]:
+            lines.append("| — | — | no event became due at any step |")
+        return "\n".join(lines) + "\n"
+    if fmt == "html":
+        from bridge.reports.report import HTML_STYLE
+
+        def h(text: Any) -> str:
+            return html.escape(str(text), quote=True)
+
+        body = [f"<h1>Adjutant timeline: {h(head[0])}</h1>"]
+        body += [f'<p class="head">{h(line)}</p>' for line in head[1:]]
+        body += [f'<p class="warning">warning: {h(w)}</p>' for w in warnings]
+        body.append("<table><tr><th>step</th><th>what happened</th><th>events</th></tr>")
+        for row in timeline["rows"]:
+            body.append(
+                f"<tr><td>{row['step']}</td><td>{'<br>'.join(h(d) for d in row['did'])}</td><td>"
+                + "<br>".join(
+                    f'<span class="status-{h(c["status"])}">{h(_change_text(c))}</span>'
+                    for c in row["changes"]
+                )
+                + "</td></tr>"
+            )
+        body.append("</table>")
+        if not timeline["rows"]:
+            body.append("<p><i>No event became due at any step.</i></p>")
+        return (
+            f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{h(head[0])}</title>'
+            f"<style>{HTML_STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+        )
+    lines = [*head, *(f"warning: {w}" for w in warnings)]
+    for row in timeline["rows"]:
+        lines.append(f"step {row['step']}: " + ("; ".join(row["did"]) or "(no commands)"))
+        lines += [f"    {_change_text(change)}" for change in row["changes"]]
+    if not timeline["rows"]:
+        lines.append("no event became due at any step")
+    events = timeline["plan"]["events"]
+    due = [e["rule"] for e in events if e["status"] in ("fired", "waiting")]
+    undecided = [e["rule"] for e in events if e["status"] == "undecided"]
+    ending = [f"{', '.join(due)} due"] if due else []
+    ending += [f"{', '.join(undecided)} undecided"] if undecided else []
+    lines.append("at the end: " + ("; ".join(ending) or "nothing is due"))
+    return "\n".join(lines)
+
+
+def _change_text(change: Mapping[str, Any]) -> str:
+    text = f"{change['rule']} {change['title']}: {change['change']}"
+    if change.get("missing"):
+        text += f" (missing: {'; '.join(change['missing'])})"
+    return text
+
+
+def _md_cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")

@@ -1,0 +1,1 @@
+"""The browser map editor of `adjutant pack edit` (bridge/cli/commands/pack_edit.py)."""

@@ -1,0 +1,487 @@
+"""The map editor's session: the pack as the page edits it, its live coverage, and saving it.
+
+Why a session on the server: coverage (rules.facts) and validation (rules.packs) are Python, and the
+page must show exactly what `adjutant pack check` would say, so every edit goes to the server, which
+keeps the working copy and answers with the new coverage. Nothing is written until `save`.
+
+Why tomlkit for saving: packs are hand-written TOML with comments and an order a user chose; the
+editor changes single entries in place (inline tables stay inline, `[hexes.x]` tables stay tables)
+and leaves every other byte as it was. Each file is written under a temporary name and renamed
+(vassal_parser.writer.write_atomically); the pack is then reloaded, and on any error the previous
+files are put back, so a save never leaves a pack `check` cannot read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+import tomlkit.exceptions
+from tomlkit.items import Table
+
+from bridge.mapping.cells import module_cells
+from bridge.mapping.mapper import VassalMapping
+from rules.facts import coverage
+from rules.packs import FACTIONS, PACKS_DIR, HexInfo, Pack, inherited_tables, load_pack
+from rules.state import BOX_KINDS, BOX_LABELS
+from vassal_parser.errors import InputError
+from vassal_parser.layout import OFFBOARD
+from vassal_parser.module import Module, load_module
+from vassal_parser.writer import write_atomically
+
+FLAGS = ("city", "capital", "port", "partisan_base", "white_star", "strategic", "road", "rail")
+CHOICE_FIELDS = ("country", "area", "strategic_faction")
+EDITABLE = (*CHOICE_FIELDS, *FLAGS)
+HEX_FIELDS = tuple(f.name for f in dataclasses.fields(HexInfo) if f.name != "id")
+NEW_HEXES_FILE = "map.toml"
+
+
+class EditError(ValueError):
+    """An edit the page must not make (a choice not from the pack); sent back as one line."""
+
+
+def _record(info: HexInfo) -> dict[str, Any]:
+    """A hex as TOML fields, defaults left out (what a user would write by hand)."""
+    out: dict[str, Any] = {}
+    for name in HEX_FIELDS:
+        value = getattr(info, name)
+        default = next(f.default for f in dataclasses.fields(HexInfo) if f.name == name)
+        if value != default:
+            out[name] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+class EditorSession:
+    """One pack being edited against one module (which is only ever read)."""
+
+    def __init__(self, pack_dir: str | Path, module_path: str | Path,
+                 extensions: Iterable[str] = ()) -> None:
+        self.pack = load_pack(pack_dir)
+        self.pack_dir = self.pack.path
+        if self.pack_dir.resolve().is_relative_to(PACKS_DIR.resolve()):
+            # Shipped packs are the edition's rules data for every user; a module's map belongs in a
+            # pack of one's own that inherits them (and an upgrade would lose edits made in place).
+            raise InputError(self.pack_dir, f"pack {self.pack.name} ships with Adjutant: edit a pack of your "
+                                            f"own that inherits it (adjutant pack scaffold {module_path} "
+                                            f"--base {self.pack.name} -o my-pack)")
+        self.module_path = Path(module_path)
+        self.module: Module = load_module(self.module_path, list(extensions))
+        self.hexes: dict[str, dict[str, Any]] = {h: _record(i) for h, i in self.pack.hexes.items()}
+        self.border: dict[str, list[str]] = {area: [str(h) for h in spec.get("hexes", []) or []]
+                                             for area, spec in self.pack.border_defense.items()}
+        table = self.pack.extra.get("vassal")
+        self.mapping = VassalMapping.from_pack(self.pack) if isinstance(table, dict) else None
+        self.boxes: dict[str, str] = dict(self.mapping.boxes) if self.mapping else {}
+        # [complete]: fact -> subjects whose fact the pack locates in full ("all"); None = no table.
+        self.complete: dict[str, set[str] | str] | None = (
+            None if self.pack.complete is None else
+            {f: v if isinstance(v, str) else set(v) for f, v in self.pack.complete.items()})
+        self.changed_complete: set[str] = set()
+        self.changed_hexes: set[str] = set()
+        self.changed_border: set[str] = set()
+        self.changed_boxes: set[str] = set()
+        self.cells = module_cells(self.module)
+
+    # ---- what the page shows -------------------------------------------------------------------
+    def hex_id_for(self, map_id: str, location: str) -> str | None:
+        """The pack hex id of a VASSAL location, through the pack's hex rules (the names themselves
+        when the pack has no [vassal] table yet)."""
+        if self.mapping is None:
+            return location
+        for rule_map, pattern, template in self.mapping.hex_maps:
+            if rule_map == map_id and pattern.fullmatch(location):
+                return template.replace("{location}", location)
+        return None
+
+    def box_choices(self) -> list[dict[str, str]]:
+        """The game's boxes, as the rules text names them; qualifiers from the pack, never typed."""
+        out = []
+        for kind, qualifier in BOX_KINDS.items():
+            label = BOX_LABELS[kind]
+            if qualifier is None:
+                out.append({"value": kind, "label": label})
+            elif qualifier == "faction":
+                out += [{"value": f"{kind}:{f}", "label": label.format(q=f)} for f in FACTIONS]
+            elif qualifier == "country":
+                out += [{"value": f"{kind}:{c}", "label": label.format(q=c)}
+                        for c in sorted(self.pack.countries)]
+        return out
+
+    def model(self) -> dict[str, Any]:
+        maps = []
+        for index, map_def in enumerate(self.module.maps):
+            found = self.cells[map_def.identifier]
+            boards = []
+            for b_index, placed in enumerate(found.boards):
+                size = placed.board.size
+                boards.append({"name": placed.name, "x": placed.x, "y": placed.y,
+                               "width": size[0] if size else None, "height": size[1] if size else None,
+                               "reversed": placed.reversed,
+                               "image": f"/board/{index}/{b_index}" if placed.board.image and size else None})
+            cells = []
+            for cell in found.cells:
+                data = cell.to_json()
+                if cell.kind in ("hex", "square"):
+                    data["hex"] = self.hex_id_for(map_def.identifier, cell.name)
+                cells.append(data)
+            zones = sorted({c.name for c in found.cells if c.kind in ("zone", "region")})
+            if not found.cells and map_def.boards and all(b.grid is None for b in map_def.boards):
+                zones = [f"{map_def.identifier}: {OFFBOARD}"]
+            maps.append({"id": map_def.identifier, "size": list(found.size) if found.size else None,
+                         "boards": boards, "cells": cells, "zones": zones, "problems": found.problems})
+        pack = self.pack
+        return {
+            "pack": {"name": pack.name, "title": pack.title, "path": str(self.pack_dir)},
+            "module": {"name": self.module.name, "version": self.module.version,
+                       "file": self.module_path.name},
+            "choices": {
+                "country": sorted(pack.countries),
+                "area": [{"value": a, "label": info.name} for a, info in sorted(pack.areas.items())],
+                "strategic_faction": list(FACTIONS),
+                "border_defense": [{"value": a, "label": pack.areas[a].name if a in pack.areas else a}
+                                   for a in sorted(pack.border_defense)],
+                "boxes": self.box_choices(),
+            },
+            "maps": maps,
+            "hexes": self.hexes,
+            "border": self.border,
+            "boxes": self.boxes,
+            "coverage": self.coverage(),
+            "dirty": self.dirty,
+        }
+
+    @property
+    def dirty(self) -> bool:
+        return bool(self.changed_hexes or self.changed_border or self.changed_boxes or self.changed_complete)
+
+    def preview_pack(self) -> Pack:
+        """The pack as edited so far (not saved), for coverage."""
+        hexes = {h: HexInfo(id=h, **{k: tuple(v) if isinstance(v, list) else v for k, v in r.items()})
+                 for h, r in self.hexes.items() if "country" in r}
+        border = {a: {**spec, "hexes": list(self.border.get(a, []))}
+                  for a, spec in self.pack.border_defense.items()}
+        complete = None if self.complete is None else {
+            f: v if isinstance(v, str) else frozenset(v) for f, v in self.complete.items()}
+        return dataclasses.replace(self.pack, hexes=hexes, border_defense=border, complete=complete)
+
+    def coverage(self) -> list[dict[str, Any]]:
+        """rules.facts.coverage of the edited pack, with the hexes to highlight for each subject."""
+        pack = self.preview_pack()
+        out = []
+        for line in coverage(pack):
+            data = line.to_json()
+            data["where"] = {s: self._hexes_of(pack, line.per, s) for s in (*line.have, *line.lack)}
+            # Subjects the page may declare complete ("these are all of Poland's City hexes", or "it
+            # has none"): only a pack with a [complete] table distinguishes located from complete.
+            data["can_complete"] = self._can_complete(line.fact)
+            data["complete"] = sorted(s for s in line.have
+                                      if self.complete is not None and s in self.complete.get(line.fact, ()))
+            out.append(data)
+        return out
+
+    @staticmethod
+    def _hexes_of(pack: Pack, per: str, subject: str) -> list[str]:
+        if per == "area":
+            return sorted(h for h, i in pack.hexes.items() if i.area == subject)
+        return sorted(h for h, i in pack.hexes.items() if i.country == subject)
+
+    # ---- edits ---------------------------------------------------------------------------------
+    def apply(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "set":
+            self._set(message.get("hexes"), message.get("field"), message.get("value"))
+        elif kind == "restore":
+            self._restore(message.get("records"))
+        elif kind == "border":
+            self._border(message.get("area"), message.get("hexes"), message.get("member"))
+        elif kind == "box":
+            self._box(message.get("zone"), message.get("box"))
+        elif kind == "complete":
+            self._complete(message.get("fact"), message.get("subject"), message.get("value"))
+        else:
+            raise EditError(f"unknown edit {kind!r}")
+
+    def _hex_ids(self, hexes: Any) -> list[str]:
+        if (not isinstance(hexes, list) or len(hexes) > 2000
+                or not all(isinstance(h, str) and h for h in hexes)):
+            raise EditError("hexes must be a list of at most 2000 hex ids")
+        return hexes
+
+    def _set(self, hexes: Any, field: Any, value: Any) -> None:
+        ids = self._hex_ids(hexes)
+        if field not in EDITABLE:
+            raise EditError(f"{field!r} is not a field the editor sets")
+        if field in FLAGS and not isinstance(value, bool):
+            raise EditError(f"{field} is true or false")
+        allowed = {"country": self.pack.countries, "area": self.pack.areas, "strategic_faction": FACTIONS}
+        if field in CHOICE_FIELDS and value is not None and value not in allowed[field]:
+            raise EditError(f"{value!r} is not a {field.replace('_', ' ')} of pack {self.pack.name}")
+        if value is None and field in CHOICE_FIELDS:
+            inherited = inherited_tables(self.pack_dir).get("hexes", {})
+            kept = [h for h in ids if field in (inherited.get(h) or {})]
+            if kept:
+                raise EditError(f"{kept[0]}: its {field.replace('_', ' ')} comes from the base pack; "
+                                "choose another instead of none")
+        for hex_id in ids:
+            record = self.hexes.get(hex_id)
+            if record is None:
+                if field != "country":
+                    raise EditError(f"{hex_id} has no country yet: set its country first")
+                record = {}
+            if field == "country" and value is None:
+                self.hexes.pop(hex_id, None)
+            else:
+                if value in (None, False):
+                    record.pop(field, None)
+                else:
+                    record[field] = value
+                self.hexes[hex_id] = record
+            self.changed_hexes.add(hex_id)
+
+    def _restore(self, records: Any) -> None:
+        """Whole hex records (undo, redo and the page's edits): each validated as the pack would be."""
+        if not isinstance(records, dict) or len(records) > 2000:
+            raise EditError("records must be an object of at most 2000 hex ids")
+        checked: dict[str, dict[str, Any] | None] = {}
+        inherited = inherited_tables(self.pack_dir).get("hexes", {})
+        for hex_id, record in records.items():
+            if not hex_id:
+                raise EditError("a hex id is never empty")
+            if record is None:
+                if hex_id in inherited:
+                    raise EditError(f"{hex_id} comes from the base pack: it keeps a country")
+                checked[hex_id] = None
+                continue
+            if not isinstance(record, dict) or set(record) - set(HEX_FIELDS):
+                raise EditError(f"{hex_id}: a record has only the fields {', '.join(HEX_FIELDS)}")
+            self._check_record(hex_id, record, inherited.get(hex_id) or {})
+            checked[hex_id] = dict(record)
+        for hex_id, record in checked.items():
+            if record is None:
+                self.hexes.pop(hex_id, None)
+            else:
+                self.hexes[hex_id] = record
+            self.changed_hexes.add(hex_id)
+
+    def _check_record(self, hex_id: str, record: dict[str, Any], inherited: dict[str, Any]) -> None:
+        choices = {"country": self.pack.countries, "area": self.pack.areas, "strategic_faction": FACTIONS}
+        if record.get("country") is None:
+            raise EditError(f"{hex_id} has no country: choose its country first")
+        for field_name, allowed in choices.items():
+            value = record.get(field_name)
+            if value is not None and value not in allowed:
+                raise EditError(f"{value!r} is not a {field_name.replace('_', ' ')} of pack {self.pack.name}")
+            if value is None and field_name in inherited:
+                raise EditError(f"{hex_id}: its {field_name.replace('_', ' ')} comes from the base pack; "
+                                "choose another instead of none")
+        for flag in FLAGS:
+            if flag in record and not isinstance(record[flag], bool):
+                raise EditError(f"{hex_id}: {flag} is true or false")
+        if "name" in record and not isinstance(record["name"], str):
+            raise EditError(f"{hex_id}: name is text")
+        for listed in ("adjacent", "borders"):
+            if listed in record and not (isinstance(record[listed], list)
+                                         and all(isinstance(v, str) for v in record[listed])):
+                raise EditError(f"{hex_id}: {listed} is a list of names")
+
+    def _border(self, area: Any, hexes: Any, member: Any) -> None:
+        if area not in self.pack.border_defense:
+            raise EditError(f"{area!r} has no [border_defense] entry in pack {self.pack.name}")
+        if not isinstance(member, bool):
+            raise EditError("member is true or false")
+        current = self.border.setdefault(area, [])
+        for hex_id in self._hex_ids(hexes):
+            if member and hex_id not in current:
+                current.append(hex_id)
+            elif not member and hex_id in current:
+                current.remove(hex_id)
+        self.changed_border.add(area)
+
+    def _can_complete(self, fact: str) -> bool:
+        """A fact the [complete] table can still be told about: not "all", and not one it leaves trusted
+        (`others = "trusted"`: naming it would make every unlisted subject missing)."""
+        if self.complete is None or self.complete.get(fact) == "all":
+            return False
+        return fact in self.complete or self.complete.get("others") != "trusted"
+
+    def _complete(self, fact: Any, subject: Any, value: Any) -> None:
+        """`[complete] fact += [subject]`: the pack locates all of that subject's fact (or it has none)."""
+        from rules.facts import FACT_KINDS
+
+        if self.complete is None:
+            raise EditError(f"pack {self.pack.name} has no [complete] table: "
+                            "every located fact counts as whole already")
+        kind = FACT_KINDS.get(fact) if isinstance(fact, str) else None
+        if kind is None:
+            raise EditError(f"{fact!r} is not a map fact")
+        subjects = self.pack.countries if kind.per == "country" else self.pack.areas
+        if subject not in subjects and not (kind.per == "country" and subject in self.pack.areas):
+            raise EditError(f"{subject!r} is not a {kind.per} of pack {self.pack.name}")
+        if not isinstance(value, bool):
+            raise EditError("value is true or false")
+        if not self._can_complete(fact):
+            raise EditError(f"[complete] {fact}: the pack already counts every located {fact} as whole")
+        listed = self.complete.setdefault(fact, set())
+        if listed == "all":
+            raise EditError(f"[complete] {fact} is already \"all\"")
+        assert isinstance(listed, set)
+        (listed.add if value else listed.discard)(subject)
+        self.changed_complete.add(fact)
+
+    def _box(self, zone: Any, box: Any) -> None:
+        zones = {z for m in self.model_zones() for z in m}
+        if zone not in zones:
+            raise EditError(f"{zone!r} is not a zone or region of module {self.module.name}")
+        if box is not None and box not in {c["value"] for c in self.box_choices()}:
+            raise EditError(f"{box!r} is not a box of the game")
+        if self.mapping is None:
+            raise EditError(f"pack {self.pack.name} has no [vassal] table to name boxes in")
+        if box is None:
+            self.boxes.pop(zone, None)
+        else:
+            self.boxes[zone] = box
+        self.changed_boxes.add(zone)
+
+    def model_zones(self) -> list[set[str]]:
+        out = []
+        for map_def in self.module.maps:
+            found = self.cells[map_def.identifier]
+            names = {c.name for c in found.cells if c.kind in ("zone", "region")}
+            if not found.cells and map_def.boards and all(b.grid is None for b in map_def.boards):
+                names.add(f"{map_def.identifier}: {OFFBOARD}")
+            out.append(names)
+        return out
+
+    # ---- saving --------------------------------------------------------------------------------
+    def save(self) -> list[str]:
+        """Write the edits into the pack's own files (never the base's, never the module)."""
+        documents: dict[Path, tomlkit.TOMLDocument] = {}
+        originals: dict[Path, bytes | None] = {}
+
+        def document(path: Path) -> tomlkit.TOMLDocument:
+            if path not in documents:
+                originals[path] = path.read_bytes() if path.exists() else None
+                text = originals[path].decode("utf-8") if originals[path] is not None else ""
+                documents[path] = tomlkit.parse(text)
+            return documents[path]
+
+        base = inherited_tables(self.pack_dir)
+        if self.changed_hexes:
+            path = self._file_with("hexes") or self._new_hexes_file()
+            doc = document(path)
+            if "hexes" not in doc:
+                doc.add("hexes", tomlkit.table())
+            _write_hexes(doc["hexes"], self.hexes, base.get("hexes", {}), sorted(self.changed_hexes))
+        if self.changed_border:
+            path = self._file_with("border_defense") or self._file_with("hexes") or self._new_hexes_file()
+            doc = document(path)
+            if "border_defense" not in doc:
+                doc.add("border_defense", tomlkit.table(is_super_table=True))
+            for area in sorted(self.changed_border):
+                table = doc["border_defense"]
+                if area not in table:
+                    table[area] = tomlkit.table()
+                table[area]["hexes"] = list(self.border.get(area, []))
+        if self.changed_complete and self.complete is not None:
+            path = self._file_with("complete") or self._file_with("hexes") or self._new_hexes_file()
+            doc = document(path)
+            if "complete" not in doc:
+                doc.add("complete", tomlkit.table())
+            for fact in sorted(self.changed_complete):
+                listed = self.complete.get(fact, set())
+                doc["complete"][fact] = listed if listed == "all" else sorted(listed)
+        if self.changed_boxes:
+            path = self._file_with("vassal")
+            if path is None:
+                raise EditError(f"pack {self.pack.name} has no [vassal] table to name boxes in")
+            doc = document(path)
+            vassal = doc["vassal"]
+            if "places" not in vassal:
+                vassal["places"] = tomlkit.table()
+            if "boxes" not in vassal["places"]:
+                vassal["places"]["boxes"] = tomlkit.table()
+            boxes = vassal["places"]["boxes"]
+            for zone in sorted(self.changed_boxes):
+                if zone in self.boxes:
+                    boxes[zone] = self.boxes[zone]
+                elif zone in boxes:
+                    del boxes[zone]
+        for path, doc in documents.items():
+            write_atomically(path, tomlkit.dumps(doc).encode("utf-8"))
+        try:
+            reloaded = load_pack(self.pack_dir)
+            if isinstance(reloaded.extra.get("vassal"), dict):
+                VassalMapping.from_pack(reloaded)
+        except InputError:
+            for path, data in originals.items():
+                if data is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    write_atomically(path, data)
+            raise
+        self.pack = reloaded
+        self.changed_hexes.clear()
+        self.changed_border.clear()
+        self.changed_boxes.clear()
+        self.changed_complete.clear()
+        return sorted(p.name for p in documents)
+
+    def _file_with(self, table: str) -> Path | None:
+        """The pack's own file that holds `table` (the base pack's files are never written)."""
+        for path in sorted(self.pack_dir.glob("*.toml")):
+            try:
+                if table in tomlkit.parse(path.read_text(encoding="utf-8")):
+                    return path
+            except (tomlkit.exceptions.ParseError, UnicodeDecodeError):  # load_pack refused it already
+                continue
+        return None
+
+    def _new_hexes_file(self) -> Path:
+        path = self.pack_dir / NEW_HEXES_FILE
+        if not path.exists():
+            return path
+        return self.pack_dir / "hexes.toml"
+
+
+def _write_hexes(table: Any, records: dict[str, dict[str, Any]], base: dict[str, Any],
+                 changed: list[str]) -> None:
+    """Each changed hex as the fields that differ from the base pack's entry (field-by-field merge).
+
+    An existing inline table is replaced by an inline table in place; `[hexes.x]` tables keep being
+    tables; a new entry follows the style the file already uses."""
+    uses_tables = any(isinstance(v, Table) for v in table.values())
+    for hex_id in changed:
+        record = records.get(hex_id)
+        inherited = base.get(hex_id) or {}
+        if record is None:
+            if hex_id in table:
+                del table[hex_id]
+            continue
+        fields = {k: v for k, v in record.items() if inherited.get(k) != v}
+        fields.update({k: False for k, v in inherited.items() if k in FLAGS and v and not record.get(k)})
+        if not fields:
+            if hex_id in table:
+                del table[hex_id]
+            continue
+        existing = table.get(hex_id)
+        if isinstance(existing, Table):  # `[hexes.x]`: changed in place, its comments stay
+            for key in [k for k in existing if k not in fields]:
+                del existing[key]
+            for key, value in fields.items():
+                if existing.get(key) != value:
+                    existing[key] = value
+            continue
+        # Keys in the order the entry had them, new ones after in the order of docs/pack-format.md.
+        order = [k for k in (existing or {}) if k in fields] + [k for k in HEX_FIELDS if k in fields]
+        ordered = {k: fields[k] for k in dict.fromkeys(order)}
+        if existing is None and uses_tables:
+            entry: Any = tomlkit.table()
+            for key, value in ordered.items():
+                entry[key] = value
+        else:
+            entry = tomlkit.inline_table()
+            entry.update(ordered)
+        table[hex_id] = entry

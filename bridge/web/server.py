@@ -1,0 +1,426 @@
+"""One port, two jobs: the overlay page over HTTP and the live protocol over WebSocket.
+
+Why one port: an OBS browser source or a player's browser needs a single address, and the page's
+WebSocket then comes from the same origin, which makes the Origin check simple (loopback pages
+only, unless `--allow-origin` names another). HTTP is answered from websockets' `process_request`
+hook, so there is no second server to run or secure.
+
+Why per-client queues: one stalled browser (a laptop gone to sleep, an OBS scene not refreshing)
+must never delay the others. Each client has a bounded queue drained by its own sender task; when
+the queue is full the client is disconnected, and on reconnect it resyncs from its last sequence
+number (docs/protocol.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import http
+import ipaddress
+import logging
+import mimetypes
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from bridge.web import protocol
+
+LOG = logging.getLogger("adjutant.server")
+
+OVERLAY_DIR = Path(__file__).resolve().parent / "overlay"
+WEBSOCKET_PATH = "/ws"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+DEFAULT_QUEUE_LIMIT = 64
+DEFAULT_HEARTBEAT_S = 5.0
+# Each answer re-plans the current file. A client may have this many still being planned; more are
+# refused, so one page (or a stuck button) cannot queue minutes of re-plans ahead of the next save.
+MAX_PENDING_ANSWERS = 3
+STATIC_SUFFIXES = frozenset({".html", ".js", ".css", ".svg", ".png", ".ico"})
+
+AnswerHandler = Callable[[str, Any], Awaitable[None]]
+TickHandler = Callable[[str, bool], None]
+WriteHandler = Callable[[], Awaitable[None]]
+
+
+def is_loopback_host(host: str | None) -> bool:
+    if not host:
+        return False
+    name = host.strip("[]").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _is_ip_literal(host: str | None) -> bool:
+    try:
+        ipaddress.ip_address((host or "").strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
+def _host_without_port(value: str) -> str:
+    """`127.0.0.1:8765` -> `127.0.0.1`; `[::1]:8765` -> `::1`."""
+    if value.startswith("["):
+        return value[1 : value.find("]")] if "]" in value else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+class _Client:
+    """One connected page: its view and its bounded outgoing queue."""
+
+    def __init__(self, connection: ServerConnection, view: str, queue_limit: int) -> None:
+        self.connection = connection
+        self.view = view
+        self.queue: asyncio.Queue[str] = asyncio.Queue(maxsize=queue_limit)
+        self.sender: asyncio.Task[None] | None = None
+        self.dropped = False
+        self.answers_pending = 0
+
+    def offer(self, text: str) -> bool:
+        """Queue a message without ever waiting; False means the client is too slow."""
+        if self.dropped:
+            return False
+        try:
+            self.queue.put_nowait(text)
+        except asyncio.QueueFull:
+            return False
+        return True
+
+    def answer_planned(self) -> None:
+        self.answers_pending -= 1
+
+    async def drain(self) -> None:
+        while True:
+            text = await self.queue.get()
+            await self.connection.send(text)
+
+
+class OverlayServer:
+    """The state document, its history, and every connected page."""
+
+    def __init__(
+        self,
+        host: str = DEFAULT_HOST,
+        port: int = DEFAULT_PORT,
+        *,
+        allowed_origins: Iterable[str] = (),
+        history_limit: int = protocol.DEFAULT_HISTORY_LIMIT,
+        queue_limit: int = DEFAULT_QUEUE_LIMIT,
+        heartbeat_interval: float = DEFAULT_HEARTBEAT_S,
+        static_dir: Path = OVERLAY_DIR,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.allowed_origins = frozenset(origin.rstrip("/") for origin in allowed_origins)
+        self.history = protocol.StateHistory(history_limit)
+        self.queue_limit = queue_limit
+        self.heartbeat_interval = heartbeat_interval
+        self.static_dir = static_dir
+        self.on_answer: AnswerHandler | None = None
+        self.on_tick: TickHandler | None = None
+        self.on_write: WriteHandler | None = None  # "Write the moves" (control view)
+        self.clients: set[_Client] = set()
+        self.dropped_slow_clients = 0
+        self._server: Server | None = None
+        self._heartbeat: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._filter: protocol.StreamFilter | None = None
+
+    # --- lifecycle -------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._server = await serve(
+            self._handle,
+            self.host,
+            self.port,
+            process_request=self._process_request,
+            max_size=protocol.MAX_CLIENT_MESSAGE_BYTES,
+            max_queue=8,
+            ping_interval=10,
+            ping_timeout=10,
+            close_timeout=1,
+            compression=None,
+        )
+        sockets = list(self._server.sockets)
+        if sockets:
+            self.port = sockets[0].getsockname()[1]
+        self._heartbeat = asyncio.ensure_future(self._beat())
+
+    async def stop(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+        if self._server is not None:
+            self._server.close()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._server.wait_closed(), timeout=3)
+            self._server = None
+        for task in list(self._tasks):
+            task.cancel()
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/"
+
+    # --- state -----------------------------------------------------------------------------------
+
+    def publish(self, changes: Mapping[str, Any]) -> None:
+        """Apply state changes and send the delta to every client (projected per view)."""
+        delta = self.history.update(changes)
+        if delta is None:
+            return
+        texts: dict[str, str] = {}
+        for client in list(self.clients):
+            if client.view not in texts:
+                projected = protocol.project_delta(delta, client.view, self.history.state,
+                                                   self._stream_filter(client.view))
+                texts[client.view] = protocol.encode(projected)
+            self._send(client, texts[client.view])
+
+    def _stream_filter(self, view: str) -> protocol.StreamFilter | None:
+        """The stream view's filter of the current plan, kept until the plan changes (`StreamFilter`)."""
+        if view != "stream":
+            return None
+        self._filter = protocol.stream_filter_for(self.history.state, self._filter)
+        return self._filter
+
+    def _send(self, client: _Client, text: str) -> None:
+        if not client.offer(text):
+            self._drop(client, "too slow: outgoing queue full")
+
+    def _drop(self, client: _Client, reason: str) -> None:
+        if client.dropped:
+            return
+        client.dropped = True
+        self.dropped_slow_clients += 1
+        self.clients.discard(client)
+        LOG.info("dropping client (%s view): %s", client.view, reason)
+        self._spawn(client.connection.close(code=1013, reason="too slow; reconnect and resync"))
+        transport = client.connection.transport
+        loop = asyncio.get_running_loop()
+        loop.call_later(1.5, transport.abort)  # a client that never reads never completes the close
+
+    def _spawn(self, coroutine: Awaitable[Any], done: Callable[[], None] | None = None) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        if done is not None:
+            task.add_done_callback(lambda _task: done())
+
+    def _catch_up(self, client: _Client, since: int | None, run: str | None = None) -> None:
+        """Deltas after `since` if the history reaches back that far (same run), else a snapshot."""
+        deltas = self.history.deltas_since(since, run) if since is not None else None
+        if deltas is None:
+            history = self.history
+            message = protocol.snapshot_message(history.seq, history.state, client.view, history.run,
+                                                self._stream_filter(client.view))
+            self._send(client, protocol.encode(message))
+            return
+        for delta in deltas:
+            projected = protocol.project_delta(delta, client.view, self.history.state,
+                                               self._stream_filter(client.view))
+            self._send(client, protocol.encode(projected))
+
+    async def _beat(self) -> None:
+        while True:
+            await asyncio.sleep(self.heartbeat_interval)
+            message = protocol.heartbeat_message(self.history.seq, time.time(), self.history.run)
+            text = protocol.encode(message)
+            for client in list(self.clients):
+                self._send(client, text)
+
+    # --- HTTP ------------------------------------------------------------------------------------
+
+    def origin_allowed(self, origin: str | None, host_header: str | None = None) -> bool:
+        """Loopback pages, origins given with --allow-origin, and our own page at an IP address.
+
+        Why the last one: bound to a LAN address (`--host 192.168.1.5`), the page a player opens at
+        `http://192.168.1.5:8765/` must reach its own WebSocket without an extra flag. Only an IP
+        *literal* equal to the Host header counts: a DNS-rebound attacker page has a name for an
+        origin, never our address. No Origin = not a browser.
+        """
+        if origin is None:
+            return True
+        if origin.rstrip("/") in self.allowed_origins or "*" in self.allowed_origins:
+            return True
+        parts = urlsplit(origin)
+        if is_loopback_host(parts.hostname):
+            return True
+        return bool(host_header) and _is_ip_literal(parts.hostname) and parts.netloc == host_header
+
+    def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        """Refuse a request whose Host or Origin header is missing its sense (two of them, an
+        unparsable URL) with 400 and one log line; then the Host/Origin/method checks below."""
+        problem = _header_problem(request)
+        if problem is not None:
+            LOG.info("refused a request: %s", problem)
+            return connection.respond(http.HTTPStatus.BAD_REQUEST, f"Bad request: {problem}\n")
+        try:
+            return self._checked_request(connection, request)
+        except Exception as exc:  # never a 500 with a traceback per request: one line, 400
+            LOG.info("refused a request: %s: %s", type(exc).__name__, " ".join(str(exc).split())[:200])
+            return connection.respond(http.HTTPStatus.BAD_REQUEST, "Bad request\n")
+
+    def _checked_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        host_header = request.headers.get("Host", "")
+        if is_loopback_host(self.host) and not is_loopback_host(_host_without_port(host_header)):
+            # Bound to loopback: a foreign Host header means DNS rebinding, not a real user.
+            return connection.respond(http.HTTPStatus.FORBIDDEN, "Host not allowed\n")
+        method = getattr(request, "method", "GET")  # websockets < 14 parsed GET only
+        if method not in ("GET", "HEAD"):
+            # Read-only server: a POST/PUT must not get the page back as if it had done something.
+            response = _response(http.HTTPStatus.METHOD_NOT_ALLOWED, b"Method not allowed\n", "text/plain")
+            response.headers["Allow"] = "GET, HEAD"
+            return response
+        path = urlsplit(request.path).path
+        if path == WEBSOCKET_PATH:
+            if request.headers.get("Upgrade", "").lower() != "websocket":
+                return connection.respond(http.HTTPStatus.UPGRADE_REQUIRED, "WebSocket endpoint\n")
+            if not self.origin_allowed(request.headers.get("Origin"), request.headers.get("Host")):
+                return connection.respond(http.HTTPStatus.FORBIDDEN, "Origin not allowed\n")
+            return None
+        response = self._static(path)
+        if method == "HEAD":  # same headers (Content-Length included), no body: RFC 9110 §9.3.2
+            response = dataclasses.replace(response, body=b"")
+        return response
+
+    def _static(self, path: str) -> Response:
+        name = "index.html" if path in ("/", "") else path.lstrip("/")
+        allowed = {
+            entry.name
+            for entry in self.static_dir.iterdir()
+            if entry.is_file() and entry.suffix in STATIC_SUFFIXES
+        }
+        if name not in allowed:  # whitelist of the folder's own files: no path traversal possible
+            return _response(http.HTTPStatus.NOT_FOUND, b"Not found\n", "text/plain; charset=utf-8")
+        body = (self.static_dir / name).read_bytes()
+        content_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        if content_type.startswith("text/") or content_type.endswith("javascript"):
+            content_type += "; charset=utf-8"
+        return _response(http.HTTPStatus.OK, body, content_type)
+
+    # --- WebSocket -------------------------------------------------------------------------------
+
+    async def _handle(self, connection: ServerConnection) -> None:
+        query = parse_qs(urlsplit(connection.request.path if connection.request else "").query)
+        view = (query.get("view") or ["player"])[0]
+        if view not in protocol.VIEWS:
+            shown = ascii(view[:40])  # a close reason is at most 123 bytes of UTF-8: keep it ASCII
+            await connection.close(code=1008, reason=f"unknown view {shown[:100]}")
+            return
+        since = _int_or_none((query.get("since") or [None])[0])
+        run = (query.get("run") or [None])[0]
+        client = _Client(connection, view, self.queue_limit)
+        self.clients.add(client)
+        self._catch_up(client, since, run)  # no await before this: nothing can slip in between
+        client.sender = asyncio.ensure_future(client.drain())
+        try:
+            async for raw in connection:
+                await self._on_message(client, raw)
+        except ConnectionClosed:
+            pass
+        finally:
+            self.clients.discard(client)
+            client.sender.cancel()
+
+    async def _on_message(self, client: _Client, raw: str | bytes) -> None:
+        try:
+            message = protocol.parse_client_message(raw)
+            if message.kind == "resync":
+                self._catch_up(client, message.since, message.run)
+            elif message.kind == "ping":
+                pong = {"type": "pong", "run": self.history.run, "seq": self.history.seq}
+                self._send(client, protocol.encode(pong))
+            elif client.view not in protocol.ACTING_VIEWS:
+                raise protocol.ProtocolError(f"the {client.view} view is read-only")
+            elif message.kind == "write_moves":
+                if client.view not in protocol.WRITING_VIEWS:
+                    raise protocol.ProtocolError("only the control view writes the moves")
+                if self.on_write is not None:
+                    self._spawn(self.on_write())
+            elif message.kind == "answer":
+                assert message.choice is not None
+                value = self._answer_value(message.choice, message.option)
+                if client.answers_pending >= MAX_PENDING_ANSWERS:
+                    raise protocol.ProtocolError("earlier answers are still being planned; wait for the plan")
+                if self.on_answer is not None:
+                    client.answers_pending += 1
+                    self._spawn(self.on_answer(message.choice, value), done=client.answer_planned)
+            elif message.kind == "tick":
+                assert message.step is not None
+                if message.step not in protocol.step_keys(self.history.state.get("plan")):
+                    raise protocol.ProtocolError(f"no step {message.step!r} in the current plan")
+                if self.on_tick is not None:
+                    self.on_tick(message.step, message.done)
+        except protocol.ProtocolError as exc:
+            self._send(client, protocol.encode(protocol.error_message("bad-message", str(exc))))
+
+    def _answer_value(self, choice_id: str, option: str | tuple[str, ...] | None) -> Any:
+        """The plan's own option value(s) for this answer (None clears it); unknown ids are errors."""
+        choice = protocol.find_choice(self.history.state.get("plan"), choice_id)
+        if choice is None:
+            raise protocol.ProtocolError(f"no choice {choice_id!r} in the current plan")
+        if option is None:
+            return None
+        if isinstance(option, tuple) != bool(choice.get("multiple")):
+            wanted = "a list of options" if choice.get("multiple") else "one option"
+            raise protocol.ProtocolError(f"choice {choice_id!r} takes {wanted}")
+        if isinstance(option, tuple):
+            return [protocol.match_option(choice, item) for item in option]
+        return protocol.match_option(choice, option)
+
+
+def _header_problem(request: Request) -> str | None:
+    """Why the request's Host/Origin headers cannot be judged, or None when they can."""
+    for name in ("Host", "Origin"):
+        values = request.headers.get_all(name)
+        if len(values) > 1:
+            return f"{len(values)} {name} headers"
+    origin = request.headers.get("Origin")
+    if origin is not None:
+        try:
+            parts = urlsplit(origin)
+            _ = parts.hostname, parts.port  # both parse lazily and raise on nonsense
+        except ValueError:
+            return f"malformed Origin header {origin[:60]!a}"
+    host = request.headers.get("Host")
+    if host is not None:
+        try:
+            _ = urlsplit(f"//{host}").port
+        except ValueError:
+            return f"malformed Host header {host[:60]!a}"
+    return None
+
+
+def _int_or_none(value: str | None) -> int | None:
+    """A sequence number from the URL, or None. ASCII digits only (`str.isdigit` also accepts `²`)
+    and at most 18 of them (`int` refuses 4,300+ digits): anything else just means a snapshot."""
+    if value is None or not (0 < len(value) <= 18 and value.isascii() and value.isdigit()):
+        return None
+    return int(value)
+
+
+def _response(status: http.HTTPStatus, body: bytes, content_type: str) -> Response:
+    headers = Headers(
+        [
+            ("Content-Type", content_type),
+            ("Content-Length", str(len(body))),
+            ("Cache-Control", "no-store"),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Connection", "close"),
+        ]
+    )
+    return Response(status.value, status.phrase, headers, body)
