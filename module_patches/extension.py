@@ -16,7 +16,8 @@ computed from the element's real place in the module's buildFile and checked wit
 element is an error here, never a file VASSAL refuses.
 
 Public API:
-    build_extension(module_path, pack=None, port=8765, zones=False, extension_id=None) -> Built
+    build_extension(module_path, pack=None, port=8765, zones=False, extension_id=None,
+                    writeback=None) -> Built
     write_extension(built, out) -> Path
     target_path(root, element) -> str
 """
@@ -39,7 +40,7 @@ from lxml import etree
 from vassal_parser import sequence
 from vassal_parser.container import open_container, parse_xml
 from vassal_parser.errors import InputError
-from vassal_parser.module import ROOT_TAGS, _configure_name, _find_target
+from vassal_parser.module import ROOT_TAGS, configure_name, find_target
 from vassal_parser.writer import write_atomically
 
 P = "VASSAL.build."
@@ -82,10 +83,10 @@ def target_path(root: etree._Element, element: etree._Element) -> str:
         raise ValueError("element is not in this module")
     segments = []
     for item in reversed(chain):
-        name = _configure_name(item)
+        name = configure_name(item)
         segments.append(sequence.encode([item.tag, name] if name else [item.tag], ":") or "")
     path = sequence.encode(segments, "/") or ""
-    found = _find_target(root, path, "<module>")
+    found = find_target(root, path, "<module>")
     if found is not element:
         raise InputError("<module>", f"extension target {path!r} would resolve to another component than "
                                      f"the one meant (a same-class sibling comes first)")
@@ -178,12 +179,13 @@ def _element(tag: str, attributes: dict[str, str], text: str | None = None) -> e
     return node
 
 
-def _zones(root: etree._Element, pack: Any) -> tuple[list[tuple[str, etree._Element]], list[str]]:
-    """Zones for pack boxes that give a polygon ([vassal.writeback.points] map, board, polygon)."""
-    from bridge.writeback.translate import Writeback
+def _zones(root: etree._Element, pack: Any,
+           writeback: Any) -> tuple[list[tuple[str, etree._Element]], list[str]]:
+    """Zones for pack boxes that give a polygon ([vassal.writeback.points] map, board, polygon).
 
+    `writeback` is the pack's write-back table as the caller read it (bridge.writeback.translate.Writeback:
+    `.points`, `.source`): handed in, so this package never reaches up into bridge/."""
     table = (getattr(pack, "extra", {}).get("vassal") or {}).get("writeback", {}).get("points", {})
-    writeback = Writeback.from_pack(pack)
     added: list[tuple[str, etree._Element]] = []
     notes: list[str] = []
     for box, raw in table.items():
@@ -213,7 +215,7 @@ def _zones(root: etree._Element, pack: Any) -> tuple[list[tuple[str, etree._Elem
 
 def _board(root: etree._Element, map_name: str, board_name: str | None, where: str) -> etree._Element:
     for map_node in root.iter():
-        if _configure_name(map_node) != map_name or not str(map_node.tag).endswith(("Map", "PrivateMap")):
+        if configure_name(map_node) != map_name or not str(map_node.tag).endswith(("Map", "PrivateMap")):
             continue
         for board in map_node.iter(P + "module.map.boardPicker.Board"):
             if board_name is None or board.get("name") == board_name:
@@ -248,7 +250,9 @@ def _inside(shape: list[tuple[int, ...]], x: int, y: int) -> bool:
 
 
 def build_extension(module_path: str | Path, pack: Any = None, port: int = 8765, zones: bool = False,
-                    extension_id: str | None = None) -> Built:
+                    extension_id: str | None = None, writeback: Any = None) -> Built:
+    """The extension's files; with `zones`, also a zone per pack box with a polygon (`writeback` is the
+    pack's write-back table, bridge.writeback.translate.Writeback.from_pack(pack), read by the caller)."""
     module_path = Path(module_path)
     root, metadata, moduledata = _module_root(module_path)
     name = metadata.get("name") or root.get("name") or ""
@@ -284,10 +288,10 @@ def build_extension(module_path: str | Path, pack: Any = None, port: int = 8765,
                                                     "fileName": CHART_FILE}))
     components.append(("", window))
     if zones:
-        if pack is None:
+        if pack is None or writeback is None:
             raise InputError("--zones", "needs --pack: the zones come from the pack's "
                                         "[vassal.writeback.points]")
-        added, zone_notes = _zones(root, pack)
+        added, zone_notes = _zones(root, pack, writeback)
         notes.extend(zone_notes)
         components.extend(added)
         if not added:

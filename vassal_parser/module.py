@@ -683,7 +683,7 @@ def _build(root: etree._Element, path: str, images: _ImageSource, extensions: li
 # --------------------------------------------------------------------------------------------
 
 
-def _configure_name(element: etree._Element) -> str | None:
+def configure_name(element: etree._Element) -> str | None:
     for key in ("mapName", "name", "entryName"):
         value = element.get(key)
         if value is not None:
@@ -691,7 +691,7 @@ def _configure_name(element: etree._Element) -> str | None:
     return None
 
 
-def _find_target(root: etree._Element, target: str, source: str) -> etree._Element:
+def find_target(root: etree._Element, target: str, source: str) -> etree._Element:
     """Resolve an ExtensionElement `target` (SE('/') of SE(':')(class, name)) in the module tree.
 
     Spec §7 (`ComponentPathBuilder`): at each step the child of the same class and configure name
@@ -728,7 +728,7 @@ def _resolve_steps(
         return None
     class_name, name = steps[at]
     same_class = [child for child in node if child.tag == class_name]
-    exact = [child for child in same_class if _configure_name(child) == name]
+    exact = [child for child in same_class if configure_name(child) == name]
     candidates = exact[:1] if exact else same_class
     if at == len(steps) - 1:
         return candidates[0] if candidates else None
@@ -757,7 +757,7 @@ def _merge_extension(root: etree._Element, ext_path: Path, module_name: str) -> 
         children = [child for child in element if isinstance(child.tag, str)]
         if not children:
             continue
-        target = _find_target(root, element.get("target") or "", str(ext_path))
+        target = find_target(root, element.get("target") or "", str(ext_path))
         target.append(copy.deepcopy(children[0]))
     return ext_path.stem
 

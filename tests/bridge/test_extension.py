@@ -15,6 +15,7 @@ from lxml import etree
 
 from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
 from bridge.cli.main import main
+from bridge.writeback.translate import Writeback
 from module_patches.extension import (
     CHART_FILE,
     HELP_TITLE,
@@ -144,7 +145,8 @@ def _zones_pack(tmp_path: Path, polygon: str) -> Path:
 
 def test_zones_adds_a_named_zone_where_no_module_zone_is(tmp_path) -> None:
     pack = _zones_pack(tmp_path, "[[2, 2], [16, 2], [16, 16], [2, 16]]")
-    built = build_extension(DEMO_MODULE, pack=load_pack(pack), zones=True)
+    built = build_extension(DEMO_MODULE, pack=load_pack(pack), zones=True,
+                            writeback=Writeback.from_pack(load_pack(pack)))
     out = write_extension(built, tmp_path / "zones.vmdx")
     zone_targets = [t for t, tag in built.components if tag.endswith("mapgrid.Zone")]
     assert zone_targets == [f"{P}module.Map:Boxes/{P}module.map.BoardPicker/"
@@ -162,7 +164,8 @@ def test_zones_adds_a_named_zone_where_no_module_zone_is(tmp_path) -> None:
 
 def test_zones_skips_a_box_a_module_zone_covers(tmp_path) -> None:
     pack = _zones_pack(tmp_path, "[[30, 30], [60, 30], [60, 60], [30, 60]]")  # inside the Delay Box zone
-    built = build_extension(DEMO_MODULE, pack=load_pack(pack), zones=True)
+    built = build_extension(DEMO_MODULE, pack=load_pack(pack), zones=True,
+                            writeback=Writeback.from_pack(load_pack(pack)))
     assert not [t for t, tag in built.components if tag.endswith("mapgrid.Zone")]
     assert any("already covers it" in note for note in built.notes)
 

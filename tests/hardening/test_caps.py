@@ -63,4 +63,4 @@ def test_extension_target_step_cap() -> None:
     from lxml import etree
 
     with pytest.raises(InputError, match="201 steps"):
-        module._find_target(etree.Element("root"), "/".join(["a"] * 201), "ext.vmdx")
+        module.find_target(etree.Element("root"), "/".join(["a"] * 201), "ext.vmdx")

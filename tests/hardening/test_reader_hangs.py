@@ -121,7 +121,7 @@ def test_extension_target_backtracking_is_not_exponential(tmp_path: Path) -> Non
     del etree  # the tree is built in the subprocess, from a generator that stays small
     result = outcome(f"""
         from lxml import etree
-        from vassal_parser.module import _find_target
+        from vassal_parser.module import find_target
         root = etree.Element("root")
         level = [root]
         for _ in range({depth}):
@@ -130,7 +130,7 @@ def test_extension_target_backtracking_is_not_exponential(tmp_path: Path) -> Non
                 nxt += [etree.SubElement(node, "{pkg}.X"), etree.SubElement(node, "{pkg}.X")]
             level = nxt
         try:
-            _find_target(root, "/".join(["{pkg}.X"] * {depth} + ["{pkg}.Missing"]), "ext.vmdx")
+            find_target(root, "/".join(["{pkg}.X"] * {depth} + ["{pkg}.Missing"]), "ext.vmdx")
             print("found")
         except InputError as exc:
             print("InputError:", exc.one_line())

@@ -13,7 +13,7 @@ from lxml import etree
 
 from vassal_parser.container import decode_savedgame, open_container, read_metadata_xml
 from vassal_parser.errors import InputError
-from vassal_parser.module import _find_target, load_module
+from vassal_parser.module import find_target, load_module
 from vassal_parser.pieces import make_piece
 from vassal_parser.sequence import Decoder, encode
 from vassal_parser.traits import Layer, Marker
@@ -206,14 +206,14 @@ def test_7_without_exact_match_same_class_children_are_tried_in_order() -> None:
     not resolve under the first candidate moves on to the next one."""
     root = etree.fromstring(_BUILD.encode())
     target = "VASSAL.build.module.Map:Renamed/VASSAL.build.module.map.SetupStack:Holder"
-    found = _find_target(root, target, "ext.vmdx")
+    found = find_target(root, target, "ext.vmdx")
     assert found.get("name") == "Holder" and found.getparent().get("mapName") == "Second"
 
 
 def test_7_last_step_without_exact_match_takes_the_first_same_class_child() -> None:
     root = etree.fromstring(_BUILD.encode())
-    assert _find_target(root, "VASSAL.build.module.Map:Renamed", "x").get("mapName") == "First"
-    assert _find_target(root, "", "x") is root
+    assert find_target(root, "VASSAL.build.module.Map:Renamed", "x").get("mapName") == "First"
+    assert find_target(root, "", "x") is root
 
 
 def test_7_unresolvable_target_is_one_line_input_error(tmp_path: Path) -> None:

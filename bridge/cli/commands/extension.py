@@ -49,7 +49,12 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         raise InputError("--port", f"{args.port} is not a TCP port")
     pack = load_pack(args.pack) if args.pack else None
-    built = build_extension(args.module, pack=pack, port=args.port, zones=args.zones)
+    writeback = None
+    if args.zones and pack is not None:
+        from bridge.writeback.translate import Writeback
+
+        writeback = Writeback.from_pack(pack)
+    built = build_extension(args.module, pack=pack, port=args.port, zones=args.zones, writeback=writeback)
     write_extension(built, out)
     if getattr(args, "json", False):
         from bridge.common.jsonout import dumps, header, module_json
