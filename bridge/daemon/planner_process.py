@@ -247,7 +247,7 @@ class ProcessPlanner:
         raise PlannerBug(payload[0], payload[1])
 
     async def _threaded(self, path: Path, answers: Mapping[str, Any]) -> dict:
-        from bridge.daemon.watch import in_daemon_thread  # bridge.daemon.watch imports nothing from here
+        from bridge.daemon.threads import in_daemon_thread
 
         return await in_daemon_thread(self.plan, path, answers)
 

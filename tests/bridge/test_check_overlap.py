@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 
-import bridge.daemon.watch as watch
+import bridge.daemon.completeness as completeness
+import bridge.daemon.folder as folder
 from tests.bridge.harness import daemon_running, receive_until, run, ws_url
 from tests.bridge.savefiles import fixture_planner, sample_plan, save_bytes, write_in_place
 
@@ -35,9 +36,9 @@ def test_the_planner_starts_while_the_whole_file_check_runs(
 ) -> None:
     order: list[str] = []
     planner_called = threading.Event()
-    real_check = watch.check_complete
+    real_check = folder.check_complete
 
-    def slow_check(path: Path) -> watch.FileStamp:
+    def slow_check(path: Path) -> completeness.FileStamp:
         planner_called.wait(5)  # a check that finishes only once the planner has the job
         order.append("whole-file check done")
         return real_check(path)
@@ -47,7 +48,7 @@ def test_the_planner_starts_while_the_whole_file_check_runs(
         planner_called.set()
         return fixture_planner(path, answers)
 
-    monkeypatch.setattr(watch, "check_complete", slow_check)
+    monkeypatch.setattr(folder, "check_complete", slow_check)
 
     async def scenario() -> None:
         async with daemon_running(tmp_path, plan_function=planner, **FAST) as daemon, \
@@ -86,9 +87,10 @@ def test_a_save_that_fails_its_crc_is_never_shown_and_is_given_up_on(tmp_path: P
         return fixture_planner(path, answers)
 
     bad = _with_wrong_crc(save_bytes(sample_plan(turn="Autumn 1940")))
-    with pytest.raises(watch.IncompleteFile):
-        watch.check_complete(_written(tmp_path / "probe.bin", bad))
-    assert watch.check_structure(tmp_path / "probe.bin").size == len(bad)  # what sends it to the planner
+    with pytest.raises(completeness.IncompleteFile):
+        completeness.check_complete(_written(tmp_path / "probe.bin", bad))
+    # check_structure is what sends it to the planner
+    assert completeness.check_structure(tmp_path / "probe.bin").size == len(bad)
 
     async def scenario() -> None:
         async with daemon_running(tmp_path, plan_function=planner, give_up=0.6, **FAST) as daemon, \

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 
-from bridge.daemon.watch import IncompleteFile, check_complete
+from bridge.daemon.completeness import IncompleteFile, check_complete
 from tests.bridge.harness import daemon_running, receive_until, run, ws_url
 from tests.bridge.savefiles import (
     command_stream,

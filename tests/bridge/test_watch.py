@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 
-from bridge.daemon.watch import IncompleteFile, check_complete, is_watched_name
+from bridge.daemon.completeness import IncompleteFile, check_complete, is_watched_name
 from tests.bridge.harness import daemon_running, receive_until, run, ws_url
 from tests.bridge.savefiles import (
     HIDDEN_PIECE,
@@ -335,7 +335,7 @@ def test_a_finished_write_is_checked_at_once_other_events_wait_for_the_debounce(
     """docs/protocol.md "Latency": the debounce only covers writes still in progress."""
     from watchdog.events import FileClosedEvent, FileCreatedEvent, FileModifiedEvent, FileMovedEvent
 
-    from bridge.daemon.watch import _Forwarder
+    from bridge.daemon.folder import _Forwarder
 
     pokes: list[tuple[Path, float | None]] = []
     forwarder = _Forwarder(_ImmediateLoop(), lambda path, wait: pokes.append((path, wait)), lambda _: None)

@@ -69,16 +69,16 @@ def test_completeness_check_exception_gets_a_notice(tmp_path: Path, monkeypatch:
     monkeypatch.setenv("ADJUTANT_ERROR_LOG", str(tmp_path / "errors.log"))
     folder = tmp_path / "saves"
     folder.mkdir()
-    import bridge.daemon.watch as watch
+    import bridge.daemon.folder as folder_watcher
 
-    real_check = watch.check_complete
+    real_check = folder_watcher.check_complete
 
     def check(path: Path):
         if path.name == "odd.vsav":
             raise MemoryError("simulated: a check that fails in a way nobody foresaw")
         return real_check(path)
 
-    monkeypatch.setattr(watch, "check_complete", check)
+    monkeypatch.setattr(folder_watcher, "check_complete", check)
 
     async def scenario() -> None:
         async with daemon_running(folder, **FAST) as daemon, connect(ws_url(daemon)) as ws:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bridge.cli.main import main
-from bridge.daemon.watch import IncompleteFile, check_complete
+from bridge.daemon.completeness import IncompleteFile, check_complete
 from tests.grids import builders
 from vassal_parser.container import open_container
 from vassal_parser.errors import InputError

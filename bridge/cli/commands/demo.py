@@ -219,7 +219,7 @@ def copy_into(folder: Path, source: Path) -> Path:
     """Copy a save into the watched folder as VASSAL ≤ 3.4 does: a temporary name, then a rename.
 
     Why: the daemon must only ever see a complete file; the `.`-prefixed temporary name is one the
-    watcher ignores (bridge.daemon.watch.is_watched_name)."""
+    watcher ignores (bridge.daemon.completeness.is_watched_name)."""
     target = folder / source.name
     temporary = folder / f".{source.name}.{os.getpid()}.tmp"
     temporary.write_bytes(source.read_bytes())
