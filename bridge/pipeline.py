@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from bridge.mapping.inset import InsetGeometry, LayoutFor, add_insets, hex_places
-from bridge.mapping.mapper import MappingMemo, MappingResult, VassalMapping, slot_prototypes
+from bridge.mapping.mapper import MappingResult, VassalMapping
+from bridge.mapping.memo import MappingMemo
+from bridge.mapping.slots import slot_prototypes
 from rules.engine import check_answer_ids
 from rules.engine import plan as run_plan
 from rules.packs import PACKS_DIR, Pack, load_pack
@@ -171,7 +173,7 @@ class CheckPipeline:
         problems."""
         import tempfile
 
-        from bridge.mapping.mapper import slot_piece_objects
+        from bridge.mapping.slots import slot_piece_objects
         from vassal_parser import commands
         from vassal_parser.layout import MapLayout
         from vassal_parser.writer import write_game_file

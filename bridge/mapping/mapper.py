@@ -5,7 +5,11 @@ prototypes, Layer levels), and a user completing a pack for a real module must b
 TOML, without Python.  Why report instead of guess: a piece or place the mapping does not know is
 listed with counts (`MappingResult.unmapped_pieces` / `unmapped_places`), so the user sees exactly
 what is missing and the rules never reason from an invented position.  The format is described in
-docs/vassal-mapping.md.
+docs/vassal-mapping.md. The rules' own form and TOML checks are in `pack_rules.py`, the per-piece
+outcomes and their memo in `memo.py`, the module's PieceSlots in `slots.py`.
+
+Why over 500 lines: `VassalMapping` is one class, and its fast paths (a kind every rule refuses at
+its first condition, counted whole) share its tables with the piece-by-piece path they must equal.
 """
 
 from __future__ import annotations
@@ -14,204 +18,35 @@ import re
 from collections import Counter as Tally
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from bridge.mapping.memo import _PER_PIECE, MappingMemo, _concealment, _counted_whole, _Outcome
+from bridge.mapping.pack_rules import (
+    _MISSING,
+    _TEMPLATE,
+    SPECIAL_KEYS,
+    PieceLike,
+    Rule,
+    _as_list,
+    _as_table,
+    _assign,
+    _check_box_template,
+    _MissingValue,
+    _optional_text,
+    _quick_fill,
+    _regex,
+    _rules,
+    _strings,
+    _typed,
+    _version_key,
+    fill,
+    fill_general,
+)
+from bridge.mapping.slots import _gpid
 from rules.records import deep_copy
 from vassal_parser.errors import InputError
-
-# Counter fields a rule may set, and how their text is turned into the position's JSON types.
-INT_FIELDS = frozenset({"steps"})
-BOOL_FIELDS = frozenset({"delay_stripe", "exp", "partnership", "multinational", "flipped"})
-LIST_FIELDS = frozenset({"tags"})
-OPTIONAL_TEXT_FIELDS = frozenset({"reinforcement", "colonial_of", "area", "faction", "nationality"})
-COUNTER_FIELDS = (frozenset({"id", "name", "kind"}) | INT_FIELDS | BOOL_FIELDS | LIST_FIELDS
-                  | OPTIONAL_TEXT_FIELDS)
-TRUE_WORDS = frozenset({"true", "yes", "1", "y"})
-PLACE_KEYS = frozenset({"@location", "@map", "@zone", "@board"})
-SPECIAL_KEYS = {"@name": "BasicName", "@location": "location", "@map": "map", "@zone": "zone",
-                "@board": "board"}
-_TEMPLATE = re.compile(r"\{([^{}]+)\}")
-
-
-class PieceLike(Protocol):
-    """What the mapping reads from a `vassal_parser.game.PlacedPiece` (architecture.md contract)."""
-
-    id: str
-    basic_name: str
-    piece_name: str
-    map: str | None
-    board: str | None
-    zone: str | None
-    location: str
-    properties: dict[str, str]
-    hidden_by: str | None
-    masked_by: str | None
-
-
-@dataclass(frozen=True)
-class Rule:
-    """`match` conditions -> `set` values; `kind` is which list it came from (counters / state / ignore)."""
-
-    kind: str
-    index: int
-    match: dict[str, str]
-    values: dict[str, Any]
-    steps_delta: int = 0
-
-    def __post_init__(self) -> None:
-        # Pre-split conditions once: `test` runs for every piece x rule (5,000-piece saves).
-        conditions = []
-        for key, expected in self.match.items():
-            name = SPECIAL_KEYS.get(key, key)
-            pattern = _compiled(expected[3:]) if expected.startswith("re:") else None
-            conditions.append((key, name, pattern, expected))
-        object.__setattr__(self, "_conditions", tuple(conditions))
-        # The first plain property equality, checked inline before `test` (most rules fail there).
-        gate = next(((n, e) for k, n, p, e in conditions if p is None and k not in PLACE_KEYS
-                     and k != "@prototype"), (None, None))
-        object.__setattr__(self, "gate", gate)
-        # (field, template, its `_template_form`) of `set`: a counter rule fills them for every new piece
-        object.__setattr__(self, "setters", tuple(
-            (name, template, _template_form(template) if isinstance(template, str) else None)
-            for name, template in self.values.items()))
-
-    def refused_at_first(self, variables: Mapping[str, str | None]) -> bool:
-        """Whether `test` (on a placed piece) fails at the first condition, given the value of that
-        condition's variable (None: the piece has no such property)."""
-        _key, name, pattern, expected = self._conditions[0]  # type: ignore[attr-defined]
-        actual = variables.get(name)
-        if actual is None:
-            return True
-        return actual != expected if pattern is None else not pattern.fullmatch(actual)
-
-    def test(self, piece: PieceLike, variables: dict[str, str], placed: bool = True) -> dict[str, str] | None:
-        """The variables (properties + regex groups) when every condition holds, else None.
-
-        `placed=False` (a PieceSlot, on no map yet) skips the conditions on where the piece is."""
-        found = variables  # copied only when a regex adds groups
-        for key, name, pattern, expected in self._conditions:  # type: ignore[attr-defined]
-            if not placed and key in PLACE_KEYS:
-                continue
-            if key == "@prototype":
-                if not _matches_any(expected, found.get("prototypes", "").split("\n")):
-                    return None
-                continue
-            actual = found.get(name)
-            if actual is None:
-                actual = _lookup(piece, key, found)
-                if actual is None:
-                    return None
-            if pattern is None:
-                if actual != expected:
-                    return None
-                continue
-            hit = pattern.fullmatch(actual)
-            if not hit:
-                return None
-            groups = {k: v for k, v in hit.groupdict().items() if v is not None}
-            if groups:
-                found = {**found, **groups}
-        return found
-
-
-@lru_cache(maxsize=512)
-def _compiled(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
-
-
-def _matches_any(expected: str, candidates: list[str]) -> bool:
-    if expected.startswith("re:"):
-        return any(re.fullmatch(expected[3:], c) for c in candidates if c)
-    return expected in candidates
-
-
-def _lookup(piece: PieceLike, key: str, variables: Mapping[str, str]) -> str | None:
-    if key.startswith("@"):
-        attribute = key[1:]
-        if attribute == "name":
-            return piece.basic_name
-        if attribute in variables:
-            return variables[attribute]
-        value = getattr(piece, attribute, None)
-        return None if value is None else str(value)
-    return variables.get(key, piece.properties.get(key))
-
-
-def fill(template: Any, variables: Mapping[str, str], where: str) -> Any:
-    """`{Name}` -> the piece property / match group `Name`; a missing one makes the value unusable.
-
-    Why two shortcuts (`_template_form`): a counter rule fills about ten templates for every new
-    piece, nearly all of them plain text or one whole `{Name}`, and `re.sub` with a callback cost
-    about a microsecond each (a quarter of a new piece's mapping); the rest take the general way."""
-    if not isinstance(template, str):
-        return template
-    value = _quick_fill(template, _template_form(template), variables)
-    return fill_general(template, variables, where) if value is _MISSING else value
-
-
-def _quick_fill(template: Any, form: str | None, variables: Mapping[str, str]) -> Any:
-    """`fill`'s answer by its shortcuts, given the template's `_template_form` (None also for a
-    template that is no text), or _MISSING where the general way answers (or says what is missing)."""
-    if form is None:
-        return template  # no `{...}`: re.sub would return it as it is
-    if form:
-        value = variables.get(form, _MISSING)
-        if value.__class__ is str:
-            return value
-    return _MISSING
-
-
-def fill_general(template: Any, variables: Mapping[str, str], where: str) -> Any:
-    """`fill` without its shortcuts: every `{Name}` substituted by `_TEMPLATE.sub`."""
-    if not isinstance(template, str):
-        return template
-
-    def replace(hit: re.Match[str]) -> str:
-        name = hit.group(1)
-        if name not in variables:
-            raise KeyError(name)
-        return variables[name]
-
-    try:
-        return _TEMPLATE.sub(replace, template)
-    except KeyError as missing:
-        raise _MissingValue(f"{where}: no property {missing.args[0]!r}") from None
-
-
-class _MissingValue(Exception):
-    pass
-
-
-_MISSING = object()
-
-
-@lru_cache(maxsize=4096)
-def _template_form(template: str) -> str | None:
-    """None: no `{Name}` in the template; the name when the template is one `{Name}` and nothing
-    else; "" otherwise (filled by `_TEMPLATE.sub`)."""
-    if _TEMPLATE.search(template) is None:
-        return None
-    whole = _TEMPLATE.fullmatch(template)
-    return whole.group(1) if whole is not None else ""
-
-
-def _typed(field_name: str, text: Any) -> Any:
-    if field_name in INT_FIELDS:
-        try:
-            return int(str(text).strip() or 0)
-        except ValueError:
-            raise _MissingValue(f"{field_name} must be a whole number, not {text!r}") from None
-    if field_name in BOOL_FIELDS:
-        return text if isinstance(text, bool) else str(text).strip().lower() in TRUE_WORDS
-    if field_name in LIST_FIELDS:
-        if isinstance(text, list):
-            return [str(t) for t in text if str(t)]
-        return [part.strip() for part in str(text).split(",") if part.strip()]
-    if field_name in OPTIONAL_TEXT_FIELDS:
-        return str(text) if str(text) else None
-    return str(text)
 
 
 @dataclass
@@ -674,269 +509,3 @@ def _matching(rules: Iterable[Rule], piece: PieceLike,
             yield rule, found
 
 
-def _counted_whole(outcome: Any) -> bool:
-    """Whether an outcome only counts its piece as unmapped (no writes, no warnings, not ignored):
-    then `map_pieces` may count every piece of its kind without visiting each."""
-    return (isinstance(outcome, _Outcome) and outcome.unmapped_piece is not None and not outcome.ignored
-            and not outcome.writes and not outcome.warnings)
-
-
-def _concealment(piece: Any) -> str | None:
-    """"hidden" (Invisible) or "masked" (Mask) when VASSAL conceals the piece from some players."""
-    if getattr(piece, "hidden_by", None):
-        return "hidden"
-    return "masked" if getattr(piece, "masked_by", None) else None
-
-
-class _Outcome:
-    """One piece's mapping on its own: ignored, state writes, a counter, or why it has none.
-
-    A plain slotted class, not a frozen dataclass: one is made per piece of a 5,000-piece save.
-    Never modified once made (the memo shares it between saves)."""
-
-    __slots__ = ("concealed", "counter", "ignored", "unmapped_piece", "unmapped_place", "warnings", "writes")
-
-    def __init__(self, ignored: bool = False, concealed: str | None = None,
-                 writes: tuple[tuple[str, Any], ...] = (), warnings: tuple[str, ...] = (),
-                 counter: dict[str, Any] | None = None, unmapped_piece: str | None = None,
-                 unmapped_place: str | None = None) -> None:
-        self.ignored = ignored
-        self.concealed = concealed  # "hidden" | "masked" when VASSAL conceals the piece
-        self.writes = writes
-        self.warnings = warnings
-        self.counter = counter  # copied before use: the memo keeps this one
-        self.unmapped_piece = unmapped_piece
-        self.unmapped_place = unmapped_place
-
-
-_PER_PIECE = object()  # MappingMemo.kinds: some rule may take pieces of this kind, map each one
-
-
-class MappingMemo:
-    """Each piece's mapping outcome kept across saves, keyed by the piece's `memo_key`
-    (vassal_parser.game.PositionMemo: every input the placed piece was computed from).
-
-    Why: a daemon maps a 5,000-piece save on every write, and between two saves almost every piece
-    is unchanged. Bounded, sized like the position memo; emptied when the mapping, the pack or
-    the prototype table it was filled for is not the one in use.
-    """
-
-    def __init__(self, factor: int = 2, minimum: int = 1000) -> None:
-        from vassal_parser.game import BoundedCache
-
-        self.factor = factor
-        self.minimum = minimum
-        self.outcomes = BoundedCache(minimum)
-        # (BasicName, PieceName, first-condition values) -> the outcome of a piece no rule takes, or
-        # None when some rule may take it (VassalMapping._unmatched)
-        self.unmatched = BoundedCache(minimum)
-        # vassal_parser.game.PieceKind -> the unmatched outcome of its pieces, or _PER_PIECE where
-        # some rule may take them (VassalMapping._first_reads_kind); the kinds are the position
-        # memo's, so this holds no more of them than `fit` allows
-        self.kinds: dict[Any, Any] = {}
-        self._for: tuple[Any, Any, Any] | None = None
-
-    def use(self, mapping: VassalMapping, pack: Any, prototypes: Any) -> None:
-        current = self._for
-        if current is None or not (current[0] is mapping and current[1] is pack and current[2] is prototypes):
-            self.outcomes.clear()
-            self.unmatched.clear()
-            self.kinds.clear()
-            self._for = (mapping, pack, prototypes)
-
-    def fit(self, piece_count: int) -> None:
-        capacity = max(self.minimum, self.factor * piece_count)
-        if len(self.kinds) > capacity:  # kinds of long-gone saves: start again
-            self.kinds.clear()
-        if capacity > self.outcomes.capacity:
-            self.outcomes.resize(capacity)
-            self.unmatched.resize(capacity)
-
-
-def _assign(position: dict[str, Any], dotted: str, value: Any) -> None:
-    """`turn.war_state` / `countries.Russia.posture` / `turn.fired+` (append) into the position."""
-    append = dotted.endswith("+")
-    keys = dotted.rstrip("+").split(".")
-    node = position
-    for key in keys[:-1]:
-        node = node.setdefault(key, {})
-        if not isinstance(node, dict):
-            raise _MissingValue(f"state path {dotted!r}: {key!r} is not a table")
-    if append:
-        bucket = node.setdefault(keys[-1], [])
-        if not isinstance(bucket, list):
-            raise _MissingValue(f"state path {dotted!r}: {keys[-1]!r} is not a list")
-        if value not in bucket:
-            bucket.append(value)
-    else:
-        node[keys[-1]] = value
-
-
-def _version_key(version: str) -> tuple[int, ...]:
-    """Dotted numbers compared numerically; trailing zeros dropped so that "1" == "1.0"."""
-    parts = [int(part) for part in re.findall(r"\d+", str(version or ""))]
-    while parts and parts[-1] == 0:
-        parts.pop()
-    return tuple(parts)
-
-
-def _optional_text(value: Any) -> str | None:
-    """A TOML version may be written as a number (`min_version = 1.0`): compare it as its text."""
-    return None if value is None else str(value)
-
-
-def _strings(value: Any, source: str, what: str) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise InputError(source, f"{what} must be an array of strings")
-    return value
-
-
-def _check_box_template(pattern: re.Pattern[str], template: str, source: str) -> None:
-    """A box template may use the pattern's groups only ({0}, {1}... or {name}): refused at load,
-    not met as a KeyError on the first piece standing in such a zone."""
-    dummy_groups = ["x"] * pattern.groups
-    try:
-        template.format(*dummy_groups, **{name: "x" for name in pattern.groupindex})
-    except (IndexError, KeyError, ValueError):
-        raise InputError(source, f"box pattern {pattern.pattern!r}: {template!r} uses a group the pattern "
-                                 "lacks") from None
-
-
-def _regex(text: Any, source: str) -> re.Pattern[str]:
-    try:
-        return re.compile(str(text))
-    except re.error as exc:
-        raise InputError(source, f"bad pattern {text!r}: {exc}") from None
-
-
-def _as_table(value: Any, source: str, what: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise InputError(source, f"{what} must be a table")
-    return value
-
-
-def _as_list(value: Any, source: str, what: str) -> list[dict[str, Any]]:
-    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-        raise InputError(source, f"{what} must be an array of tables")
-    return value
-
-
-def _rules(entries: Any, kind: str, source: str) -> list[Rule]:
-    rules = []
-    for index, entry in enumerate(_as_list(entries, source, f"[[vassal.{kind}]]")):
-        where = f"[[vassal.{kind}]] #{index + 1}"
-        unknown = set(entry) - {"match", "set", "steps_delta", "note"}
-        if unknown:
-            raise InputError(source, f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
-        match = _as_table(entry.get("match", {}), source, f"{where} match")
-        if not match:
-            raise InputError(source, f"{where} has an empty 'match' (it would take every piece)")
-        values = _as_table(entry.get("set", {}), source, f"{where} set")
-        if kind == "counters":
-            bad = set(values) - COUNTER_FIELDS
-            if bad:
-                raise InputError(source, f"{where}: unknown counter field(s) {', '.join(sorted(bad))}")
-        for pattern in match.values():
-            if str(pattern).startswith("re:"):
-                _regex(str(pattern)[3:], source)
-        delta = entry.get("steps_delta", 0)
-        if not isinstance(delta, int) or isinstance(delta, bool):
-            raise InputError(source, f"{where}: steps_delta must be a whole number, not {delta!r}")
-        rules.append(Rule(kind=kind, index=index, match={str(k): str(v) for k, v in match.items()},
-                          values=dict(values), steps_delta=delta))
-    return rules
-
-
-def _gpid(piece: Any) -> str:
-    traits = getattr(piece, "traits", None) or []
-    if traits:
-        return str(traits[-1].fields.get("gpid", "") if hasattr(traits[-1], "fields") else "")
-    return ""
-
-
-@dataclass
-class SlotPiece:
-    """A module PieceSlot seen as a piece that is on no map yet (what `pack check` tests rules on)."""
-
-    id: str
-    basic_name: str
-    piece_name: str
-    properties: dict[str, str]
-    prototypes: tuple[str, ...] = ()
-    map: str | None = None
-    board: str | None = None
-    zone: str | None = None
-    location: str = ""
-    hidden_by: str | None = None
-    masked_by: str | None = None
-
-
-def _expand(traits: list[Any], module: Any, depth: int = 0) -> tuple[list[Any], list[str]]:
-    """Replace `prototype;` traits by the prototype's traits, as VASSAL does when a piece is placed."""
-    from vassal_parser.commands import leaf_command
-    from vassal_parser.pieces import Piece, piece_from_command
-    from vassal_parser.traits import Prototype
-
-    expanded: list[Any] = []
-    names: list[str] = []
-    for trait in traits:
-        if not isinstance(trait, Prototype) or depth > 20:
-            expanded.append(trait)
-            continue
-        name = trait.fields.get("name", "")
-        names.append(name)
-        text = module.prototypes.get(name)
-        if not text:
-            continue
-        try:
-            proto = piece_from_command(leaf_command(text.strip()))
-        except (ValueError, KeyError, IndexError):
-            continue
-        if isinstance(proto, Piece) and proto.traits:
-            inner, inner_names = _expand(proto.traits[:-1], module, depth + 1)
-            expanded.extend(inner)
-            names.extend(inner_names)
-    return expanded, names
-
-
-def slot_piece_objects(module: Any) -> list[tuple[Any, Any]]:
-    from vassal_parser.commands import leaf_command
-    from vassal_parser.pieces import Piece, piece_from_command
-
-    result = []
-    slots = list(getattr(module, "piece_slots", []))
-    for map_def in getattr(module, "maps", []):
-        for stack in getattr(map_def, "setup_stacks", []):
-            slots.extend(stack.pieces)
-    for slot in slots:
-        try:
-            piece = piece_from_command(leaf_command(slot.text.strip()))
-        except (ValueError, KeyError, IndexError):
-            continue
-        if isinstance(piece, Piece):
-            result.append((slot, piece))
-    return result
-
-
-def slot_prototypes(module: Any) -> dict[str, tuple[str, ...]]:
-    """gpid -> names of the prototypes its PieceSlot uses (saves keep the gpid, not the prototypes)."""
-    result: dict[str, tuple[str, ...]] = {}
-    for slot, piece in slot_piece_objects(module):
-        _traits, names = _expand(piece.traits, module)
-        result[str(slot.gpid)] = tuple(names)
-    return result
-
-
-def slot_pieces(module: Any) -> list[SlotPiece]:
-    """Every PieceSlot (palette and at-start stacks) with prototypes expanded, as a piece."""
-    from vassal_parser.pieces import Piece
-
-    pieces = []
-    for index, (slot, piece) in enumerate(slot_piece_objects(module)):
-        traits, names = _expand(piece.traits, module)
-        expanded = Piece.from_traits(None, traits)
-        properties = {str(k): str(v) for k, v in expanded.properties().items()}
-        pieces.append(SlotPiece(id=f"slot:{slot.gpid or index}", basic_name=expanded.basic_name_property,
-                                piece_name=expanded.piece_name, properties=properties,
-                                prototypes=tuple(names)))
-    return pieces

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridge.mapping.mapper import _MissingValue, fill, fill_general
+from bridge.mapping.pack_rules import _MissingValue, fill, fill_general
 
 
 def outcome(fn: Any, template: Any, variables: dict[str, Any]) -> tuple[str, Any]:

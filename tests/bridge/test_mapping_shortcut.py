@@ -6,7 +6,8 @@ only by a later condition, and pieces alike but for where they stand (docs/vassa
 
 from __future__ import annotations
 
-from bridge.mapping.mapper import MappingMemo, VassalMapping
+from bridge.mapping.mapper import VassalMapping
+from bridge.mapping.memo import MappingMemo
 from vassal_parser.game import PlacedPiece
 
 TABLE = {

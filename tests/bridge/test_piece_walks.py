@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
-from bridge.mapping.mapper import MappingMemo
+from bridge.mapping.memo import MappingMemo
 from bridge.pipeline import CheckPipeline, concealed_names
 from vassal_parser.game import PlacedPiece
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bridge.mapping.mapper import MappingMemo, VassalMapping
+from bridge.mapping.mapper import VassalMapping
+from bridge.mapping.memo import MappingMemo
 from tests.grids.test_piece_kinds import DEMO, _with_spares
 from vassal_parser.game import PositionMemo, load_game
 from vassal_parser.module import load_module

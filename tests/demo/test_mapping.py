@@ -159,7 +159,7 @@ def test_missing_property_in_a_template_is_a_warning_and_the_piece_is_left_out(p
 def test_prototype_rules_match_saved_pieces_through_their_piece_slot(pack) -> None:
     """Saves hold expanded pieces; `@prototype` finds the PieceSlot's prototypes by gpid."""
     from bridge.cli.commands.demo import DEMO_MODULE
-    from bridge.mapping.mapper import slot_prototypes
+    from bridge.mapping.slots import slot_prototypes
     from module_patches.demo_story import load_story, save_path
     from vassal_parser.game import load_game
     from vassal_parser.module import load_module

@@ -23,7 +23,8 @@ from typing import Any
 from bridge.mapping.hexnaming import HexNaming, detect_hex_naming
 from bridge.mapping.hexnaming import grid_summary as _grid_summary
 from bridge.mapping.hexnaming import location_pattern as _location_pattern
-from bridge.mapping.mapper import VassalMapping, slot_pieces
+from bridge.mapping.mapper import VassalMapping
+from bridge.mapping.slots import slot_pieces
 from bridge.reports.pack_report import coverage_report, hex_id_report, render_coverage
 from rules.packs import PACKS_DIR, Pack, load_pack
 from vassal_parser.errors import InputError
