@@ -18,8 +18,8 @@ from typing import Any
 
 from bridge.cli import config
 from bridge.cli.helptext import HelpFormatter
-from bridge.daemon.planner_process import DEFAULT_PLAN_BUDGET_S, ProcessPlanner
 from bridge.daemon.folder import DEFAULT_DEBOUNCE_S
+from bridge.daemon.planner_process import DEFAULT_PLAN_BUDGET_S, ProcessPlanner
 from bridge.daemon.watch import PlanFunction, ReplayFunction, WatchDaemon
 from bridge.web.server import DEFAULT_HOST, DEFAULT_PORT
 from vassal_parser.errors import InputError
