@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge.common.jsonout import header
-from bridge.reports.report import DUE_STATUSES, STATUS_WORD, header_lines, warning_lines
+from bridge.reports.contents import DUE_STATUSES, STATUS_WORD, header_lines, warning_lines
 
 MAX_DESCRIBED = 4  # commands of one step described by name; the rest are counted
 
@@ -125,7 +125,7 @@ def render(timeline: Mapping[str, Any], fmt: str) -> str:
             lines.append("| — | — | no event became due at any step |")
         return "\n".join(lines) + "\n"
     if fmt == "html":
-        from bridge.reports.report import HTML_STYLE
+        from bridge.reports.html import HTML_STYLE
 
         def h(text: Any) -> str:
             return html.escape(str(text), quote=True)

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from bridge.cli.main import main
-from bridge.reports.report import render_html, render_markdown, render_text
+from bridge.reports.html import render_html
+from bridge.reports.markdown import render_markdown
+from bridge.reports.report import render_text
 from module_patches.demo_story import LOG_FILE, SAVES_DIR, load_story, save_path
 from module_patches.demo_world import DEMO_DIR
 
