@@ -127,13 +127,30 @@ def apply_plan(pipeline: CheckPipeline, game_path: str | Path, out: str | Path,
         written = patch_save(tree, table)
     description = describe(plan, translation, pipeline.pack)
     savedata = container.metadata_entries.get("savedata", {})
-    moduledata = container.read_entry("moduledata") if container.has_entry("moduledata") else None
-    write_game_file(out, written, module_metadata=moduledata or {"name": game.module_name},
-                    comment=description, module_version=savedata.get("version", game.module_version),
-                    vassal_version=savedata.get("VassalVersion") or game.vassal_version or "3.7.12",
+    vassal_version = savedata.get("VassalVersion") or game.vassal_version or "3.7.12"
+    if container.has_entry("moduledata"):
+        moduledata: bytes | dict[str, str] = container.read_entry("moduledata")
+        module_version = savedata.get("version", game.module_version)
+    else:  # a VASSAL 2.x save or a predefined setup: VASSAL writes its running module's own data
+        moduledata = module_metadata(pipeline.module, vassal_version)
+        module_version = pipeline.module.version
+    write_game_file(out, written, module_metadata=moduledata, comment=description,
+                    module_version=module_version, vassal_version=vassal_version,
                     ensure=False, plain=container.savedgame_encoding == "plain")
     return Applied(out, kind, description, len(translation.steps), translation.operation_count,
                    translation.stopped, translation, result, warnings)
+
+
+def module_metadata(module: Any, vassal_version: str) -> bytes | dict[str, str]:
+    """The `moduledata` VASSAL puts in every save it writes (`AbstractMetaData.copyModuleMetadata`):
+    the running module's own entry byte for byte, or, for a module without one, a fresh one from the
+    module's name, version and description (`new ModuleMetaData(GameModule)`). Without it VASSAL
+    reads the save's module name as '' and asks "Save Game Mismatch … Are you sure?" on load."""
+    container = open_container(module.path)
+    if container.has_entry("moduledata"):
+        return container.read_entry("moduledata")
+    return {"name": module.name, "version": module.version, "description": module.description,
+            "VassalVersion": vassal_version}
 
 
 def describe(plan: Mapping[str, Any], translation: Translation, pack: Any) -> str:
