@@ -54,7 +54,8 @@ def test_module_without_moduledata_gets_a_fresh_one(tmp_path) -> None:
             if entry.filename != "moduledata":
                 target.writestr(entry, source.read(entry.filename))
     pipeline = CheckPipeline(module, DEMO_PACK, remember=False)
-    applied = apply_plan(pipeline, _bare_save(tmp_path), tmp_path / "out.vsav", STORY["02-poland-falls"].answers)
+    applied = apply_plan(pipeline, _bare_save(tmp_path), tmp_path / "out.vsav",
+                         STORY["02-poland-falls"].answers)
     with zipfile.ZipFile(applied.out) as written:
         moduledata = read_metadata_xml(written.read("moduledata"), "moduledata")
     assert moduledata["name"] == "Adjutant Demo"
