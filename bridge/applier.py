@@ -113,7 +113,8 @@ def apply_plan(pipeline: CheckPipeline, game_path: str | Path, out: str | Path,
                             targets, writeback, partial=partial)
     if not translation.steps:
         if translation.stopped:
-            raise NothingToWrite(game_path, f"no step comes before {translation.stopped}: nothing was written")
+            raise NothingToWrite(game_path, f"no step comes before {translation.stopped}: nothing was "
+                                            "written")
         raise NothingToWrite(game_path, "the plan has no steps to write: nothing is due")
     container = open_container(game_path)
     tree = decode_stream(container.command_text())

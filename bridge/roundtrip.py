@@ -73,14 +73,23 @@ def differences(expected: Mapping[str, Any], got: Mapping[str, Any]) -> list[str
                     lines.append(f"{name} ({counter_id}): the plan has {key} {_shown(want.get(key))}, the "
                                  f"written file reads {_shown(have.get(key))}")
     want_countries, got_countries = expected.get("countries", {}), got.get("countries", {})
+    country_lines = []
     for country in sorted(set(want_countries) | set(got_countries)):
-        want, have = want_countries.get(country) or {}, got_countries.get(country) or {}
-        for key in sorted(set(want) | set(have)):
-            if want.get(key) != have.get(key):
-                lines.append(f"{country}: the plan makes its {key} {_shown(want.get(key))}, the written file "
-                             f"reads {_shown(have.get(key))} — no piece carries it: the pack needs a marker "
-                             "moved for it ([[vassal.writeback.markers]], on = \"set_country\") and a "
-                             "[[vassal.state]] rule reading that marker back")
+        want, have = want_countries.get(country), got_countries.get(country)
+        if want == have:
+            continue
+        if have is None or want is None:
+            missing = "the written file" if have is None else "the plan"
+            country_lines.append(f"{country}: {missing} has no such country")
+            continue
+        keys = [key for key in sorted(set(want) | set(have)) if want.get(key) != have.get(key)]
+        planned = ", ".join(f"{key} {_shown(want.get(key))}" for key in keys)
+        read = ", ".join(f"{key} {_shown(have.get(key))}" for key in keys)
+        country_lines.append(f"{country}: the plan makes its {planned}; the written file reads {read}")
+    if country_lines:
+        lines.append("; ".join(country_lines) + " — no piece carries this: the pack needs a marker moved for "
+                     "it ([[vassal.writeback.markers]], on = \"set_country\") and a [[vassal.state]] rule "
+                     "reading that marker back")
     want_turn, got_turn = expected.get("turn", {}), got.get("turn", {})
     for key in sorted(set(want_turn) | set(got_turn)):
         if want_turn.get(key) != got_turn.get(key):
@@ -90,7 +99,8 @@ def differences(expected: Mapping[str, Any], got: Mapping[str, Any]) -> list[str
                          f"{_shown(got_turn.get(key))} — the pack needs {hint}")
     for part in _COMPARED[3:]:
         if expected.get(part) != got.get(part):
-            lines.append(f"{part}: the plan has {expected.get(part)!r}, the written file reads {got.get(part)!r}")
+            lines.append(f"{part}: the plan has {expected.get(part)!r}, the written file reads "
+                         f"{got.get(part)!r}")
     return lines
 
 
