@@ -38,7 +38,7 @@ from urllib.parse import quote
 from lxml import etree
 
 from vassal_parser import sequence
-from vassal_parser.container import open_container, parse_xml
+from vassal_parser.container import major_minor, open_container, parse_xml
 from vassal_parser.errors import InputError
 from vassal_parser.module import ROOT_TAGS, configure_name, find_target
 from vassal_parser.writer import write_atomically
@@ -324,11 +324,20 @@ def _xml_bytes(node: etree._Element) -> bytes:
         node, encoding="UTF-8", pretty_print=True)
 
 
+def build_entry(vassal_version: str) -> str:
+    """The entry VASSAL reads an extension's components from: `ModuleExtension.build` opens the legacy
+    `buildFile` when the extensiondata's VassalVersion is below 3.5 (truncated to major.minor), else
+    `buildFile.xml` (what `ModuleExtension.write` names it). An extension for a module built before
+    3.5 carries that module's version, so it must name its entry `buildFile`, or VASSAL loads it
+    empty ("Extension … v0.0 loaded" with nothing added); VASSAL before 3.5 reads only `buildFile`."""
+    return "buildFile" if major_minor(vassal_version) < (3, 5) else "buildFile.xml"
+
+
 def write_extension(built: Built, out: str | Path) -> Path:
-    """The .vmdx zip (buildFile.xml, extensiondata, moduledata copy, the chart page), temp name + rename."""
+    """The .vmdx zip (its build entry, extensiondata, moduledata copy, the chart page), temp name + rename."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("buildFile.xml", built.build_file)
+        archive.writestr(build_entry(built.vassal_version), built.build_file)
         archive.writestr("extensiondata", built.extensiondata)
         if built.moduledata is not None:
             archive.writestr("moduledata", built.moduledata)

@@ -612,6 +612,11 @@ class _Board:
         self._raise(piece_id)
         if point[0] is not None:
             self._merge_here(piece_id, point, fields.get("new_under"))
+            if fields.get("new_under") is None and piece_id in self.parent:
+                # With no "under", MovePiece then does `piece.getParent().insert(piece, 0)`: the bottom.
+                members = self.containers[self.parent[piece_id]].members
+                members.remove(piece_id)
+                members.insert(0, piece_id)
 
     def _merge_here(self, moving: str, point: tuple[str | None, int, int], under: str | None) -> None:
         if under and under != moving and under not in self._members_of(moving) and self._at(under) == point:

@@ -13,7 +13,8 @@ vassal-writeback.md §1.5, §2.1, §2.2):
 * each Adjutant step is one top-level `LOG` token (one Page Down, one Undo), its other commands
   nested `LOG` children, ending with the `CHAT*!` line that cites the rule (BasicLogger.LogCommand);
 * in a save there is no move command: the piece's BasicPiece `map;x;y` changes, its id leaves its
-  Stack and joins the target's (on top), emptied stacks are dropped, members come before their
+  Stack and joins the target's (on top), emptied stacks are dropped, a piece that left a stack for
+  an empty point stands alone (as VASSAL's replay of the `M/` leaves it), members come before their
   Stack, and `Old*` persistent properties say where it came from (`Decorator.putOldProperties`),
   in `java.util.HashMap` iteration order, because that is how `BasicPiece.getState` writes them.
 
@@ -299,7 +300,10 @@ class Table:
             self.stacks[stack_id].members.append(piece_id)
             self.parent[piece_id] = stack_id
             self.touched.add(stack_id)
-        elif self._stacks(piece_id, op.map):
+        elif self._stacks(piece_id, op.map) and (beneath is not None or left is None):
+            # A lone piece there: StackMetrics.merge makes a stack of the two. An empty point: VASSAL's
+            # MovePiece.stackOrPlacePiece makes a one-piece Stack only for a piece that had no parent;
+            # one that leaves a stack (or a deck) is placed alone, so the save says what the log replays.
             layer = left.layer if left is not None else None
             new = _Stack(self._new_id(), op.map, op.x, op.y, [], layer, is_new=True)
             if beneath is not None:

@@ -364,10 +364,7 @@ class Piece:
         namers = [traits[index] for index in _profile_of(self._type, traits).namers]
         if self.uses_formats():
             return _Evaluation(traits, context).name_of(0)
-        name = ""
-        for trait in reversed(namers):
-            name = trait.name(name)
-        return name
+        return _chain_name(namers, self.basic_name_property)
 
     def properties(self, context: Callable[[str], str | None] | None = None,
                    ids: bool = True) -> dict[str, str]:
@@ -405,9 +402,7 @@ class Piece:
             # outer traits shadow inner ones: merged from the innermost out, one C update each
             for trait in reversed(answering):
                 result.update(trait.properties())
-            piece_name = ""
-            for trait in reversed(namers):
-                piece_name = trait.name(piece_name)
+            piece_name = _chain_name(namers, basic_name if basic_name is not None else self.basic_name)
         result["BasicName"] = basic_name if basic_name is not None else self.basic_name
         result["PieceName"] = piece_name
         if ids and self.id is not None:
@@ -620,6 +615,16 @@ class _Evaluation:
             return self.context(key) if self.context is not None else None
         finally:
             self.depth -= 1
+
+
+def _chain_name(namers: list[Trait], basic_name: str) -> str:
+    """getName() of the outermost trait, from the inside out. The BasicPiece's own getName() is
+    the outermost piece's `BasicName` property (`BasicPiece.getName`), so a Basic Name trait names
+    the piece even though the BasicPiece's own name field is empty (VASSAL 3.7 modules)."""
+    name = ""
+    for trait in reversed(namers):
+        name = basic_name if type(trait) is BasicPiece else trait.name(name)
+    return name
 
 
 def _int(text: str) -> int:

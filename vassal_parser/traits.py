@@ -200,7 +200,10 @@ class BasicPiece(Trait):
         return dict(self.fields.get("persistent", {}))
 
     def name(self, inner_name: str, lookup: Lookup | None = None) -> str:
-        return self.fields.get("name", "")
+        """`BasicPiece.getName`: the outermost piece's `BasicName` property (a Basic Name trait
+        outside answers it), this piece's own name only where nothing outside does."""
+        found = lookup("BasicName") if lookup is not None else None
+        return found if found is not None else self.fields.get("name", "")
 
 
 class Marker(Trait):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import os
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +50,10 @@ class NeedsAnswers(Exception):
 
 class PlanUndecided(NeedsAnswers):
     """An event is undecided (a map fact the pack lacks): nothing written, `lines` name the facts."""
+
+
+class NothingToWrite(InputError):
+    """The plan has no step to write (nothing is due, or --partial stopped before the first)."""
 
 
 @dataclass
@@ -108,8 +113,9 @@ def apply_plan(pipeline: CheckPipeline, game_path: str | Path, out: str | Path,
                             targets, writeback, partial=partial)
     if not translation.steps:
         if translation.stopped:
-            raise InputError(game_path, f"no step comes before {translation.stopped}: nothing was written")
-        raise InputError(game_path, "the plan has no steps to write: nothing is due")
+            raise NothingToWrite(game_path, f"no step comes before {translation.stopped}: nothing was "
+                                            "written")
+        raise NothingToWrite(game_path, "the plan has no steps to write: nothing is due")
     container = open_container(game_path)
     tree = decode_stream(container.command_text())
     table = Table.from_placed(pieces, _stacking(pipeline.module), _locator(game, pipeline.module))
@@ -119,21 +125,57 @@ def apply_plan(pipeline: CheckPipeline, game_path: str | Path, out: str | Path,
     logged = [log_step([cmd for op in s.ops for cmd in table.apply(op)], s.chat) for s in translation.steps]
     warnings: list[str] = []
     kind = "log" if out.suffix.lower() == ".vlog" else "save"
-    if kind == "log":
-        written = _continuation(tree, info, logged)
-    elif game.kind == "log":
-        written, warnings = _save_from_log(tree, table, info)
+    if game.kind == "log":
+        saved, warnings = _save_from_log(tree, table, info)
     else:
-        written = patch_save(tree, table)
+        saved = patch_save(tree, table)
+    written = _continuation(tree, info, logged) if kind == "log" else saved
     description = describe(plan, translation, pipeline.pack)
     savedata = container.metadata_entries.get("savedata", {})
-    moduledata = container.read_entry("moduledata") if container.has_entry("moduledata") else None
-    write_game_file(out, written, module_metadata=moduledata or {"name": game.module_name},
-                    comment=description, module_version=savedata.get("version", game.module_version),
-                    vassal_version=savedata.get("VassalVersion") or game.vassal_version or "3.7.12",
-                    ensure=False, plain=container.savedgame_encoding == "plain")
+    vassal_version = savedata.get("VassalVersion") or game.vassal_version or "3.7.12"
+    if container.has_entry("moduledata"):
+        moduledata: bytes | dict[str, str] = container.read_entry("moduledata")
+        module_version = savedata.get("version", game.module_version)
+    else:  # a VASSAL 2.x save or a predefined setup: VASSAL writes its running module's own data
+        moduledata = module_metadata(pipeline.module, vassal_version)
+        module_version = pipeline.module.version
+    metadata = {"module_metadata": moduledata, "comment": description, "module_version": module_version,
+                "vassal_version": vassal_version, "ensure": False,
+                "plain": container.savedgame_encoding == "plain"}
+    if partial and translation.stopped:
+        pass  # the plan's resulting position includes the events after the stop: nothing to compare
+    elif plan.get("resulting_position") is not None:
+        _check_read_back(pipeline, saved, metadata, plan["resulting_position"], writeback.source)
+    write_game_file(out, written, **metadata)
     return Applied(out, kind, description, len(translation.steps), translation.operation_count,
                    translation.stopped, translation, result, warnings)
+
+
+def _check_read_back(pipeline: CheckPipeline, saved: CommandTree, metadata: Mapping[str, Any],
+                     resulting: Mapping[str, Any], source: str) -> None:
+    """The save with the moves made must read back, through the pack, as the plan's resulting position
+    (bridge.roundtrip): a state no piece carries is refused, naming the pack fact, never left out."""
+    from bridge.roundtrip import differences, normalised, read_back
+
+    with tempfile.TemporaryDirectory(prefix="adjutant-apply-") as folder:
+        probe = write_game_file(Path(folder) / "read-back.vsav", copy.deepcopy(saved), **metadata)
+        got = read_back(pipeline, probe)
+    lines = differences(normalised(resulting), got)
+    if lines:
+        raise InputError(source, "the written file would not read back as the plan's position, nothing was "
+                                 "written: " + "; ".join(lines))
+
+
+def module_metadata(module: Any, vassal_version: str) -> bytes | dict[str, str]:
+    """The `moduledata` VASSAL puts in every save it writes (`AbstractMetaData.copyModuleMetadata`):
+    the running module's own entry byte for byte, or, for a module without one, a fresh one from the
+    module's name, version and description (`new ModuleMetaData(GameModule)`). Without it VASSAL
+    reads the save's module name as '' and asks "Save Game Mismatch … Are you sure?" on load."""
+    container = open_container(module.path)
+    if container.has_entry("moduledata"):
+        return container.read_entry("moduledata")
+    return {"name": module.name, "version": module.version, "description": module.description,
+            "VassalVersion": vassal_version}
 
 
 def describe(plan: Mapping[str, Any], translation: Translation, pack: Any) -> str:

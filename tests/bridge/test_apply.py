@@ -351,7 +351,7 @@ def test_apply_cli_prints_what_it_wrote(tmp_path, capsys) -> None:
     kinds = [c.kind for step in steps for c in step]
     assert kinds.count("remove_piece") == 3  # FR 1, FR 2, FR Syria removed from the game (16.2.1 Steps 1, 4)
     chats = [c.fields["message"] for step in steps for c in step if c.kind == "chat"]
-    assert chats[-1] == "*! Adjutant: 16.2.1 — Case Yellow carried out: set card 22a aside"
+    assert chats[-1] == "*! Adjutant: 16.2.1 — Case Yellow carried out: set the Case Yellow marker aside"
 
 
 def test_undecided_event_writes_nothing_and_names_the_missing_fact(tmp_path, capsys) -> None:

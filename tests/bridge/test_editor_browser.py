@@ -145,7 +145,7 @@ def test_drag_select_country_and_zone_boxes(browser, tmp_path) -> None:
         assert page.locator("polygon.sel").count() == selected
         assert editor.session.hexes["w4827"]["country"] == "France"
         # The Boxes map: a zone named as the game's box.
-        page.select_option("#map-choice", label="Boxes (28 places)")
+        page.select_option("#map-choice", label="Boxes (30 places)")
         assert "Delay Box = Delay Box" in page.inner_text("#zones")
         assert "Axis Current Card (not a box)" in page.inner_text("#zones")
         page.click('polygon[data-zone="Delay Box"]')

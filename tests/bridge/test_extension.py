@@ -24,12 +24,16 @@ from module_patches.extension import (
     write_extension,
 )
 from rules.packs import load_pack
-from vassal_parser.container import open_container, parse_xml
+from vassal_parser.container import major_minor, open_container, parse_xml
 from vassal_parser.errors import InputError
 from vassal_parser.module import _merge_extension, load_module
 
 P = "VASSAL.build."
 CORPUS_MODULES = ("Cattlesquat__Almoravid/buildFile.xml", "Cattlesquat__PathsOfGlory/buildFile.xml",
+                  "SnookEE__WMH_Vassal/buildFile")
+# Modules built before VASSAL 3.5 (VassalVersion 2.9b2, 3.2.16, 3.2.15): their extension keeps that
+# version, so VASSAL reads its components from `buildFile` (issue 28: "Extension … v0.0 loaded", empty).
+PRE_35_MODULES = ("uckelman__tld-mod/buildFile", "tomo9878__hannnibal/Hannibal_Valley_en_1.3.1/buildFile",
                   "SnookEE__WMH_Vassal/buildFile")
 
 
@@ -47,6 +51,12 @@ def help_items(root: etree._Element) -> list[etree._Element]:
             for item in doc if item.tag == P + "module.documentation.BrowserHelpFile"]
 
 
+def vassal_build_entry(vassal_version: str) -> str:
+    """The entry `ModuleExtension.build` (VASSAL 3.7.26) opens: legacy `buildFile` when the
+    extensiondata's VassalVersion, truncated to major.minor, is below 3.5; else `buildFile.xml`."""
+    return "buildFile" if major_minor(vassal_version) < (3, 5) else "buildFile.xml"
+
+
 def check_extension(module_path: Path, out: Path, port: int = 8765) -> etree._Element:
     built = build_extension(module_path, port=port)
     write_extension(built, out)
@@ -60,12 +70,13 @@ def check_extension(module_path: Path, out: Path, port: int = 8765) -> etree._El
     assert len(windows) == 1
     (chart,) = windows[0]
     assert chart.tag == P + "widget.HtmlChart" and chart.get("fileName") == CHART_FILE
+    extensiondata = open_container(out).metadata_entries["extensiondata"]
+    entry = vassal_build_entry(extensiondata["VassalVersion"])
     with zipfile.ZipFile(out) as archive:
         names = archive.namelist()
         page = archive.read(CHART_FILE).decode("utf-8")
-        ext_root = etree.fromstring(archive.read("buildFile.xml"))
-        extensiondata = open_container(out).metadata_entries["extensiondata"]
-    assert names[:2] == ["buildFile.xml", "extensiondata"]
+        ext_root = etree.fromstring(archive.read(entry))
+    assert names[:2] == [entry, "extensiondata"], "the components under the one entry VASSAL reads"
     assert "File &gt; Load Game or Log" in page and f"http://127.0.0.1:{port}/?view=control" in page
     assert ext_root.get("module") == module.name and len(ext_root.get("extensionId")) == 3
     assert list(ext_root.attrib) == sorted(ext_root.attrib), "attributes in VASSAL's (alphabetical) order"
@@ -180,3 +191,22 @@ def test_extension_cli(tmp_path, capsys) -> None:
     assert main(["extension", str(DEMO_MODULE), "--out", str(tmp_path / "x.zip")]) == 2
     assert main(["extension", str(DEMO_MODULE), "--zones", "--out", str(tmp_path / "z.vmdx")]) == 2
     assert "needs --pack" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("relative", PRE_35_MODULES)
+def test_extension_for_a_pre_35_module_names_its_entry_buildfile(corpus_dir, tmp_path, relative) -> None:
+    module_path = corpus_dir / relative
+    if not module_path.exists():
+        pytest.skip(f"{module_path} not in the corpus")
+    out = tmp_path / "Adjutant.vmdx"
+    root = check_extension(module_path, out)
+    extension = open_container(out)
+    assert major_minor(extension.metadata_entries["extensiondata"]["VassalVersion"]) < (3, 5)
+    assert "buildFile" in extension.entry_names and "buildFile.xml" not in extension.entry_names
+    assert any(i.get("title", "").startswith(HELP_TITLE) for i in help_items(root))
+
+
+def test_extension_for_a_35_or_later_module_names_its_entry_buildfile_xml(tmp_path) -> None:
+    out = tmp_path / "Adjutant.vmdx"
+    check_extension(DEMO_MODULE, out)
+    assert open_container(out).entry_names[0] == "buildFile.xml"  # ModuleExtension.write's name

@@ -202,7 +202,9 @@ def test_modern_change_piece_to_another_map_unstacks_3_3(tmp_path: Path, module)
 
 
 def test_merge_finder_joins_a_stack_at_the_exact_point_without_under_id_3_3(tmp_path: Path, module) -> None:
-    """MovePiece.createMergeFinder: with no underId, a piece landing exactly on a stack joins its top."""
+    """MovePiece.createMergeFinder: with no underId, a piece landing exactly on a stack joins it, and
+    `executeCommand` then does `piece.getParent().insert(piece, 0)`: it ends at the stack's bottom
+    (issue 28: Adjutant had left it on top, VASSAL 3.7.26 shows it at the bottom)."""
     text = builders.stream(
         [
             builders.piece("a", "Tank", "Main Map", 135, 145),
@@ -214,7 +216,36 @@ def test_merge_finder_joins_a_stack_at_the_exact_point_without_under_id_3_3(tmp_
     )
     game = load_game(builders.write_game(tmp_path, text, "game.vlog"), module)
     after = by_id(game.position_at(1))
-    assert (after["c"].stack_id, after["c"].stack_index) == ("s1", 2)
+    assert (after["c"].stack_id, after["c"].stack_index) == ("s1", 0)
+    assert [after[p].stack_index for p in "ab"] == [1, 2]
+
+
+def test_move_with_no_under_onto_a_lone_piece_goes_beneath_it_3_3(tmp_path: Path, module) -> None:
+    """StackMetrics.merge makes a stack of the two (fixed first), then insert(piece, 0): the mover below."""
+    text = builders.stream(
+        [builders.piece("a", "Tank", "Main Map", 135, 145),
+         builders.piece("c", "Loner", "Main Map", 235, 245)],
+        steps=[["M/c/Main Map/135/145/null/Main Map/235/245/null/secret"],
+               ["M/c/Main Map/235/245/null/Main Map/135/145/null/secret"],
+               ["M/c/Main Map/135/145/a/Main Map/235/245/null/secret"]],
+    )
+    game = load_game(builders.write_game(tmp_path, text, "game.vlog"), module)
+    first = by_id(game.position_at(1))
+    assert first["a"].stack_id == first["c"].stack_id is not None
+    assert (first["c"].stack_index, first["a"].stack_index) == (0, 1)
+    with_under = by_id(game.position_at(3))  # an underId: StackMetrics.merge above it, no insert(0)
+    assert (with_under["a"].stack_index, with_under["c"].stack_index) == (0, 1)
+
+
+def test_story_log_step_1_puts_the_moved_piece_at_the_bottom_3_3() -> None:
+    """story.vlog step 1 moves PO 2 Inf (no underId) onto PO Res at Boxes (430, 265): VASSAL shows PO 2 Inf
+    at index 0, PO Res 0-1-2 at 1."""
+    from bridge.commands.demo import DEMO_MODULE
+    from module_patches.demo_story import LOG_FILE, SAVES_DIR
+
+    game = load_game(SAVES_DIR / LOG_FILE, load_module(DEMO_MODULE))
+    there = sorted((p.stack_index, p.basic_name) for p in game.position_at(1) if (p.x, p.y) == (430, 265))
+    assert there == [(0, "PO 2 Inf"), (1, "PO Res 0-1-2")]
 
 
 def _immobile(piece_id: str, name: str, x: int, y: int, stacking: str) -> str:

@@ -68,11 +68,31 @@ def test_save_rebuilds_stacks_and_decks(tmp_path) -> None:
 
 
 def test_a_lone_piece_at_the_target_makes_a_new_stack_with_a_fresh_id(tmp_path) -> None:
+    """StackMetrics.merge onto a lone piece: a new stack of the two, the layer of the one A left."""
     table, tree = _table(_save(tmp_path))
-    table.apply(Move("1", "Main", 900, 900))  # A alone (new stack, layer of the one it left)
+    table.apply(Move("3", "Main", 900, 900))  # C leaves its stack for an empty point: alone
+    table.apply(Move("1", "Main", 900, 900))  # A onto lone C: a new stack [C, A]
     patched = patch_save(tree, table)
     new = [c.text for c in iter_commands(patched) if c.kind == "add_piece" and "stack/Main;900;900" in c.text]
-    assert len(new) == 1 and new[0].endswith(";1;@@3") and int(new[0].split("/")[1]) > 12
+    assert len(new) == 1 and new[0].endswith(";3;1;@@3") and int(new[0].split("/")[1]) > 12
+
+
+def test_a_piece_leaving_a_stack_for_an_empty_point_stands_alone_as_vassal_replays_it(tmp_path) -> None:
+    """MovePiece.stackOrPlacePiece makes a one-piece Stack only for a piece with no parent: one that
+    leaves a stack is placed alone (issue 28), so the save holds what VASSAL's replay of the log holds."""
+    table, tree = _table(_save(tmp_path))
+    table.apply(Move("1", "Main", 900, 900))
+    patched = patch_save(tree, table)
+    texts = [c.text for c in iter_commands(patched) if c.kind == "add_piece"]
+    assert not any("stack/Main;900;900" in t for t in texts)
+    assert "+/10/stack/Main;100;100;2;@@3" in texts
+    assert load_game_from(tmp_path, patched)["1"].stack_id is None
+
+
+def load_game_from(tmp_path: Path, tree) -> dict:
+    path = tmp_path / "patched.vsav"
+    write_game_file(path, tree, ensure=False)
+    return {p.id: p for p in load_game(path).position()}
 
 
 def test_hashmap_order_is_by_bucket_not_by_insertion() -> None:

@@ -36,12 +36,14 @@ BASIC_STATE = "Map;1;2;5;0"
 
 
 def test_5_5_basic_name_trait_answers_basic_name_and_passes_the_name_through() -> None:
-    """BasicName.getProperty(BasicName) = its name; BasicName.getName() = piece.getName()."""
+    """BasicName.getProperty(BasicName) = its name; BasicName.getName() = piece.getName(), and the
+    BasicPiece's getName() is the outermost piece's BasicName property (`BasicPiece.getName`, 3.6-3.7)."""
     piece = _piece(["basicName;Domash", "piece;;;card.png;"], ["", BASIC_STATE])
     assert isinstance(piece.traits[0], BasicNameTrait)
     assert piece.properties()["BasicName"] == "Domash"
     assert piece.basic_name_property == "Domash" and piece.basic_name == ""
-    assert piece.piece_name == ""  # the BasicPiece's own (empty) name, as VASSAL's getName()
+    assert piece.piece_name == "Domash"  # issue 28: was "", where VASSAL names the piece
+    assert piece.properties()["PieceName"] == "Domash"
 
 
 def test_5_5_the_outermost_basic_name_trait_wins() -> None:
@@ -58,10 +60,12 @@ def test_5_5_a_label_format_refers_to_another_property() -> None:
 
 def test_5_5_a_name_format_with_other_properties_and_pieceName_cleaned() -> None:
     """`$PieceName$` in a name format is read as `$pieceName$` (Labeler.clean); `$BasicName$` is the
-    piece's property (here from a Basic Name trait outside the label)."""
+    piece's property (here from a Basic Name trait outside the label). The inner name is the
+    BasicPiece's getName(), which is that same BasicName property, not the BasicPiece's own field."""
     piece = _piece(["basicName;Tiger", _label("$BasicName$: $PieceName$ [$label$]"), BASIC],
                    ["", "II", BASIC_STATE])
-    assert piece.piece_name == "Tiger: Panzer [II]"
+    assert piece.piece_name == "Tiger: Tiger [II]"
+    assert piece.properties()["PieceName"] == "Tiger: Tiger [II]"
 
 
 def test_5_5_an_unknown_property_gives_its_own_name() -> None:
@@ -116,3 +120,19 @@ def test_5_5_nevsky_cards_take_their_basic_name_from_the_trait(corpus_dir: Path)
         outermost = next(t for t in piece.traits if isinstance(t, BasicNameTrait))
         assert piece.basic_name == outermost.basic_name
     assert any(piece.basic_name == "Domash - Command Card" for piece in cards)
+
+
+def test_5_5_a_piece_named_by_a_basic_name_trait_has_that_piece_name(corpus_dir: Path) -> None:
+    """Issue 28: Inferno's cards carry their name in a Basic Name trait only; VASSAL's PieceName is that
+    name (`BasicPiece.getName` asks the outermost piece for BasicName), never ""."""
+    folder = corpus_dir / "Cattlesquat__Inferno"
+    if not (folder / "Scen0-QuickStart.vsav").exists():
+        import pytest
+
+        pytest.skip(f"{folder} not in the corpus")
+    game = load_game(folder / "Scen0-QuickStart.vsav", load_module(folder / "buildFile.xml"))
+    named = [p for p in game.position() if any(isinstance(t, BasicNameTrait) for t in p.traits)]
+    (genova,) = [p for p in named if p.basic_name == "F9 - Genova / Balestrieri"]
+    assert genova.piece_name == "F9 - Genova / Balestrieri"
+    assert genova.properties["PieceName"] == "F9 - Genova / Balestrieri"
+    assert len(named) > 100 and all(p.piece_name for p in named if p.basic_name)

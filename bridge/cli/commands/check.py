@@ -163,5 +163,20 @@ def run(args: argparse.Namespace) -> int:
         emit(timeline.render(document, fmt), args.out)
         return exit_status(document["plan"])
     result = pipeline.plan_file(args.file, step=args.step, answers=answers or None, answers_source=source)
+    note_writeback_gap(pipeline, args.file, args.step, answers or None, result.plan)
     emit(report.render(result.plan, fmt, only_due=args.only_due, faction=faction), args.out)
     return exit_status(result.plan)
+
+
+def note_writeback_gap(pipeline, path, step, answers, plan: dict) -> None:
+    """An answer `check` accepts must be writable by `apply`; where the pack lacks what the write needs,
+    the plan is not whole for VASSAL: say so (`vassal.not_writable`, and a warning naming the fact)."""
+    from bridge.roundtrip import writeback_gap
+
+    fired = any(e.get("status") == "fired" and e.get("steps") for e in plan.get("events", []))
+    if not fired or plan.get("pending_choices") or plan.get("undecided"):
+        return
+    gap = writeback_gap(pipeline, path, step, answers)
+    if gap is not None:
+        plan["vassal"]["not_writable"] = gap
+        plan["vassal"]["warnings"].append(f"adjutant apply cannot write this plan into VASSAL: {gap}")
