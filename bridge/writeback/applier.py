@@ -154,8 +154,9 @@ def apply_plan(pipeline: CheckPipeline, game_path: str | Path, out: str | Path,
 def _check_read_back(pipeline: CheckPipeline, saved: CommandTree, metadata: Mapping[str, Any],
                      resulting: Mapping[str, Any], source: str) -> None:
     """The save with the moves made must read back, through the pack, as the plan's resulting position
-    (bridge.roundtrip): a state no piece carries is refused, naming the pack fact, never left out."""
-    from bridge.roundtrip import differences, normalised, read_back
+    (bridge.writeback.roundtrip): a state no piece carries is refused, naming the pack fact, never left
+    out."""
+    from bridge.writeback.roundtrip import differences, normalised, read_back
 
     with tempfile.TemporaryDirectory(prefix="adjutant-apply-") as folder:
         probe = write_game_file(Path(folder) / "read-back.vsav", copy.deepcopy(saved), **metadata)

@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 
-from bridge.applier import apply_plan
-from bridge.commands.check import note_writeback_gap
-from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.commands.check import note_writeback_gap
+from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
 from bridge.pipeline import CheckPipeline
-from bridge.roundtrip import differences, normalised, read_back, writeback_gap
+from bridge.writeback.applier import apply_plan
+from bridge.writeback.roundtrip import differences, normalised, read_back, writeback_gap
 from module_patches.demo_story import SAVES_DIR
 from vassal_parser.errors import InputError
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from bridge.applier import apply_plan
-from bridge.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
 from bridge.pipeline import CheckPipeline
+from bridge.writeback.applier import apply_plan
 from module_patches.demo_story import load_story, save_path
 from vassal_parser.container import open_container, read_metadata_xml
 

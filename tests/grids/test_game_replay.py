@@ -240,7 +240,7 @@ def test_move_with_no_under_onto_a_lone_piece_goes_beneath_it_3_3(tmp_path: Path
 def test_story_log_step_1_puts_the_moved_piece_at_the_bottom_3_3() -> None:
     """story.vlog step 1 moves PO 2 Inf (no underId) onto PO Res at Boxes (430, 265): VASSAL shows PO 2 Inf
     at index 0, PO Res 0-1-2 at 1."""
-    from bridge.commands.demo import DEMO_MODULE
+    from bridge.cli.commands.demo import DEMO_MODULE
     from module_patches.demo_story import LOG_FILE, SAVES_DIR
 
     game = load_game(SAVES_DIR / LOG_FILE, load_module(DEMO_MODULE))

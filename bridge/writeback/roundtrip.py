@@ -108,7 +108,7 @@ def writeback_gap(pipeline: Any, path: str | Path, step: int | None = None,
                   answers: Mapping[str, Any] | None = None) -> str | None:
     """Why `apply` would refuse the plan of `path` as answered (None: it writes it, or there is nothing
     to write yet — a plan waiting on a choice, undecided, or with no steps is not a gap of the pack)."""
-    from bridge.applier import NeedsAnswers, NothingToWrite, apply_plan
+    from bridge.writeback.applier import NeedsAnswers, NothingToWrite, apply_plan
 
     with tempfile.TemporaryDirectory(prefix="adjutant-check-") as folder:
         try:
