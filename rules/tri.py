@@ -109,10 +109,30 @@ class Located:
 
     items: tuple[str, ...]
     gaps: Gaps = ()
+    # Members the gaps may add or not, when they can add no other: a City of a country whose ceded area
+    # the pack locates only in part is the country's or the area's (`closed`: no member beyond these).
+    possible: tuple[str, ...] = ()
+    closed: bool = False
 
     @property
     def complete(self) -> bool:
         return not self.gaps
+
+    def holds(self, test: Callable[[tuple[str, ...]], bool], cap: int = 10) -> Verdict:
+        """A condition on the whole set, decided exactly where the members are known to lie within
+        `items` + `possible` (every choice of the possible ones is tried, up to `cap` of them): known
+        where all choices agree. An open set decides only through `every` / `some`."""
+        if self.complete:
+            return as_verdict(test(self.items))
+        if not self.closed or len(self.possible) > cap:
+            return Verdict(None, self.gaps)
+        seen: set[bool] = set()
+        for mask in range(2 ** len(self.possible)):
+            chosen = tuple(p for i, p in enumerate(self.possible) if mask >> i & 1)
+            seen.add(bool(test((*self.items, *chosen))))
+            if len(seen) == 2:
+                return Verdict(None, self.gaps)
+        return as_verdict(seen.pop())
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self.items)
@@ -143,8 +163,13 @@ class Located:
 
     def union(self, other: Located | Iterable[str]) -> Located:
         if isinstance(other, Located):
-            return Located(tuple(sorted({*self.items, *other.items})), merge_gaps(self.gaps, other.gaps))
-        return Located(tuple(sorted({*self.items, *other})), self.gaps)
+            items = {*self.items, *other.items}
+            return Located(tuple(sorted(items)), merge_gaps(self.gaps, other.gaps),
+                           tuple(sorted({*self.possible, *other.possible} - items)),
+                           (self.closed or self.complete) and (other.closed or other.complete))
+        items = {*self.items, *other}
+        return Located(tuple(sorted(items)), self.gaps, tuple(sorted(set(self.possible) - items)),
+                       self.closed)
 
 
 __all__ = ["FALSE", "TRUE", "Located", "Verdict", "all_of", "any_of", "as_verdict", "merge_gaps", "unknown"]

@@ -220,7 +220,7 @@ def liberation(ctx: EventContext) -> None:
         located = located_cities(ctx, country)
         if not special:
             located = located.union(partisan_base_hexes(ctx, country))
-        verdict = occupied_by(ctx, located, faction)
+        verdict = occupied_by(ctx, located, faction, country)
         if verdict.unknown:
             ctx.undecided(verdict)
             continue
@@ -228,7 +228,8 @@ def liberation(ctx: EventContext) -> None:
         held, occupied, free = occupies_all(ctx, targets, faction)
         label = f"{country} (Vichy)" if special and is_vichy(ctx, country) else country
         if not targets:
-            ctx.not_due(no_city_text(ctx, country, "City hex" if special else "City or Partisan Base hex"))
+            ctx.not_due(no_city_text(ctx, country, "City hex" if special else "City or Partisan Base hex",
+                                     located, faction))
             continue
         if not held:
             ctx.not_due(f"{label}: {faction} ground units do not occupy {describe_hexes(ctx, free)}")

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 
 from rules.board import PRESENCE_KINDS
 from rules.engine import EventContext
-from rules.facts import FACT_KINDS
+from rules.facts import FACT_KINDS, claims_complete
 from rules.packs import hex_label
 from rules.plan import MissingFact
 from rules.state import (
@@ -238,11 +238,33 @@ def located_cities(ctx: EventContext, country: str, dependents: bool = False) ->
         names += sorted(n for n in ctx.pack.countries if n != country and ctx.board.home_of(n) == country)
     own = merge_gaps(*(gaps_of(ctx, "city_hexes", name) for name in names),
                      *(_undeclared_none(ctx, name) for name in names))
-    open_areas = {gap.subject for gap in territory}
-    doubtful = {ctx.pack.areas[a].country for a in open_areas if a in ctx.pack.areas}
-    certain = [h for h in ctx.board.cities(country, dependents)
-               if ctx.pack.hex(h).area is not None or ctx.pack.hex(h).country not in doubtful]
-    return Located(tuple(certain), merge_gaps(territory, own))
+    doubtful = doubtful_hexes(ctx, country, dependents, territory)
+    cities = ctx.board.cities(country, dependents)
+    certain = [h for h in cities if h not in doubtful]
+    # Only the territory open, the Cities are these (some perhaps in the ceded area): a closed set.
+    possible = tuple(sorted(h for h in doubtful if ctx.pack.hex(h).city))
+    return Located(tuple(certain), merge_gaps(territory, own), possible, closed=not own)
+
+
+def doubtful_hexes(ctx: EventContext, country: str, dependents: bool = False,
+                   territory: Gaps | None = None) -> set[str]:
+    """The hexes that may or may not be `country`'s now, for lack of the `territory` gaps: a hex the pack
+    puts in no area, of a country with an active ceded area the pack locates only in part, lies in that
+    area or not -- so it is the country's, or the area's receiver's."""
+    gaps = territory_gaps(ctx, country) if territory is None else territory
+    out: set[str] = set()
+    for area_id in {gap.subject for gap in gaps if gap.subject in ctx.pack.areas}:
+        area = ctx.pack.areas[area_id]
+        members = ctx.board.area_hexes(area_id)
+        receiver = ctx.board.political_country(members[0]) if members else (
+            area.name if area.dependent else area.ceded_to or area.country)
+        for hex_id, info in ctx.pack.hexes.items():
+            if info.country != area.country or info.area is not None:
+                continue
+            now = ctx.board.in_country(hex_id, country, dependents)
+            if now or ctx.board._counts_as(receiver, country, dependents):
+                out.add(hex_id)
+    return out
 
 
 def _undeclared_none(ctx: EventContext, country: str) -> Gaps:
@@ -264,19 +286,40 @@ def cities_known(ctx: EventContext, country: str, dependents: bool = False) -> l
     return list(cities.items)
 
 
-def occupied_by(ctx: EventContext, targets: Located, faction: str) -> Verdict:
+def occupied_by(ctx: EventContext, targets: Located, faction: str, country: str | None = None) -> Verdict:
     """16.1.1 / 16.3.2 "ground units occupy all City (and Partisan Base) hexes", three-valued: false when
     a known target holds no `faction` ground unit; open when every known one does but the pack may lack
-    some; true when the pack has them all (and there is one)."""
-    held = targets.every(lambda h: bool(ctx.board.faction_ground_units(h, faction)))
+    some; true when the pack has them all (and there is one).
+
+    With no known target, in a pack that lists every hex of `country` (`[complete] country_hexes`), a
+    City the pack lacks is one of those hexes: when none of them holds a `faction` ground unit, no
+    completion has all its Cities occupied -- false, whatever else the pack lacks. (Without that claim a
+    unit may stand in a hex the pack does not list, which the position then cannot show.)"""
+    def occupied(hex_id: str) -> bool:
+        return bool(ctx.board.faction_ground_units(hex_id, faction))
+
+    held = targets.every(occupied)
+    if held.unknown:  # only the territory open: try each way the doubtful Cities may lie
+        held = targets.holds(lambda hexes: bool(hexes) and all(occupied(h) for h in hexes))
+    if held.unknown and not targets.items and country is not None \
+            and claims_complete(ctx.pack, "country_hexes", country):
+        could_be = {*targets.possible, *ctx.board.country_hexes(country),
+                    *doubtful_hexes(ctx, country)}
+        if not any(occupied(h) for h in could_be):
+            return FALSE
     if held.true and not targets.items:
         return FALSE  # nothing to occupy: the caller says why (`no_city_text`)
     return held
 
 
-def no_city_text(ctx: EventContext, country: str, what: str = "City or Partisan Base hex") -> str:
+def no_city_text(ctx: EventContext, country: str, what: str = "City or Partisan Base hex",
+                 targets: Located | None = None, faction: str = "") -> str:
     """Why a country has nothing to occupy: "all ceded away" only where Ceded Land areas now elsewhere
-    hold its Cities; otherwise the pack lists none (issue 22: never blame a cession that did not happen)."""
+    hold its Cities; otherwise the pack lists none (issue 22: never blame a cession that did not happen)
+    -- or, where the pack may lack some (`targets` open), no `faction` ground unit stands in it."""
+    if targets is not None and not targets.complete:
+        return (f"{country}: no {faction} ground unit stands in it, so the Cities the pack does not list "
+                "cannot all be occupied")
     ceded = sorted({ctx.pack.areas[info.area].name for info in ctx.pack.hexes.values()
                     if info.country == country and info.city and info.area in ctx.pack.areas
                     and ctx.board.ceded_area_active(ctx.pack.areas[info.area])})

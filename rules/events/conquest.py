@@ -117,14 +117,14 @@ def minor_conquest(ctx: EventContext) -> None:
             continue
         bases = set(partisan_base_hexes(ctx, country))
         located = located_cities(ctx, country).union(bases)
-        held = occupied_by(ctx, located, conqueror)
+        held = occupied_by(ctx, located, conqueror, country)
         if held.unknown:  # every located one is held; the pack may lack a City (rules.tri)
             ctx.undecided(held)
             continue
         targets = list(located)
         _, occupied, free = occupies_all(ctx, targets, conqueror)
         if not targets:
-            ctx.not_due(no_city_text(ctx, country))
+            ctx.not_due(no_city_text(ctx, country, targets=located, faction=conqueror))
             continue
         if held.false:  # one free City decides it, whatever else the pack lacks
             ctx.not_due(f"{country}: {conqueror} ground units do not occupy {_targets(ctx, free, bases)}")
@@ -152,13 +152,13 @@ def _targets(ctx: EventContext, hexes: list[str], bases: set[str]) -> str:
 def _france_case(ctx: EventContext, france: str, conqueror: str, facts: FranceCaseFacts) -> None:
     """16.1.1 France: all Cities in France occupied -> France fights on as Vichy."""
     located = located_cities(ctx, france)
-    verdict = occupied_by(ctx, located, conqueror)
+    verdict = occupied_by(ctx, located, conqueror, france)
     if verdict.unknown:
         ctx.undecided(verdict)  # "all Cities in France": every located one is held, the pack may lack one
         return
     cities = list(located)
     if not cities:
-        ctx.not_due(no_city_text(ctx, france, "City"))
+        ctx.not_due(no_city_text(ctx, france, "City", located, conqueror))
         return
     held, occupied, free = occupies_all(ctx, cities, conqueror)
     if not held:
