@@ -17,7 +17,7 @@ from typing import Any
 
 from rules.board import Board
 from rules.errata import entry_of, option_text, reading_of
-from rules.facts import FACT_KINDS, subject_name
+from rules.facts import FACT_KINDS, subject_name, trusted_labels
 from rules.facts import check as check_fact
 from rules.packs import EventSpec, Pack, adjective, hex_label, pack_source
 from rules.plan import (
@@ -616,7 +616,7 @@ def plan(
             work.ensure_country(name).faction = info.faction
             work.countries[name].status = "active"
     result = Plan(pack=pack.name, phasing=work.turn.phasing, turn=work.turn.date,
-                  pack_source=pack_source(pack))
+                  pack_source=pack_source(pack), trusted=trusted_labels(pack))
     result.violations = validate_actions(work, pack)
     if work.turn.combined_game:
         starred = sorted(cid for cid, c in work.counters.items() if c.star)

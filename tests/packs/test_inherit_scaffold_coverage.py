@@ -175,11 +175,12 @@ def test_pack_check_prints_coverage_and_exits_0_only_when_nothing_is_missing(pac
 
 
 def test_pack_check_counts_what_a_pack_lacks(tmp_path, capsys) -> None:
-    """16.1.1 needs the City hexes of every Minor Country: a copy of the demo pack without Hungary's
-    City says so, per country, and exits 1; the demo pack itself has them all (exit 0)."""
+    """16.1.1 needs the City hexes of every Minor Country: the demo pack has them all (exit 0) and says so
+    fact by fact, trusting none. A copy without Hungary's City shows Hungary as having none (its
+    `city_hexes = "all"` says so); a copy whose [complete] does not name Hungary lists it missing, exit 1."""
     assert main(["pack", "check", str(DEMO_PACK)]) == 0
     out = capsys.readouterr().out
-    assert "16.1.1 City hexes: 6 of 6 countries" in out
+    assert "16.1.1 City hexes: 6 of 6 countries" in out and "trusted" not in out
     pack = tmp_path / "demo"
     pack.mkdir()
     for path in DEMO_PACK.glob("*.toml"):
@@ -190,6 +191,12 @@ def test_pack_check_counts_what_a_pack_lacks(tmp_path, capsys) -> None:
             text = text.replace('"Hungary" = { kind = "minor", capital = "e3403" }',
                                 '"Hungary" = { kind = "minor" }')
         write(pack / path.name, text)
+    main(["pack", "check", str(pack)])
+    out = capsys.readouterr().out
+    assert "    none (the pack lists none and says that is all): Hungary" in out
+    listed = '["Belgium-Holland", "France", "Italy", "Norway", "Poland"]'
+    write(pack / "pack.toml", (pack / "pack.toml").read_text().replace('city_hexes = "all"',
+                                                                        f"city_hexes = {listed}"))
     assert main(["pack", "check", str(pack)]) == 1
     out = capsys.readouterr().out
     assert "16.1.1 City hexes: 5 of 6 countries" in out
