@@ -19,13 +19,30 @@ from module_patches.demo_story import load_story, save_path
 SAVE = save_path(load_story()[1])  # 02-poland-falls.vsav
 
 
-def _pack(tmp_path: Path, edit) -> Path:  # type: ignore[no-untyped-def]
+# The demo pack's [complete] table as it stands (every fact "all"), written here so each test states the
+# table it changes.
+COMPLETE = {fact: '"all"' for fact in ("city_hexes", "capital", "border_hexes", "area_hexes", "neighbors",
+                                       "area_neighbors", "port_hexes", "region_strategic_hex",
+                                       "country_hexes")}
+
+
+def _pack(tmp_path: Path, edit, **complete: str | None) -> Path:  # type: ignore[no-untyped-def]
+    """A copy of the demo pack with its [complete] table replaced (`fact=None` leaves the fact out)."""
     folder = tmp_path / "pack"
     shutil.copytree(DEMO_PACK, folder)
+    table = {**COMPLETE, **complete}
     for name in ("pack.toml", "geography.toml"):
         path = folder / name
-        path.write_text(edit(name, path.read_text(encoding="utf-8")), encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
+        if name == "pack.toml":
+            text = text[:text.index("\n[complete]\n")] + "\n[complete]\n" + "".join(
+                f"{fact} = {value}\n" for fact, value in table.items() if value is not None)
+        path.write_text(edit(name, text), encoding="utf-8")
     return folder
+
+
+def _same(name: str, text: str) -> str:
+    return text
 
 
 def _conquest(capsys, pack: Path) -> tuple[int, dict, str]:  # type: ignore[no-untyped-def]
@@ -38,7 +55,7 @@ def _conquest(capsys, pack: Path) -> tuple[int, dict, str]:  # type: ignore[no-u
 def test_16_1_1_poland_due_naming_no_city_of_france_or_belgium_holland(tmp_path, capsys) -> None:
     """Only Poland's Cities are claimed complete: Poland is due, and France and Belgium-Holland are not
     named as missing -- Paris, Lyon, Brussels and Amsterdam are known and free of Axis units."""
-    pack = _pack(tmp_path, lambda name, text: text.replace('city_hexes = "all"', 'city_hexes = ["Poland"]'))
+    pack = _pack(tmp_path, _same, city_hexes='["Poland"]')
     status, conquest, _ = _conquest(capsys, pack)
     assert status == 1 and conquest["status"] == "fired" and conquest["missing"] == []
 
@@ -46,7 +63,7 @@ def test_16_1_1_poland_due_naming_no_city_of_france_or_belgium_holland(tmp_path,
 def test_16_1_1_without_a_city_claim_only_poland_is_undecided(tmp_path, capsys) -> None:
     """No [complete] city_hexes at all: Poland (both located Cities held) could have another City, so it is
     undecided; France and Belgium-Holland are decided not due by their known free Cities."""
-    pack = _pack(tmp_path, lambda name, text: text.replace('city_hexes = "all"\n', ""))
+    pack = _pack(tmp_path, _same, city_hexes=None)
     status, conquest, out = _conquest(capsys, pack)
     assert status == 3 and conquest["status"] == "undecided"
     assert [(m["fact"], m["subject"]) for m in conquest["missing"]] == [("city_hexes", "Poland")]
@@ -55,15 +72,12 @@ def test_16_1_1_without_a_city_claim_only_poland_is_undecided(tmp_path, capsys) 
 
 def test_trusted_facts_are_named_in_the_plan_header(tmp_path, capsys) -> None:
     """`others = "trusted"` stays available, but every plan header says which facts are trusted."""
-    def edit(name: str, text: str) -> str:
-        return text.replace('city_hexes = "all"\n', 'others = "trusted"\n') if name == "pack.toml" else text
-
-    status, conquest, out = _conquest(capsys, _pack(tmp_path, edit))
+    pack = _pack(tmp_path, _same, city_hexes=None, others='"trusted"')
+    status, conquest, out = _conquest(capsys, pack)
     assert status == 1 and conquest["status"] == "fired"
     assert ("trusted, not located: pack demo takes what it locates of City hexes (city_hexes) as the whole "
             "fact") in out
-    main(["check", str(SAVE), "--module", str(DEMO_MODULE), "--pack", str(_pack(tmp_path / "b", edit)),
-          "--format", "markdown"])
+    main(["check", str(SAVE), "--module", str(DEMO_MODULE), "--pack", str(pack), "--format", "markdown"])
     assert "trusted, not located: pack demo takes what it locates of City hexes" in capsys.readouterr().out
 
 
