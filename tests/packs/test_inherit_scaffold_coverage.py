@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -96,6 +97,30 @@ def test_scaffold_base_tk_on_the_demo_module(tmp_path, capsys) -> None:
     assert status == 1  # counters and boxes are not mapped yet, and TK lacks most City hexes
     assert report["hex_ids"]["verified"] == report["hex_ids"]["checked"] == 9
     assert report["hex_ids"]["not_in_module"] == {}
+
+
+def test_scaffold_never_writes_trust_nor_inherits_it_unseen(tmp_path, capsys) -> None:
+    """Issue 22: `pack scaffold` never writes `others = "trusted"`; without a base it writes a [complete]
+    table (no table would trust every located fact), and over a base that trusts, its own table says
+    `others = "missing"`, so `pack check` and every plan see no trusted fact."""
+    from rules.facts import trusted_facts
+
+    trusting = tmp_path / "trusting"
+    shutil.copytree(DEMO_PACK, trusting)
+    toml = trusting / "pack.toml"
+    toml.write_text(toml.read_text().replace('city_hexes = "all"\n', 'others = "trusted"\n'))
+    assert trusted_facts(load_pack(trusting)) == ["city_hexes"]
+    for base in (None, str(trusting)):
+        target = tmp_path / f"scaffold-{bool(base)}"
+        extra = ["--base", base] if base else []
+        assert main(["pack", "scaffold", str(DEMO_MODULE), *extra, "-o", str(target)]) == 0
+        capsys.readouterr()
+        text = "".join(p.read_text() for p in target.glob("*.toml"))
+        assert 'others = "trusted"' not in text and "[complete]" in text
+        assert trusted_facts(load_pack(target)) == []
+    main(["pack", "check", str(tmp_path / "scaffold-True")])
+    out = capsys.readouterr().out
+    assert "trusted" not in out and "16.1.1 City hexes: 0 of 6 countries" in out
 
 
 def _bare_west_module(tmp_path: Path) -> Path:
