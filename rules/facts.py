@@ -230,6 +230,12 @@ def subjects(pack: Pack, need: Need, params: dict[str, Any]) -> list[str]:
     of = need.of or need.kind.default_scope
     if isinstance(of, tuple):
         return list(of)
+    if of.startswith("dependents_of:"):
+        # Every Dependent `home` may have: its listed Dependents, and the areas that become its Dependents
+        # when their marker is placed (DS 16.1.3 checks "each Japanese Dependent", Inner Mongolia too).
+        home = of.partition(":")[2]
+        return [*(n for n, c in sorted(pack.countries.items()) if c.dependent_of == home),
+                *(a.name for _, a in sorted(pack.areas.items()) if a.dependent and a.ceded_to == home)]
     if of.startswith("param:"):
         value = params.get(of.partition(":")[2])
         if value is None:
