@@ -17,7 +17,7 @@ from typing import Any
 
 from rules.board import Board
 from rules.errata import entry_of, option_text, reading_of
-from rules.facts import FACT_KINDS, subject_name
+from rules.facts import FACT_KINDS, subject_name, trusted_labels
 from rules.facts import check as check_fact
 from rules.packs import EventSpec, Pack, adjective, hex_label, pack_source
 from rules.plan import (
@@ -46,6 +46,7 @@ from rules.state import (
     force_pool,
     is_box,
 )
+from rules.tri import Located, Verdict
 from vassal_parser.errors import InputError
 
 EventFn = Callable[["EventContext"], None]
@@ -138,16 +139,39 @@ class EventContext:
         Why record instead of raise: an event checks many countries; the ones whose facts the pack has are
         still decided, the others make the event `undecided`, naming the fact — never `not due`. Only a fact
         the event declared in its pack `needs` may be asked for, so `adjutant pack check` counts truly."""
+        value, gap = self._read(fact, subject)
+        if gap is not None:
+            self.undecided(gap)
+            return None
+        return value
+
+    def _read(self, fact: str, subject: str) -> tuple[Any, MissingFact | None]:
         if fact not in FACT_KINDS:
             raise ValueError(f"{self.rule}: unknown fact kind {fact!r}")
         if all(n.fact != fact for n in self.spec.needs):
             raise ValueError(f"{self.rule}: reads fact {fact!r} without declaring it in the pack's needs")
         value, lacking = check_fact(self.pack, fact, subject)
-        if lacking is not None:
-            shown = subject_name(self.pack, FACT_KINDS[fact], subject)
-            self.missing(fact, subject, lacking, name=shown if shown != subject else None)
-            return None
-        return value
+        if lacking is None:
+            return value, None
+        shown = subject_name(self.pack, FACT_KINDS[fact], subject)
+        return value, MissingFact(fact, subject, lacking, shown if shown != subject else None)
+
+    def located(self, fact: str, subject: str) -> Located:
+        """A set fact (hexes, countries) as far as the pack establishes it, recording nothing.
+
+        Why not `need`: "all Cities of France are occupied" is already false when one located City is
+        free, whatever the pack lacks; the gap rides on the value (rules.tri) and reaches `missing` only
+        through `undecided`, when a condition over it is left open."""
+        value, gap = self._read(fact, subject)
+        items = (value,) if isinstance(value, str) else tuple(value or ())
+        return Located(items, () if gap is None else (gap,))
+
+    def undecided(self, *why: Verdict | Located | MissingFact) -> None:
+        """The event (or one subject of it) acts on a condition left open: name the facts it depends on."""
+        for item in why:
+            for gap in (item,) if isinstance(item, MissingFact) else item.gaps:
+                if gap not in self.entry.missing:
+                    self.entry.missing.append(gap)
 
     def erratum(self, key: str, step: str | None = None) -> str:
         """The reading the pack uses for erratum (or open wording) `key`, recorded on this event.
@@ -592,7 +616,7 @@ def plan(
             work.ensure_country(name).faction = info.faction
             work.countries[name].status = "active"
     result = Plan(pack=pack.name, phasing=work.turn.phasing, turn=work.turn.date,
-                  pack_source=pack_source(pack))
+                  pack_source=pack_source(pack), trusted=trusted_labels(pack))
     result.violations = validate_actions(work, pack)
     if work.turn.combined_game:
         starred = sorted(cid for cid, c in work.counters.items() if c.star)

@@ -230,6 +230,12 @@ def subjects(pack: Pack, need: Need, params: dict[str, Any]) -> list[str]:
     of = need.of or need.kind.default_scope
     if isinstance(of, tuple):
         return list(of)
+    if of.startswith("dependents_of:"):
+        # Every Dependent `home` may have: its listed Dependents, and the areas that become its Dependents
+        # when their marker is placed (DS 16.1.3 checks "each Japanese Dependent", Inner Mongolia too).
+        home = of.partition(":")[2]
+        return [*(n for n, c in sorted(pack.countries.items()) if c.dependent_of == home),
+                *(a.name for _, a in sorted(pack.areas.items()) if a.dependent and a.ceded_to == home)]
     if of.startswith("param:"):
         value = params.get(of.partition(":")[2])
         if value is None:
@@ -251,6 +257,26 @@ def is_complete(pack: Pack, fact: str, subject: str) -> bool:
     if listed is None:  # a fact kind the table does not name: `others = "trusted"` keeps the no-table rule
         return pack.complete.get("others") == "trusted"
     return listed == "all" or subject in listed
+
+
+def trusted_fact(pack: Pack, fact: str) -> bool:
+    """Is a located value of this fact taken as the whole fact without the pack naming a subject for it
+    -- the no-table rule, or `[complete] others = "trusted"` for a fact the table does not name?"""
+    if pack.complete is None:
+        return True
+    return fact not in pack.complete and pack.complete.get("others") == "trusted"
+
+
+def trusted_facts(pack: Pack) -> list[str]:
+    """The fact kinds the pack's events read that it trusts rather than locates (issue 22: every plan
+    header, `pack check` and the editor name them, so a lost fact never reads as a located one)."""
+    needed = {n.fact for spec in pack.events.values() for n in spec.needs}
+    return sorted(f for f in needed if trusted_fact(pack, f))
+
+
+def trusted_labels(pack: Pack) -> list[str]:
+    """`trusted_facts` as players read them: "City hexes (city_hexes)"."""
+    return [f"{FACT_KINDS[f].label} ({f})" for f in trusted_facts(pack)]
 
 
 def claims_complete(pack: Pack, fact: str, subject: str) -> bool:
@@ -302,10 +328,13 @@ class CoverageLine:
     per: str
     have: tuple[str, ...]
     lack: tuple[str, ...]
+    trusted: tuple[str, ...] = ()  # of `have`: located, but taken as whole only because the pack trusts
+    none: tuple[str, ...] = ()  # of `have`: the pack claims the fact complete and locates nothing
 
     def to_json(self) -> dict[str, Any]:
         return {"rule": self.rule, "fact": self.fact, "label": self.label, "per": self.per,
-                "have": list(self.have), "missing": list(self.lack)}
+                "have": list(self.have), "missing": list(self.lack), "trusted": list(self.trusted),
+                "none": list(self.none)}
 
 
 def coverage(pack: Pack, rules: Iterable[str] | None = None) -> list[CoverageLine]:
@@ -317,6 +346,9 @@ def coverage(pack: Pack, rules: Iterable[str] | None = None) -> list[CoverageLin
             have, lack = [], []
             for subject in subjects(pack, need, spec.params):
                 (have if present(pack, need.fact, subject) else lack).append(subject)
+            trusted = tuple(s for s in have if trusted_fact(pack, need.fact))
             kind = need.kind
-            lines.append(CoverageLine(rule, need.fact, kind.label, kind.per, tuple(have), tuple(lack)))
+            none = tuple(s for s in have if not kind.lookup(pack, s))
+            lines.append(CoverageLine(rule, need.fact, kind.label, kind.per, tuple(have), tuple(lack),
+                                      trusted, none))
     return lines

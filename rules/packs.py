@@ -441,7 +441,9 @@ def _complete_table(raw: dict[str, Any], where: Path, countries: dict[str, Any],
             continue
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise InputError(where, f"[complete] {fact} must be \"all\" or a list of names")
-        known = countries if FACT_KINDS[fact].per == "country" else areas
+        # A Dependent an area becomes (DS "Inner Mongolia") is a subject of a country fact by its name.
+        known = ({*countries, *(a.name for a in areas.values())}
+                 if FACT_KINDS[fact].per == "country" else set(areas))
         unknown = sorted(set(value) - set(known))
         if unknown:
             raise InputError(where, f"[complete] {fact} names unknown {', '.join(unknown)}")

@@ -180,6 +180,12 @@ class Violation:
         return record_json(self)  # = asdict(self), rules/records.py
 
 
+def trusted_line(pack: str, trusted: list[str]) -> str:
+    """The header line naming the facts a pack trusts rather than locates."""
+    return (f"trusted, not located: pack {pack} takes what it locates of {', '.join(trusted)} as the whole "
+            "fact (no [complete] entry names them)")
+
+
 @dataclass
 class Plan:
     pack: str
@@ -193,6 +199,9 @@ class Plan:
     # Facts missing for the position as a whole (e.g. most pieces of a save unmapped): no event can be
     # ruled out, so the plan is undecided even where every event says "not due".
     missing: list[MissingFact] = field(default_factory=list)
+    # Map facts the pack trusts rather than locates (rules.facts.trusted_labels): a located value of one
+    # is taken as the whole fact, so the header says so (issue 22).
+    trusted: list[str] = field(default_factory=list)
 
     @property
     def pending_choices(self) -> list[Choice]:
@@ -221,6 +230,7 @@ class Plan:
             "version": PLAN_FORMAT_VERSION,
             "pack": self.pack,
             "pack_source": self.pack_source,
+            "trusted": list(self.trusted),
             "phasing": self.phasing,
             "turn": self.turn,
             "due": self.due,
@@ -242,6 +252,8 @@ class Plan:
             f"Conditional Events Segment (6.2) — {self.phasing} faction, {self.turn or 'turn ?'} "
             f"[pack {self.pack}{source}]"
         ]
+        if self.trusted:
+            lines.append(trusted_line(self.pack, self.trusted))
         lines.extend(f"note: {note}" for note in self.notes)
         lines.extend(f"missing: {m.text}" for m in self.missing)
         if self.violations:

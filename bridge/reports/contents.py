@@ -59,6 +59,10 @@ def warning_lines(plan: Mapping[str, Any]) -> list[str]:
     """Module/version/extension and mapping warnings, and answers this plan never asked for."""
     vassal = plan.get("vassal") or {}
     lines = [str(w) for w in vassal.get("warnings", [])]
+    if plan.get("trusted"):  # every report names the facts the pack trusts rather than locates (issue 22)
+        from rules.plan import trusted_line
+
+        lines.append(trusted_line(str(plan.get("pack", "?")), list(plan["trusted"])))
     lines += [
         f"answer to {choice_id} was not used: this plan does not ask that choice"
         for choice_id in vassal.get("unused_answers", [])

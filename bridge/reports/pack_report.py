@@ -15,10 +15,11 @@ from vassal_parser.module import Module
 
 def coverage_report(pack: Pack) -> dict[str, Any]:
     """Per event and per declared need, the subjects the pack has / lacks the fact for (rules.facts)."""
-    from rules.facts import coverage
+    from rules.facts import coverage, trusted_facts
 
     lines = coverage(pack)
     return {"events": len(pack.events),
+            "trusted_facts": trusted_facts(pack),
             "coverage": [line.to_json() for line in lines],
             "facts_missing": sum(len(line.lack) for line in lines),
             "incomplete": list(pack.incomplete),
@@ -83,6 +84,16 @@ def _locations_for(hex_id: str, mapping: VassalMapping) -> list[tuple[str, str]]
     return out
 
 
+def _fact_label(fact: str) -> str:
+    from rules.facts import FACT_KINDS
+
+    kind = FACT_KINDS.get(fact)
+    return f"{kind.label} ({fact})" if kind else fact
+
+
+# Facts every country of the game has, so that "the pack says it has none" is worth a second look (a City
+# flag lost from a pack that claims its Cities complete); a Port or Strategic Hex may truly be none.
+NOTEWORTHY_NONE = frozenset({"city_hexes", "capital", "country_hexes", "area_hexes"})
 PER_WORDS = {"country": ("country", "countries"), "area": ("area", "areas")}
 
 
@@ -92,6 +103,10 @@ def render_coverage(report: dict[str, Any]) -> list[str]:
         return ["the pack lists no events: it decides nothing (start it with pack scaffold --base tk or ds)",
                 *(f"  - {note}" for note in report["incomplete"])]
     lines = [f"map facts the events need ({report['facts_missing']} missing):"]
+    if report.get("trusted_facts"):
+        lines.append("  trusted, not located (no [complete] entry names them; what the pack locates of them "
+                     "is taken as the whole fact): "
+                     + ", ".join(_fact_label(f) for f in report["trusted_facts"]))
     if not report["coverage"]:
         lines.append("  (no event declares the facts it needs)")
     names = report.get("area_names", {})
@@ -102,8 +117,16 @@ def render_coverage(report: dict[str, Any]) -> list[str]:
         one, many = PER_WORDS.get(line["per"], (line["per"], line["per"] + "s"))
         word = one if total == 1 else many
         lines.append(f"  {line['rule']} {line['label']}: {len(have)} of {total} {word}")
-        if have:
-            lines.append(f"    present: {', '.join(have)}")
+        trusted = {shown(s) for s in line.get("trusted", [])}
+        none = {shown(s) for s in line.get("none", [])}
+        confirmed = [s for s in have if s not in trusted and s not in none]
+        if confirmed:
+            lines.append(f"    present: {', '.join(confirmed)}")
+        if trusted:
+            lines.append(f"    trusted, not confirmed: {', '.join(s for s in have if s in trusted)}")
+        if none and line["fact"] in NOTEWORTHY_NONE:
+            lines.append(f"    none (the pack lists none and says that is all): "
+                         f"{', '.join(s for s in have if s in none)}")
         if lack:
             lines.append(f"    missing: {', '.join(lack)}")
     if report["incomplete"]:

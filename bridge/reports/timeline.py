@@ -83,10 +83,8 @@ def build_timeline(
             previous_status[rule] = status
             if was == status or (was is None and status not in DUE_STATUSES):
                 continue
-            if status in DUE_STATUSES and (was is None or was not in DUE_STATUSES):
-                change = "became " + ("undecided" if status == "undecided" else "due")
-            elif status in DUE_STATUSES:
-                change = f"now {STATUS_WORD[status]}"
+            if status in DUE_STATUSES:
+                change = _status_change(event, was is None or was not in DUE_STATUSES)
             else:
                 change = "no longer due"
             entry = {"rule": rule, "title": event["title"], "change": change, "status": status}
@@ -100,6 +98,18 @@ def build_timeline(
             rows.append({"step": step, "did": what, "changes": changes})
         previous_pieces = by_id
     return {**header("timeline"), "file": str(path), "steps": info["steps"], "rows": rows, "plan": final}
+
+
+def _status_change(event: Mapping[str, Any], newly: bool) -> str:
+    """The status as `check` shows it (issue 22): an event waiting on an earlier event's answer is
+    WAITING for it, never "due"; undecided is undecided."""
+    status = event["status"]
+    if status == "waiting":
+        waits = ", ".join(str(w) for w in event.get("waiting_for") or [])
+        word = f"WAITING for {waits}" if waits else "WAITING"
+    else:
+        word = "due" if status == "fired" else "undecided"
+    return f"became {word}" if newly else f"now {word if status == 'waiting' else STATUS_WORD[status]}"
 
 
 def due_at_end(timeline: Mapping[str, Any]) -> list[str]:
@@ -157,9 +167,11 @@ def render(timeline: Mapping[str, Any], fmt: str) -> str:
     if not timeline["rows"]:
         lines.append("no event became due at any step")
     events = timeline["plan"]["events"]
-    due = [e["rule"] for e in events if e["status"] in ("fired", "waiting")]
+    due = [e["rule"] for e in events if e["status"] == "fired"]
+    waiting = [e["rule"] for e in events if e["status"] == "waiting"]
     undecided = [e["rule"] for e in events if e["status"] == "undecided"]
     ending = [f"{', '.join(due)} due"] if due else []
+    ending += [f"{', '.join(waiting)} waiting"] if waiting else []
     ending += [f"{', '.join(undecided)} undecided"] if undecided else []
     lines.append("at the end: " + ("; ".join(ending) or "nothing is due"))
     return "\n".join(lines)

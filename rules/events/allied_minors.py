@@ -16,6 +16,9 @@ from rules.events.common import (
     describe_hexes,
     in_play,
     known,
+    located_cities,
+    no_city_text,
+    occupied_by,
     occupies_all,
     partisan_base_hexes,
     remaining_to_pools,
@@ -207,21 +210,26 @@ def liberation(ctx: EventContext) -> None:
         ):
             continue
         checked = True
-        if ctx.fact("city_hexes", country) is None:
-            continue  # undecided, never "do not occupy none" (issue 9: 16.3.2 India)
         special = (
             facts is not None
             and country == france
             and (is_vichy(ctx, country) or ctx.param("france_always_special", False))
         )
-        cities = cities_known(ctx, country)
-        if cities is None:
-            continue  # undecided: "all City hexes" cannot be checked (the fact is named in `missing`)
-        targets = cities if special else sorted(set(cities) | set(partisan_base_hexes(ctx, country)))
+        # "all City and Partisan Base hexes", three-valued (rules.tri): one located City the faction does
+        # not hold decides it (16.3.2 India with a free City); an unlocated one never reads as "none".
+        located = located_cities(ctx, country)
+        if not special:
+            located = located.union(partisan_base_hexes(ctx, country))
+        verdict = occupied_by(ctx, located, faction, country)
+        if verdict.unknown:
+            ctx.undecided(verdict)
+            continue
+        targets = list(located)
         held, occupied, free = occupies_all(ctx, targets, faction)
         label = f"{country} (Vichy)" if special and is_vichy(ctx, country) else country
         if not targets:
-            ctx.not_due(f"{label}: it holds no City or Partisan Base hex now (all ceded away)")
+            ctx.not_due(no_city_text(ctx, country, "City hex" if special else "City or Partisan Base hex",
+                                     located, faction))
             continue
         if not held:
             ctx.not_due(f"{label}: {faction} ground units do not occupy {describe_hexes(ctx, free)}")

@@ -12,7 +12,9 @@ from collections.abc import Callable, Iterable
 
 from rules.board import PRESENCE_KINDS
 from rules.engine import EventContext
+from rules.facts import FACT_KINDS, claims_complete
 from rules.packs import hex_label
+from rules.plan import MissingFact
 from rules.state import (
     CEDED_LANDS,
     DELAY,
@@ -22,6 +24,7 @@ from rules.state import (
     conquered_minors,
     force_pool,
 )
+from rules.tri import FALSE, Gaps, Located, Verdict, merge_gaps
 
 OFF_GAME = frozenset({REMOVED, SET_ASIDE})
 SUPPORT_KINDS = frozenset({"support", "air", "naval"})  # support units (air and naval units are support)
@@ -145,17 +148,24 @@ def partisan_base_hexes(ctx: EventContext, country: str) -> list[str]:
     )
 
 
-def known(ctx: EventContext, fact: str, subject: str) -> bool:
-    """A fact a SHARED helper reads where TK declares it: True when the pack has it, False after recording it
-    as missing (`ctx.need`).
+def gaps_of(ctx: EventContext, fact: str, subject: str) -> Gaps:
+    """The gap a fact a SHARED helper reads leaves, recording nothing: empty when the pack has it -- or
+    when the event does not declare it.
 
     Why "declared only" (unlike `ctx.fact`, which also records an empty undeclared fact): these checks --
     territory moved by a Ceded Land area (`area_hexes`), a located Capital -- are new to the shared helpers;
     an edition whose events table does not declare them keeps trusting what it locates. The TK pack
     declares every fact its events read (rules/packs/tk/events.toml)."""
     if not ctx.declares(fact):
-        return True
-    return ctx.need(fact, subject) is not None
+        return ()
+    return ctx.located(fact, subject).gaps
+
+
+def known(ctx: EventContext, fact: str, subject: str) -> bool:
+    """`gaps_of`, recorded: True when the pack has the fact, False after naming it as missing."""
+    gaps = gaps_of(ctx, fact, subject)
+    ctx.undecided(*gaps)
+    return not gaps
 
 
 def active_areas(ctx: EventContext) -> list:
@@ -174,18 +184,25 @@ def active_areas(ctx: EventContext) -> list:
     return areas
 
 
-def territory_known(ctx: EventContext, country: str) -> bool:
-    """Does the pack know which hexes are `country`'s now (reading 2: its current territory)?
+def territory_gaps(ctx: EventContext, country: str) -> Gaps:
+    """What the pack lacks to know which hexes are `country`'s now (reading 2: its current territory).
 
     Why a fact: a Ceded Land marker in the Ceded Lands Box moves its area to another country, so a
     country's Cities are known only when every such area moved into or out of it is located in full
-    (fact ``area_hexes``); otherwise the event must not decide that country (undecided, never not due)."""
-    found = True
+    (fact ``area_hexes``); otherwise a condition over them may be open (rules.tri)."""
+    found: list[Gaps] = []
     for area in active_areas(ctx):
         touches = {area.country, area.ceded_to, area.name}
         if country in touches or ctx.board.home_of(area.country) == country:
-            found = known(ctx, "area_hexes", area.id) and found
-    return found
+            found.append(gaps_of(ctx, "area_hexes", area.id))
+    return merge_gaps(*found)
+
+
+def territory_known(ctx: EventContext, country: str) -> bool:
+    """`territory_gaps`, recorded: the event must not decide that country (undecided, never not due)."""
+    gaps = territory_gaps(ctx, country)
+    ctx.undecided(*gaps)
+    return not gaps
 
 
 def hex_territory_known(
@@ -208,17 +225,107 @@ def hex_territory_known(
     return found
 
 
-def cities_known(ctx: EventContext, country: str, dependents: bool = False) -> list[str] | None:
-    """The country's City hexes now, or None (recorded as missing) when the pack does not locate them all:
-    its own Cities (fact ``city_hexes``; with `dependents`, its Dependents' too) and its territory."""
-    found = territory_known(ctx, country)
+def located_cities(ctx: EventContext, country: str, dependents: bool = False) -> Located:
+    """The country's City hexes now, three-valued (rules.tri): the Cities certainly its own, and the gaps
+    -- its own Cities (fact ``city_hexes``; with `dependents`, its Dependents' too) or its territory
+    (``area_hexes`` of the areas ceded into or out of it) -- that could add or take away one.
+
+    A City the pack puts in no area, of a country with a ceded area the pack locates only in part, might
+    lie in that area (and belong to another country): it is no certain member, so it decides nothing."""
+    territory = territory_gaps(ctx, country)
     names = [country]
     if dependents:
         names += sorted(n for n in ctx.pack.countries if n != country and ctx.board.home_of(n) == country)
-    for name in names:
-        found = known(ctx, "city_hexes", name) and found
-    # Cities of areas now ceded to it come from other countries: those areas are known (territory_known).
-    return ctx.board.cities(country, dependents) if found else None
+    own = merge_gaps(*(gaps_of(ctx, "city_hexes", name) for name in names),
+                     *(_undeclared_none(ctx, name) for name in names))
+    doubtful = doubtful_hexes(ctx, country, dependents, territory)
+    cities = ctx.board.cities(country, dependents)
+    certain = [h for h in cities if h not in doubtful]
+    # Only the territory open, the Cities are these (some perhaps in the ceded area): a closed set.
+    possible = tuple(sorted(h for h in doubtful if ctx.pack.hex(h).city))
+    return Located(tuple(certain), merge_gaps(territory, own), possible, closed=not own)
+
+
+def doubtful_hexes(ctx: EventContext, country: str, dependents: bool = False,
+                   territory: Gaps | None = None) -> set[str]:
+    """The hexes that may or may not be `country`'s now, for lack of the `territory` gaps: a hex the pack
+    puts in no area, of a country with an active ceded area the pack locates only in part, lies in that
+    area or not -- so it is the country's, or the area's receiver's."""
+    gaps = territory_gaps(ctx, country) if territory is None else territory
+    out: set[str] = set()
+    for area_id in {gap.subject for gap in gaps if gap.subject in ctx.pack.areas}:
+        area = ctx.pack.areas[area_id]
+        members = ctx.board.area_hexes(area_id)
+        receiver = ctx.board.political_country(members[0]) if members else (
+            area.name if area.dependent else area.ceded_to or area.country)
+        for hex_id, info in ctx.pack.hexes.items():
+            if info.country != area.country or info.area is not None:
+                continue
+            now = ctx.board.in_country(hex_id, country, dependents)
+            if now or ctx.board._counts_as(receiver, country, dependents):
+                out.add(hex_id)
+    return out
+
+
+def _undeclared_none(ctx: EventContext, country: str) -> Gaps:
+    """An edition that does not declare ``city_hexes`` still never reads "the pack lists none" as "it
+    has none" (issue 9, as `EventContext.fact`)."""
+    if ctx.declares("city_hexes") or any(ctx.pack.hexes_where(country=country, city=True)):
+        return ()
+    kind = FACT_KINDS["city_hexes"]
+    return (MissingFact("city_hexes", country, kind.missing_text(country)),)
+
+
+def cities_known(ctx: EventContext, country: str, dependents: bool = False) -> list[str] | None:
+    """The country's City hexes now, or None (recorded as missing) when the pack does not locate them all
+    (`located_cities`, for a caller that needs the whole list)."""
+    cities = located_cities(ctx, country, dependents)
+    if cities.gaps:
+        ctx.undecided(cities)
+        return None
+    return list(cities.items)
+
+
+def occupied_by(ctx: EventContext, targets: Located, faction: str, country: str | None = None) -> Verdict:
+    """16.1.1 / 16.3.2 "ground units occupy all City (and Partisan Base) hexes", three-valued: false when
+    a known target holds no `faction` ground unit; open when every known one does but the pack may lack
+    some; true when the pack has them all (and there is one).
+
+    With no known target, in a pack that lists every hex of `country` (`[complete] country_hexes`), a
+    City the pack lacks is one of those hexes: when none of them holds a `faction` ground unit, no
+    completion has all its Cities occupied -- false, whatever else the pack lacks. (Without that claim a
+    unit may stand in a hex the pack does not list, which the position then cannot show.)"""
+    def occupied(hex_id: str) -> bool:
+        return bool(ctx.board.faction_ground_units(hex_id, faction))
+
+    held = targets.every(occupied)
+    if held.unknown:  # only the territory open: try each way the doubtful Cities may lie
+        held = targets.holds(lambda hexes: bool(hexes) and all(occupied(h) for h in hexes))
+    if held.unknown and not targets.items and country is not None \
+            and claims_complete(ctx.pack, "country_hexes", country):
+        could_be = {*targets.possible, *ctx.board.country_hexes(country),
+                    *doubtful_hexes(ctx, country)}
+        if not any(occupied(h) for h in could_be):
+            return FALSE
+    if held.true and not targets.items:
+        return FALSE  # nothing to occupy: the caller says why (`no_city_text`)
+    return held
+
+
+def no_city_text(ctx: EventContext, country: str, what: str = "City or Partisan Base hex",
+                 targets: Located | None = None, faction: str = "") -> str:
+    """Why a country has nothing to occupy: "all ceded away" only where Ceded Land areas now elsewhere
+    hold its Cities; otherwise the pack lists none (issue 22: never blame a cession that did not happen)
+    -- or, where the pack may lack some (`targets` open), no `faction` ground unit stands in it."""
+    if targets is not None and not targets.complete:
+        return (f"{country}: no {faction} ground unit stands in it, so the Cities the pack does not list "
+                "cannot all be occupied")
+    ceded = sorted({ctx.pack.areas[info.area].name for info in ctx.pack.hexes.values()
+                    if info.country == country and info.city and info.area in ctx.pack.areas
+                    and ctx.board.ceded_area_active(ctx.pack.areas[info.area])})
+    if ceded:
+        return f"{country}: it holds no {what} now (its Cities are ceded away: {', '.join(ceded)})"
+    return f"{country}: the pack lists no City of {country}, and it holds no {what}"
 
 
 place_name = hex_label  # the shared events' name for it

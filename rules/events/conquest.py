@@ -16,11 +16,13 @@ from dataclasses import dataclass
 from rules.engine import EventContext, event_impl
 from rules.events.common import (
     ceded_markers_to_box,
-    cities_known,
     colonial_to_delay,
     describe_hexes,
     in_play,
     known,
+    located_cities,
+    no_city_text,
+    occupied_by,
     occupies_all,
     partisan_base_hexes,
     place_name,
@@ -113,16 +115,18 @@ def minor_conquest(ctx: EventContext) -> None:
                 continue
             _france_case(ctx, country, conqueror, facts)
             continue
-        cities = cities_known(ctx, country)
-        if cities is None:
-            continue  # undecided: the pack does not locate the Cities this event checks
         bases = set(partisan_base_hexes(ctx, country))
-        targets = sorted(set(cities) | bases)
-        held, occupied, free = occupies_all(ctx, targets, conqueror)
-        if not targets:
-            ctx.not_due(f"{country}: it holds no City or Partisan Base hex now (all ceded away)")
+        located = located_cities(ctx, country).union(bases)
+        held = occupied_by(ctx, located, conqueror, country)
+        if held.unknown:  # every located one is held; the pack may lack a City (rules.tri)
+            ctx.undecided(held)
             continue
-        if not held:
+        targets = list(located)
+        _, occupied, free = occupies_all(ctx, targets, conqueror)
+        if not targets:
+            ctx.not_due(no_city_text(ctx, country, targets=located, faction=conqueror))
+            continue
+        if held.false:  # one free City decides it, whatever else the pack lacks
             ctx.not_due(f"{country}: {conqueror} ground units do not occupy {_targets(ctx, free, bases)}")
             continue
         ctx.fire(
@@ -147,11 +151,14 @@ def _targets(ctx: EventContext, hexes: list[str], bases: set[str]) -> str:
 
 def _france_case(ctx: EventContext, france: str, conqueror: str, facts: FranceCaseFacts) -> None:
     """16.1.1 France: all Cities in France occupied -> France fights on as Vichy."""
-    cities = cities_known(ctx, france)
-    if cities is None:
-        return  # undecided: "all Cities in France" cannot be checked
+    located = located_cities(ctx, france)
+    verdict = occupied_by(ctx, located, conqueror, france)
+    if verdict.unknown:
+        ctx.undecided(verdict)  # "all Cities in France": every located one is held, the pack may lack one
+        return
+    cities = list(located)
     if not cities:
-        ctx.not_due(f"{france}: it holds no City now (all ceded away)")
+        ctx.not_due(no_city_text(ctx, france, "City", located, conqueror))
         return
     held, occupied, free = occupies_all(ctx, cities, conqueror)
     if not held:

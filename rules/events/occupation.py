@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rules.engine import EventContext, event_impl
-from rules.events.common import breakdown, in_play, territory_known
+from rules.events.common import breakdown, doubtful_hexes, in_play, territory_gaps
 from rules.events.internment import intern
 from rules.state import Counter
 from vassal_parser.errors import InputError
@@ -116,10 +116,19 @@ def minor_occupation(ctx: EventContext) -> None:
                 "not subject to Occupation (16.1.2 exception)"
             )
             continue
-        if not territory_known(ctx, country):
-            continue  # undecided: which hexes are this country's now is not located (named in `missing`)
         spared: list[str] = []
         causers = occupation_causers(ctx, country, major, spared)
+        territory = territory_gaps(ctx, country)
+        doubtful = doubtful_hexes(ctx, country, True, territory) if territory else set()
+        in_doubt = [c for h in sorted(doubtful) for c in ctx.board.ground_units(h)
+                    if ctx.board.faction_of(c) == "Axis"]
+        if any(c in causers or not ctx.board.in_country(h, country, True)
+               for c in in_doubt for h in [ctx.board.hex_of(c) or ""]):
+            # Which hexes are this country's now is not located, and an Axis unit that would cause
+            # Occupation stands where it matters: undecided (named in `missing`); an open territory with
+            # no such unit decides nothing (issue 22).
+            ctx.undecided(*territory)
+            continue
         for line in spared:
             ctx.why(f"{country}: {line}")
         for exception in exceptions:

@@ -17,7 +17,7 @@ from rules.events.common import (
     neighbors_of_hexes,
 )
 from rules.events.internment import intern
-from rules.state import CEDED_LANDS, force_pool, posture_box
+from rules.state import CEDED_LANDS, REMOVED, force_pool, posture_box
 from vassal_parser.errors import InputError
 
 STEP7_UNITS = 10  # 16.2.2 Step 7: "select 10 Russian one-step infantry units"
@@ -87,9 +87,12 @@ def ostland_accord(ctx: EventContext) -> None:
                 faction="Axis",
                 status="active",
             )
-            for unit in in_play(ctx.board.nationals(country)):
-                if unit.kind != "ceded_land":
-                    ctx.move(unit, force_pool("Axis"), "Step 2", subject=country)
+            # "place its units in the Axis Force Pool": all of them, those set aside too (DS 16.2.5 Step 3
+            # reads it so); a unit removed from the game stays out of it.
+            for unit in sorted(ctx.board.nationals(country), key=lambda c: c.id):
+                if unit.kind != "ceded_land" and unit.location not in (REMOVED, force_pool("Axis")):
+                    ctx.move(unit, force_pool("Axis"), "Step 2", subject=country,
+                             why=f"{country} is re-created as an Axis Minor Country")
     # Step 3
     created: list[str] = []
     for area in sorted(ctx.pack.areas.values(), key=lambda a: a.id):

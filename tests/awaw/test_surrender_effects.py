@@ -177,6 +177,27 @@ def test_japan_war_continues_60_73_and_no_choice_without_war_60_71() -> None:
     assert entry(run(data, ACCEPT), "60.7").status == UNDECIDED
 
 
+def test_60_71_japan_at_war_decides_when_russia_surrenders() -> None:
+    """60.71 "If Japan is at war with Russia when Russia surrenders to Germany, Japan may either end
+    hostilities with Russia or continue fighting. The Japanese player makes this decision when Russia
+    surrenders": the plan asks Japan (peace or war) in the turn of the surrender, and waits for it."""
+    answers = {k: v for k, v in ACCEPT.items() if k != "60.7:japan"}
+    result = run(example(), answers)
+    japan = entry(result, "60.7")
+    assert japan.status == WAITING and "(60.71)" in japan.why[0]
+    choice = next(c for c in japan.choices if c.id == "60.7:japan")
+    assert choice.decider == "Japan" and [o["value"] for o in choice.options] == ["peace", "war"]
+    # "when Russia surrenders": a surrender of an earlier turn, or a decision already made, asks nothing.
+    later = example("after")
+    later["awaw"]["game_turn"] = later["awaw"]["surrender"]["turn"] + 1
+    later["awaw"]["surrender"]["japan"] = None
+    assert "has not surrendered this game turn (60.71)" in entry(run(later), "60.7").why[0]
+    decided = example("after")
+    decided["awaw"]["game_turn"] = decided["awaw"]["surrender"]["turn"]
+    assert entry(run(decided), "60.7").status == NOT_DUE
+    assert entry(run(decided), "60.7").why == ["Japan has decided: peace (60.71)"]
+
+
 def test_procedure_runs_once_60_21() -> None:
     _, position = accepted()
     assert position["awaw"]["surrender"]["procedure_done"] is True

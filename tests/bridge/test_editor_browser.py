@@ -49,6 +49,11 @@ def pack_without_polish_cities(tmp_path: Path) -> Path:
     assert WARSAW in text and KRAKOW in text
     text = text.replace(WARSAW, 'e3804 = { country = "Poland", name = "Warsaw" }')
     geography.write_text(text.replace(KRAKOW, 'e3501 = { country = "Poland", name = "Krakow" }'))
+    # The demo claims every City located (`city_hexes = "all"`): this copy claims them for the others only,
+    # so Poland's Cities are missing, not "none".
+    meta = pack / "pack.toml"
+    others = '["Belgium-Holland", "France", "Hungary", "Italy", "Norway"]'
+    meta.write_text(meta.read_text().replace('city_hexes = "all"', f"city_hexes = {others}"))
     return pack
 
 
@@ -99,8 +104,12 @@ def test_marking_cities_in_the_editor_decides_16_1_1(browser, tmp_path, capsys) 
         page.keyboard.press("c")
         settled(page)
         page.wait_for_selector("body[data-dirty=yes]", state="attached")
-        assert "16.1.1 City hexes: 6 of 6 countries" in page.inner_text("#coverage")
         assert page.locator('[data-flag="city"]').is_checked()
+        # Located, not yet declared whole: Poland stays missing until its ✓ says these are all its Cities.
+        assert "16.1.1 City hexes: 5 of 6 countries" in page.inner_text("#coverage")
+        page.click('#coverage button[data-complete="Poland"]')
+        settled(page)
+        assert "16.1.1 City hexes: 6 of 6 countries" in page.inner_text("#coverage")
         # Undo and redo go through the server too: coverage follows.
         page.keyboard.press("Control+z")
         settled(page)
@@ -186,9 +195,34 @@ def test_a_whole_map_selection_is_sent_in_parts_under_the_message_limit(browser,
         assert page.errors == []
 
 
+def test_trusted_facts_are_shown_as_trusted_never_green(browser, tmp_path) -> None:
+    """Issue 22: a pack with `[complete] others = "trusted"` counts its located City hexes as whole; the
+    coverage list says they are trusted, not confirmed, and does not mark the line done."""
+    pack = tmp_path / "pack"
+    shutil.copytree(DEMO_PACK, pack)
+    meta = pack / "pack.toml"
+    meta.write_text(meta.read_text().replace('city_hexes = "all"\n', 'others = "trusted"\n'))
+    with EditorThread(pack, DEMO_MODULE) as editor:
+        page = open_editor(browser, editor)
+        item = page.locator('#coverage li[data-rule="16.1.1"][data-fact="city_hexes"]')
+        note = "trusted, not confirmed (no [complete] entry names city_hexes): Belgium-Holland"
+        assert note in item.inner_text()
+        assert "trusted" in (item.get_attribute("class") or "")
+        assert "done" not in (item.get_attribute("class") or "").split()
+        areas = page.locator('#coverage li[data-rule="16.1.1"][data-fact="area_hexes"]')
+        assert "done" in (areas.get_attribute("class") or "").split()  # claimed "all": confirmed
+        # Clicking a hex and marking it keeps the trusted note in step with the server's coverage.
+        page.click('polygon[data-hex="e4102"]')
+        page.keyboard.press("c")
+        settled(page)
+        assert "Poland" in item.inner_text() and page.errors == []
+
+
 def test_declaring_poland_complete_in_the_page(browser, tmp_path) -> None:
     pack = tmp_path / "pack"
     shutil.copytree(DEMO_PACK, pack)
+    meta = pack / "pack.toml"  # the demo's own claim, `city_hexes = "all"`, gives way to complete.toml's
+    meta.write_text(meta.read_text().replace('city_hexes = "all"\n', ""))
     (pack / "complete.toml").write_text('[complete]\ncity_hexes = ["Norway"]\n')
     with EditorThread(pack, DEMO_MODULE) as editor:
         page = open_editor(browser, editor)

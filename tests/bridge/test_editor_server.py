@@ -202,6 +202,8 @@ def test_declaring_a_fact_complete_writes_the_complete_table(tmp_path) -> None:
     """With `[complete] city_hexes = ["Norway"]`, Poland's located Cities are only some of them (16.1.1
     undecided); declaring Poland complete in the editor lists it, and saving writes the full list."""
     pack = demo_copy(tmp_path)
+    meta = pack / "pack.toml"  # the demo's own claim, `city_hexes = "all"`, gives way to complete.toml's
+    meta.write_text(meta.read_text().replace('city_hexes = "all"\n', ""))
     (pack / "complete.toml").write_text('# which facts are whole\n[complete]\ncity_hexes = ["Norway"]\n')
     session = EditorSession(pack, DEMO_MODULE)
     line = next(c for c in session.coverage() if c["rule"] == "16.1.1")
@@ -223,6 +225,8 @@ def test_a_pack_without_complete_table_offers_no_completion(tmp_path) -> None:
     meta.write_text(meta.read_text().partition("\n[complete]\n")[0] + "\n")
     session = EditorSession(pack, DEMO_MODULE)
     assert not any(c["can_complete"] for c in session.coverage())
+    # No table: every located fact is trusted, and the coverage says so (issue 22).
+    assert all(c["trusted"] == c["have"] for c in session.coverage())
     with pytest.raises(EditError, match="no \\[complete\\] table"):
         session.apply({"type": "complete", "fact": "city_hexes", "subject": "Poland", "value": True})
 
@@ -233,11 +237,21 @@ def test_a_shipped_pack_is_never_edited_in_place(capsys) -> None:
     assert "pack tk ships with Adjutant" in err and "--base tk -o my-pack" in err
 
 
+def trusting_copy(tmp_path: Path) -> Path:
+    """The demo pack with `[complete] others = "trusted"` in place of its `city_hexes = "all"`."""
+    target = demo_copy(tmp_path)
+    toml = target / "pack.toml"
+    toml.write_text(toml.read_text().replace('city_hexes = "all"\n', 'others = "trusted"\n'))
+    return target
+
+
 def test_a_fact_the_complete_table_leaves_trusted_cannot_be_declared(tmp_path) -> None:
-    """The demo's `[complete] others = "trusted"`: City hexes are already whole as located; naming one
-    country there would make every other country's Cities missing, so the editor does not offer it."""
-    session = EditorSession(demo_copy(tmp_path), DEMO_MODULE)
+    """`[complete] others = "trusted"`: City hexes are already whole as located; naming one country there
+    would make every other country's Cities missing, so the editor does not offer it -- and its coverage
+    says they are trusted, not confirmed (issue 22), as `pack check` does."""
+    session = EditorSession(trusting_copy(tmp_path), DEMO_MODULE)
     line = next(c for c in session.coverage() if c["rule"] == "16.1.1" and c["fact"] == "city_hexes")
     assert not line["can_complete"] and "Poland" in line["have"]
+    assert line["trusted"] == line["have"]
     with pytest.raises(EditError, match="already counts every located"):
         session.apply({"type": "complete", "fact": "city_hexes", "subject": "Poland", "value": True})

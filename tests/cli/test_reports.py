@@ -211,14 +211,35 @@ def test_timeline_says_at_which_step_each_event_became_due_in_every_format(capsy
     data = json.loads(out)
     assert (data["format"], data["version"], data["steps"]) == ("adjutant-timeline", 1, len(STORY) - 1)
     became = {
-        c["rule"]: row["step"] for row in data["rows"] for c in row["changes"] if c["change"] == "became due"
+        c["rule"]: row["step"] for row in data["rows"] for c in row["changes"]
+        if c["change"].startswith("became")
     }
     assert became["16.1.1"] == 1 and became["16.2.1"] == 4 and became["16.5.4"] == 8
     for fmt in ("markdown", "html"):
         _status, out, _ = check(capsys, LOG, "--timeline", "--format", fmt)
-        assert "16.2.1 Case Yellow: became due" in out and STORY[4].title[:20] in out
+        assert "16.2.1 Case Yellow: became WAITING for 16.2.1:country" in out and STORY[4].title[:20] in out
     status, _out, err = check(capsys, save_path(STORY[0]), "--timeline")
     assert status == 2 and "needs a log" in err
+
+
+def test_timeline_uses_the_statuses_check_shows_waiting_is_not_due(capsys) -> None:
+    """Story step 8: 16.5.4 Border Defense Check asks the Soviet faction where to redeploy, and 16.5.5-16.5.7
+    are checked after its answer (6.2); `check --step 8` shows them WAITING, so the timeline does too,
+    never "became due" (issue 22)."""
+    _status, out, _ = check(capsys, LOG, "--step", "8", "--json")
+    shown = {e["rule"]: e["status"] for e in json.loads(out)["events"]}
+    _status, out, _ = check(capsys, LOG, "--timeline", "--json")
+    data = json.loads(out)
+    row = next(r for r in data["rows"] if r["step"] == 8)
+    for change in row["changes"]:
+        assert change["status"] == shown[change["rule"]]
+    waiting = {c["rule"]: c["change"] for c in row["changes"] if c["status"] == "waiting"}
+    assert set(waiting) == {"16.5.4", "16.5.5", "16.5.6", "16.5.7"}
+    assert all(text == "became WAITING for 16.5.4:redeploy" for text in waiting.values())
+    _status, out, _ = check(capsys, LOG, "--timeline")
+    assert "16.5.5 Russia Rises: became WAITING for 16.5.4:redeploy" in out
+    assert "16.5.5 Russia Rises: became due" not in out
+    assert out.rstrip().splitlines()[-1] == "at the end: 16.5.4, 16.5.5, 16.5.6, 16.5.7 waiting"
 
 
 def test_step_n_is_the_position_after_n_steps_in_check_and_pieces(capsys) -> None:

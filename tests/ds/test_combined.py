@@ -197,12 +197,13 @@ def test_cli_plans_the_combined_example_tk_map_first(capsys, tmp_path):
     tk = {e["rule"]: e["status"] for e in shown["maps"]["TK"]["events"]}
     ds = {e["rule"]: e["status"] for e in shown["maps"]["DS"]["events"]}
     assert tk["16.1.1"] == "fired"
-    # The shipped DS pack locates no Japanese Dependent's borders in full (issue 9): 16.1.3 is undecided,
-    # naming what it lacks, never "not due".
-    assert ds["16.1.3"] == "undecided"
-    missing = next(e for e in shown["maps"]["DS"]["events"] if e["rule"] == "16.1.3")["missing"]
-    assert {"fact": "neighbors", "subject": "Manchukuo"} in [{k: m[k] for k in ("fact", "subject")}
-                                                             for m in missing]
+    # The shipped DS pack locates no Japanese Dependent's borders in full (issue 9), but the French unit in
+    # Inner Mongolia (a Dependent known to border Mongolia) decides DS 16.1.3 by its Exception: "If there
+    # are Allied ground units anywhere in a Japanese Dependent being checked, Manchukuo Garrison
+    # requirements are lifted for all Japanese Dependents" -- not due, nothing missing (issue 22).
+    assert ds["16.1.3"] == "not_due"
+    garrison = next(e for e in shown["maps"]["DS"]["events"] if e["rule"] == "16.1.3")
+    assert garrison["missing"] == [] and "Exception: Allied ground unit fr_inf" in garrison["why"][0]
 
 
 def test_cli_combined_carries_tk_case_yellow_over_with_packs_and_answers(capsys, tmp_path, TK):

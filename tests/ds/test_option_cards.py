@@ -54,6 +54,26 @@ def test_16_2_4_quit_india_exception_japanese_unit_in_india(tmp_path):
     assert where(result, "jp_col") == "delay"
 
 
+def test_16_2_4_quit_india_marker_read_by_its_documented_tag_alone(tmp_path):
+    """16.2.4 "Take the Political Program colonial infantry units and the Quit India marker from the Axis
+    Conditional Events Box and place them in the Delay Box. Exception: If a Japanese ground unit occupies a
+    hex in Ceylon or India ... remove the Quit India marker from the game." The marker carries only the
+    `quit_india` tag docs/position-format.md lists (issue 22: it used to stay put without
+    `political_program`)."""
+    colonial = unit("jp_col", "Japan", "conditional_events:Axis", tags=["political_program"])
+    only_tag = marker("quit_india", "conditional_events:Axis", ["quit_india"])
+    result = _axis_card("political_program", colonial, only_tag,
+                        countries={"India": {"faction": "Western", "status": "active"}})
+    assert where(result, "quit_india") == "delay" and where(result, "jp_col") == "delay"
+    pack = extended_pack(tmp_path, '[hexes.w9941]\ncountry = "India"\ncity = true\n')
+    state = position("Axis", {"India": {"faction": "Western", "status": "active"}},
+                     [colonial, only_tag, unit("jp_india", "Japan", "w9941")],
+                     cards={"Axis": "political_program"})
+    result = run(state, QUIET, pack=pack)
+    assert where(result, "quit_india") == "removed"  # the Exception
+    assert where(result, "jp_col") == "delay"
+
+
 def test_16_3_9_aid_to_nationalist_china_rolls_once_per_marker():
     """16.3.9 Step 2: once for each Aid to China marker in the Western Conditional Events Box."""
     countries = {"Nationalist China": {"faction": "Western", "status": "active", "posture": "War"},

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -98,6 +99,30 @@ def test_scaffold_base_tk_on_the_demo_module(tmp_path, capsys) -> None:
     assert report["hex_ids"]["not_in_module"] == {}
 
 
+def test_scaffold_never_writes_trust_nor_inherits_it_unseen(tmp_path, capsys) -> None:
+    """Issue 22: `pack scaffold` never writes `others = "trusted"`; without a base it writes a [complete]
+    table (no table would trust every located fact), and over a base that trusts, its own table says
+    `others = "missing"`, so `pack check` and every plan see no trusted fact."""
+    from rules.facts import trusted_facts
+
+    trusting = tmp_path / "trusting"
+    shutil.copytree(DEMO_PACK, trusting)
+    toml = trusting / "pack.toml"
+    toml.write_text(toml.read_text().replace('city_hexes = "all"\n', 'others = "trusted"\n'))
+    assert trusted_facts(load_pack(trusting)) == ["city_hexes"]
+    for base in (None, str(trusting)):
+        target = tmp_path / f"scaffold-{bool(base)}"
+        extra = ["--base", base] if base else []
+        assert main(["pack", "scaffold", str(DEMO_MODULE), *extra, "-o", str(target)]) == 0
+        capsys.readouterr()
+        text = "".join(p.read_text() for p in target.glob("*.toml"))
+        assert 'others = "trusted"' not in text and "[complete]" in text
+        assert trusted_facts(load_pack(target)) == []
+    main(["pack", "check", str(tmp_path / "scaffold-True")])
+    out = capsys.readouterr().out
+    assert "trusted" not in out and "16.1.1 City hexes: 0 of 6 countries" in out
+
+
 def _bare_west_module(tmp_path: Path) -> Path:
     """The demo module with its West board numbered without the `w` (names 3516, not w3516)."""
     target = tmp_path / "bare.vmod"
@@ -175,11 +200,12 @@ def test_pack_check_prints_coverage_and_exits_0_only_when_nothing_is_missing(pac
 
 
 def test_pack_check_counts_what_a_pack_lacks(tmp_path, capsys) -> None:
-    """16.1.1 needs the City hexes of every Minor Country: a copy of the demo pack without Hungary's
-    City says so, per country, and exits 1; the demo pack itself has them all (exit 0)."""
+    """16.1.1 needs the City hexes of every Minor Country: the demo pack has them all (exit 0) and says so
+    fact by fact, trusting none. A copy without Hungary's City shows Hungary as having none (its
+    `city_hexes = "all"` says so); a copy whose [complete] does not name Hungary lists it missing, exit 1."""
     assert main(["pack", "check", str(DEMO_PACK)]) == 0
     out = capsys.readouterr().out
-    assert "16.1.1 City hexes: 6 of 6 countries" in out
+    assert "16.1.1 City hexes: 6 of 6 countries" in out and "trusted" not in out
     pack = tmp_path / "demo"
     pack.mkdir()
     for path in DEMO_PACK.glob("*.toml"):
@@ -190,6 +216,12 @@ def test_pack_check_counts_what_a_pack_lacks(tmp_path, capsys) -> None:
             text = text.replace('"Hungary" = { kind = "minor", capital = "e3403" }',
                                 '"Hungary" = { kind = "minor" }')
         write(pack / path.name, text)
+    main(["pack", "check", str(pack)])
+    out = capsys.readouterr().out
+    assert "    none (the pack lists none and says that is all): Hungary" in out
+    listed = '["Belgium-Holland", "France", "Italy", "Norway", "Poland"]'
+    write(pack / "pack.toml", (pack / "pack.toml").read_text().replace('city_hexes = "all"',
+                                                                        f"city_hexes = {listed}"))
     assert main(["pack", "check", str(pack)]) == 1
     out = capsys.readouterr().out
     assert "16.1.1 City hexes: 5 of 6 countries" in out

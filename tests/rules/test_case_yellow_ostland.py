@@ -181,3 +181,27 @@ def test_16_2_1_france_step_4_not_step_1_removes_the_syria_dependent_marker():
     removals = [s for s in event(plan, "16.2.1").steps if s.counter == "syria-dep"]
     assert [(s.step, s.action) for s in removals] == [("Step 4", "remove_from_game")]
     assert final_location(plan, "syria-dep") == "removed"
+
+
+def test_16_2_2_step_2_recreated_baltic_states_units_set_aside_stay_set_aside():
+    """16.2.2 Step 2: "If the Baltic States ... is re-created as a result of this, that Country becomes an
+    Axis Minor Country; place its units in the Axis Force Pool." Its units, wherever they are -- set aside
+    too, as DS 16.2.5 Step 3 re-creates Mongolia (issue 22: they used to stay set aside); a unit removed
+    from the game stays out of it."""
+    position = (
+        ostland()
+        .country("Baltic States", "Soviet", status="conquered")
+        .ceded("m-baltic", "baltic_states", "ceded_lands", "Russia", "Soviet")
+        .ceded("m-nbaltic", "northern_baltic_states", "ceded_lands", "Russia", "Soviet")
+        .ceded("m-memel", "memelland", "ceded_lands")
+        .unit("bs-aside", "Baltic States", "set_aside", steps=1)
+        .unit("bs-gone", "Baltic States", "removed", steps=1)
+        .unit("bs-pool", "Baltic States", "force_pool:Soviet", steps=1)
+        .unit("bs-box", "Baltic States", "conquered_minors:Soviet", steps=1)
+    )
+    plan = position.plan({"16.2.2:influence": "none"})
+    assert final_country(plan, "Baltic States")["faction"] == "Axis"  # re-created as an Axis Minor
+    assert final_location(plan, "bs-pool") == "force_pool:Axis"
+    assert final_location(plan, "bs-box") == "force_pool:Axis"
+    assert final_location(plan, "bs-aside") == "force_pool:Axis"
+    assert final_location(plan, "bs-gone") == "removed"

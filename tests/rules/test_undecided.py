@@ -98,12 +98,16 @@ def tk_with_complete(tmp_path):
 
 
 def test_complete_table_makes_a_partly_located_country_undecided(tk_with_complete):
-    # The shipped pack locates Krakow only; with [complete] not naming Poland, 16.1.1 cannot conquer it.
+    # The shipped pack locates Krakow only; with [complete] not naming Poland, 16.1.1 cannot conquer it
+    # when Krakow is held -- and (issue 22) a free Krakow already decides "not all Cities occupied".
     pack = load_pack(tk_with_complete('[complete]\ncity_hexes = ["Norway"]\n'))
-    result = plan(position({"Poland": {"faction": "Western", "status": "active"}}), pack)
+    held = [{"id": "GE-1", "nationality": "Germany", "kind": "ground", "steps": 2, "location": "e3501"}]
+    result = plan(position({"Poland": {"faction": "Western", "status": "active"}}, held), pack)
     entry = event(result, "16.1.1")
     assert entry.status == UNDECIDED
     assert "locates only some City hexes of Poland" in entry.missing[0].text
+    result = plan(position({"Poland": {"faction": "Western", "status": "active"}}), pack)
+    assert event(result, "16.1.1").status == NOT_DUE and not event(result, "16.1.1").missing
     pack_all = load_pack(tk_with_complete('[complete]\ncity_hexes = "all"\narea_hexes = "all"\n'))
     assert event(plan(position({"Poland": {"faction": "Western", "status": "active"}}), pack_all),
                  "16.1.1").status == NOT_DUE

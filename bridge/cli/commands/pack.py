@@ -97,6 +97,7 @@ def scaffold_text(module: Module, base: BaseRef | None = None,
         f"title = {_toml_string(f'{name} (scaffold)')}",
         f"incomplete = [{_toml_string('scaffold: no rules data yet')}]",
         "",
+        *NOTHING_TRUSTED,
     ])
     lines = [
         f"# How this pack reads the VASSAL module {name} (format: docs/vassal-mapping.md).",
@@ -242,8 +243,20 @@ def _based_pack_toml(module: Module, pack_name: str, base: BaseRef, naming: list
         "incomplete = [" + _toml_string("vassal.toml: the module's counters and boxes are not mapped yet "
                                         "(adjutant pack check PACK --module M)") + "]",
         "",
+        *NOTHING_TRUSTED,
     ]
     return "\n".join(lines)
+
+
+# Every scaffold states that it trusts nothing (issue 22): without a [complete] table every located fact
+# would count as the whole fact, and a base's `others = "trusted"` would be inherited unseen.
+NOTHING_TRUSTED = [
+    "# Which map facts this pack locates in full: name a fact and its countries/areas (or \"all\") once",
+    "# every one of them is marked; until then the events reading it are undecided (docs/pack-format.md).",
+    "[complete]",
+    'others = "missing"',
+    "",
+]
 
 
 # ---- check ---------------------------------------------------------------------------------------

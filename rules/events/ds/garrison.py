@@ -7,6 +7,8 @@ Check elsewhere"; the legal options are enumerated so an answers file cannot bre
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rules.board import Board
 from rules.engine import EventContext, event_impl
 from rules.events.common import breakdown, place_name
@@ -16,6 +18,7 @@ from rules.events.ds.common import (
     japanese_dependents,
 )
 from rules.state import Counter
+from rules.tri import Located, Verdict, all_of, any_of
 from vassal_parser.errors import InputError
 
 NON_FORTRESS = frozenset({"ground", "hq"})
@@ -25,13 +28,23 @@ def _japanese_steps(board: Board, hex_id: str, japan: str) -> int:
     return sum(c.steps for c in board.ground_units(hex_id) if c.nationality == japan)
 
 
-def border_hexes(ctx: EventContext, japan: str, russia: str) -> tuple[dict[str, list[str]], list[str]]:
-    """The Japanese Dependents sharing a border with a Soviet Country, and their road/rail hexes
-    that share that border (16.1.3 Border Defense Requirements).
+@dataclass(frozen=True)
+class Dependent:
+    """One Japanese Dependent as 16.1.3 checks it, three-valued (rules.tri) where the pack lacks a fact."""
+
+    name: str
+    hexes: list[str]
+    checked: Verdict  # "shares a border with a Soviet Country" (hexes' borders, or pack `neighbors`)
+    required: Located  # its Road or Rail hexes sharing that border (fact ``border_road_rail_hexes``)
+    allied: bool  # "Allied ground units anywhere in" it
+
+
+def dependents(ctx: EventContext, japan: str, russia: str) -> list[Dependent]:
+    """The Japanese Dependents and what 16.1.3 asks of each (Border Defense Requirements).
 
     Map facts (issue 9): each Japanese Dependent's neighbouring Countries (`neighbors`) and, where one is
-    a Soviet Country, its border road/rail hexes (`border_road_rail_hexes`); a Dependent whose facts the
-    pack lacks is left undecided (recorded), never read as sharing no border."""
+    a Soviet Country, its border road/rail hexes (`border_road_rail_hexes`); a fact the pack lacks leaves
+    only the conditions it could change open (issue 22), never read as sharing no border."""
     board = ctx.board
 
     def soviet(country: str) -> bool:
@@ -41,18 +54,25 @@ def border_hexes(ctx: EventContext, japan: str, russia: str) -> tuple[dict[str, 
     located = {info.country for info in ctx.pack.hexes.values()}
     unlocated = [n for n, info in ctx.pack.countries.items()
                  if n != japan and n not in located and board.home_of(n) == japan]
-    checked: dict[str, list[str]] = {}
-    required: list[str] = []
-    for dependent in sorted({*found, *unlocated}):
-        hexes = found.get(dependent, [])
+    out: list[Dependent] = []
+    for name in sorted({*found, *unlocated}):
+        hexes = found.get(name, [])
         bordering = [h for h in hexes if borders_country(board, h, soviet)]
-        neighbours = ctx.need("neighbors", dependent)
-        if not bordering and not any(soviet(n) for n in neighbours or ()):
-            continue  # no Soviet neighbour (or, with `neighbors` missing, undecided: recorded)
-        checked[dependent] = hexes
-        ctx.need("border_road_rail_hexes", dependent)  # partial or missing -> recorded
-        required.extend(h for h in bordering if ctx.pack.hex(h).road or ctx.pack.hex(h).rail)
-    return checked, sorted(required)
+        checked = any_of([bool(bordering), ctx.located("neighbors", name).some(soviet)])
+        road_rail = [h for h in bordering if ctx.pack.hex(h).road or ctx.pack.hex(h).rail]
+        required = Located(tuple(road_rail), ctx.located("border_road_rail_hexes", name).gaps)
+        allied = any(board.faction_of(c) in ("Western", "Soviet")
+                     for h in hexes for c in board.ground_units(h))
+        out.append(Dependent(name, hexes, checked, required, allied))
+    return out
+
+
+def border_hexes(ctx: EventContext, japan: str, russia: str) -> tuple[dict[str, list[str]], list[str]]:
+    """The Japanese Dependents known to share a border with a Soviet Country -> their hexes, and their
+    known road/rail hexes on that border (16.1.3), recording nothing (for `_donors` and other readers)."""
+    checked = {d.name: d.hexes for d in dependents(ctx, japan, russia) if d.checked.true}
+    required = sorted(h for d in dependents(ctx, japan, russia) if d.checked.true for h in d.required)
+    return checked, required
 
 
 def _donors(ctx: EventContext, required: list[str], need: int,
@@ -124,23 +144,41 @@ def manchukuo_garrison_check(ctx: EventContext) -> None:
 
     # Which Countries are "Soviet Countries" is a reading of the text (pack [readings.soviet_country]).
     ctx.erratum("soviet_country")
-    checked, required = border_hexes(ctx, japan, russia)
-    if not checked:
+    found = dependents(ctx, japan, russia)
+
+    def short_of(hex_id: str) -> bool:
+        return japanese_steps(hex_id) < need
+
+    # "Exception: If there are Allied ground units anywhere in a Japanese Dependent being checked,
+    # Manchukuo Garrison requirements are lifted for all Japanese Dependents" -- one known such Dependent
+    # decides the event, whatever the pack lacks about the others (issue 22).
+    lifted = any_of(all_of([d.checked, d.allied]) for d in found)
+    unmet = {d.name: all_of([d.checked, d.required.some(short_of)]) for d in found}
+    due = all_of([~lifted, any_of(unmet.values())])
+    if lifted.true:
+        ally = next(d for d in found if d.checked.true and d.allied)
+        unit = next(c for h in ally.hexes for c in board.ground_units(h)
+                    if board.faction_of(c) in ("Western", "Soviet"))
+        ctx.not_due(f"Exception: Allied ground unit {unit.id} is in {ally.name} "
+                    f"({ctx.place(unit.location)}): requirements lifted for all Japanese Dependents")
+        return
+    checked = [d.name for d in found if d.checked.true]
+    required = sorted(h for d in found if d.checked.true for h in d.required)
+    if due.unknown:
+        ctx.undecided(due)
+        return
+    listing = ", ".join(f"{place_name(ctx.pack, h)} {japanese_steps(h)}" for h in required)
+    if due.false and not checked:
         ctx.not_due("no Japanese Dependent shares a border with a Soviet Country")
         return
-    for dependent, hexes in checked.items():
-        allied = [c for h in hexes for c in board.ground_units(h)
-                  if board.faction_of(c) in ("Western", "Soviet")]
-        if allied:
-            ctx.not_due(f"Exception: Allied ground unit {allied[0].id} is in {dependent} "
-                        f"({ctx.place(allied[0].location)}): requirements lifted for all Japanese Dependents")
-            return
-    short = {h: need - japanese_steps(h) for h in required if japanese_steps(h) < need}
-    listing = ", ".join(f"{place_name(ctx.pack, h)} {japanese_steps(h)}" for h in required)
-    if not short:
+    if due.false:
         ctx.not_due(f"Border Defense met in {', '.join(checked)}: Japanese steps per border road/rail hex: "
                     f"{listing or 'none listed'}")
         return
+    for dep in found:
+        if not dep.checked.false and not dep.required.complete:
+            ctx.undecided(dep.checked, dep.required)  # due; it may have border hexes short of steps too
+    short = {h: need - japanese_steps(h) for h in required if short_of(h)}
     ctx.fire(f"{russia} is Neutral and border road/rail hex(es) "
              f"{', '.join(place_name(ctx.pack, h) for h in short)} hold fewer than {need} Japanese steps "
              f"(checked: {', '.join(checked)})")

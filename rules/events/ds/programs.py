@@ -53,6 +53,10 @@ def release_counters(ctx: EventContext) -> None:
             return
         ctx.why(why)
     counters = ctx.state.tagged(tag, location=box)
+    if exception:
+        # 16.2.4 "Take the Political Program colonial infantry units and the Quit India marker": the marker
+        # is read by its own documented tag (docs/position-format.md `quit_india`), not only by `tag`.
+        counters += [c for c in ctx.state.tagged(exception["tag"], location=box) if c not in counters]
     if not counters:
         ctx.not_due(f"no {tag} counter in {box}")
         return

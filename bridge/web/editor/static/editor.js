@@ -295,7 +295,18 @@ function renderCoverage(lines) {
     item.dataset.fact = line.fact;
     const word = line.per === "area" ? "areas" : "countries";
     item.append(`${line.rule} ${line.label}: ${line.have.length} of ${total} ${word}`);
-    item.classList.toggle("done", line.missing.length === 0);
+    // Trusted, not located (issue 22): counted as present because the pack trusts it, never shown green.
+    const trusted = line.trusted || [];
+    item.classList.toggle("done", line.missing.length === 0 && !trusted.length);
+    item.classList.toggle("trusted", trusted.length > 0);
+    if (trusted.length) {
+      const note = document.createElement("div");
+      note.className = "trusted-note";
+      const areaNames = new Map(state.model.choices.area.map((a) => [a.value, a.label]));
+      const names = trusted.map((s) => (line.per === "area" ? (areaNames.get(s) || s) : s));
+      note.textContent = `trusted, not confirmed (no [complete] entry names ${line.fact}): ${names.join(", ")}`;
+      item.appendChild(note);
+    }
     if (line.missing.length) {
       const lack = document.createElement("div");
       lack.className = "lack";
