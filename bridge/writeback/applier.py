@@ -125,8 +125,9 @@ def apply_plan(pipeline: CheckPipeline, game_path: str | Path, out: str | Path,
     logged = [log_step([cmd for op in s.ops for cmd in table.apply(op)], s.chat) for s in translation.steps]
     warnings: list[str] = []
     kind = "log" if out.suffix.lower() == ".vlog" else "save"
-    if game.kind == "log":
-        saved, warnings = _save_from_log(tree, table, info)
+    if game.kind == "log":  # the save is written, or (for a .vlog) read back below, never both
+        saved, save_warnings = _save_from_log(tree, table, info)
+        warnings = save_warnings if kind == "save" else []
     else:
         saved = patch_save(tree, table)
     written = _continuation(tree, info, logged) if kind == "log" else saved
@@ -142,9 +143,8 @@ def apply_plan(pipeline: CheckPipeline, game_path: str | Path, out: str | Path,
     metadata = {"module_metadata": moduledata, "comment": description, "module_version": module_version,
                 "vassal_version": vassal_version, "ensure": False,
                 "plain": container.savedgame_encoding == "plain"}
-    if partial and translation.stopped:
-        pass  # the plan's resulting position includes the events after the stop: nothing to compare
-    elif plan.get("resulting_position") is not None:
+    # Stopped early (--partial), the plan's resulting position also holds the events after the stop.
+    if plan.get("resulting_position") is not None and not (partial and translation.stopped):
         _check_read_back(pipeline, saved, metadata, plan["resulting_position"], writeback.source)
     write_game_file(out, written, **metadata)
     return Applied(out, kind, description, len(translation.steps), translation.operation_count,
@@ -159,7 +159,7 @@ def _check_read_back(pipeline: CheckPipeline, saved: CommandTree, metadata: Mapp
     from bridge.writeback.roundtrip import differences, normalised, read_back
 
     with tempfile.TemporaryDirectory(prefix="adjutant-apply-") as folder:
-        probe = write_game_file(Path(folder) / "read-back.vsav", copy.deepcopy(saved), **metadata)
+        probe = write_game_file(Path(folder) / "read-back.vsav", saved, **metadata)  # `saved` is not changed
         got = read_back(pipeline, probe)
     lines = differences(normalised(resulting), got)
     if lines:
