@@ -8,7 +8,9 @@ the kinds and the ``colonial_step`` switch are read with ``ctx.require_param`` (
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from rules.board import PRESENCE_KINDS
 from rules.engine import EventContext
@@ -26,6 +28,7 @@ from rules.state import (
 )
 from rules.tri import FALSE, Gaps, Located, Verdict, merge_gaps
 
+T = TypeVar("T")
 OFF_GAME = frozenset({REMOVED, SET_ASIDE})
 SUPPORT_KINDS = frozenset({"support", "air", "naval"})  # support units (air and naval units are support)
 
@@ -203,6 +206,47 @@ def territory_known(ctx: EventContext, country: str) -> bool:
     gaps = territory_gaps(ctx, country)
     ctx.undecided(*gaps)
     return not gaps
+
+
+def territory_alternatives(ctx: EventContext, hex_id: str) -> tuple[list[str], Gaps]:
+    """The ceded areas a hex may lie in for lack of their hexes (besides none, as the pack locates it):
+    each active area of its country whose `area_hexes` the pack lacks, and those gaps."""
+    info = ctx.pack.hex(hex_id)
+    if info.area is not None:
+        return [], ()
+    areas, gaps = [], []
+    for area in active_areas(ctx):
+        if area.country == info.country:
+            found = gaps_of(ctx, "area_hexes", area.id)
+            if found:
+                areas.append(area.id)
+                gaps.append(found)
+    return areas, merge_gaps(*gaps)
+
+
+def same_over_territory(ctx: EventContext, hex_id: str, decide: Callable[[], T]) -> tuple[T, Gaps]:
+    """`decide()` as the pack locates the hex, and the gaps that leave it open: none when the hex decides
+    alike in every area it may lie in (rules.tri -- an Allied unit in a Polish hex that is neither in a
+    Neutral country nor in a Dependent created by an event however the Polish Corridor is drawn is not
+    interned, whatever the pack lacks of the Corridor's hexes).
+
+    Why swap `ctx.pack`: the events read territory through the pack (Board); each alternative is the
+    pack with only this hex's area changed, and the working pack is always restored."""
+    found = decide()
+    areas, gaps = territory_alternatives(ctx, hex_id)
+    if not areas:
+        return found, ()
+    original = ctx.pack
+    info = original.hex(hex_id)
+    try:
+        for area in areas:
+            ctx.pack = dataclasses.replace(original, hexes={**original.hexes,
+                                                            hex_id: dataclasses.replace(info, area=area)})
+            if decide() != found:
+                return found, gaps
+    finally:
+        ctx.pack = original
+    return found, ()
 
 
 def hex_territory_known(

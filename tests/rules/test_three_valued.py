@@ -28,8 +28,9 @@ DEMO_FACTS = ("city_hexes", "area_hexes", "neighbors", "area_neighbors", "port_h
               "region_strategic_hex", "country_hexes", "capital", "border_hexes")
 MINORS = ("Italy", "Hungary", "Norway", "France", "Poland", "Belgium-Holland")
 UNITS = {"Axis": "Germany", "Western": "Britain", "Soviet": "Russia"}
-DEMO_RULES = {"Axis": ("16.1.1", "16.1.2"), "Western": ("16.3.1", "16.3.2", "16.3.3", "16.3.4"),
-              "Soviet": ("16.5.1", "16.5.2", "16.5.3")}
+DEMO_RULES = {"Axis": ("16.1.1", "16.1.2", "16.1.3"),
+              "Western": ("16.3.1", "16.3.2", "16.3.3", "16.3.4", "16.3.5", "16.3.6", "16.3.7", "16.3.8"),
+              "Soviet": ("16.5.1", "16.5.2", "16.5.3", "16.5.4", "16.5.5", "16.5.6", "16.5.7")}
 
 
 @pytest.fixture(scope="module")
