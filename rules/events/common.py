@@ -286,8 +286,15 @@ def located_cities(ctx: EventContext, country: str, dependents: bool = False) ->
     cities = ctx.board.cities(country, dependents)
     certain = [h for h in cities if h not in doubtful]
     # Only the territory open, the Cities are these (some perhaps in the ceded area): a closed set.
-    possible = tuple(sorted(h for h in doubtful if ctx.pack.hex(h).city))
-    return Located(tuple(certain), merge_gaps(territory, own), possible, closed=not own)
+    possible = {h for h in doubtful if ctx.pack.hex(h).city}
+    closed = not own
+    if own and not dependents:
+        # Its own Cities open, but every hex of it listed: a City the pack lacks is one of those hexes.
+        everywhere = candidate_hexes(ctx, country)
+        if everywhere is not None:
+            possible |= everywhere - set(certain)
+            closed = True
+    return Located(tuple(certain), merge_gaps(territory, own), tuple(sorted(possible)), closed)
 
 
 def doubtful_hexes(ctx: EventContext, country: str, dependents: bool = False,
@@ -345,15 +352,36 @@ def occupied_by(ctx: EventContext, targets: Located, faction: str, country: str 
     held = targets.every(occupied)
     if held.unknown:  # only the territory open: try each way the doubtful Cities may lie
         held = targets.holds(lambda hexes: bool(hexes) and all(occupied(h) for h in hexes))
-    if held.unknown and not targets.items and country is not None \
-            and claims_complete(ctx.pack, "country_hexes", country):
-        could_be = {*targets.possible, *ctx.board.country_hexes(country),
-                    *doubtful_hexes(ctx, country)}
-        if not any(occupied(h) for h in could_be):
-            return FALSE
+    could_be = candidate_hexes(ctx, country) if held.unknown and not targets.items and country else None
+    if could_be is not None and not any(occupied(h) for h in {*targets.possible, *could_be}):
+        return FALSE
     if held.true and not targets.items:
         return FALSE  # nothing to occupy: the caller says why (`no_city_text`)
     return held
+
+
+def candidate_hexes(ctx: EventContext, country: str) -> set[str] | None:
+    """Every hex that may be `country`'s now -- where any City, Capital or unit of it the pack lacks must
+    lie -- or None when the pack does not claim to list all its hexes (`[complete] country_hexes`): then a
+    unit may stand in a hex the pack does not list, which the position cannot show."""
+    if not claims_complete(ctx.pack, "country_hexes", country):
+        return None
+    return {*ctx.board.country_hexes(country), *doubtful_hexes(ctx, country)}
+
+
+def capital_of(ctx: EventContext, country: str) -> tuple[str | None, Gaps]:
+    """The country's Capital hex and, when the pack does not establish it, the gaps: a Capital the pack
+    does not confirm may be another hex of the country -- unless the pack lists every hex of it and the
+    located one is the only one it has."""
+    capital = ctx.board.capital(country)
+    if ctx.declares("capital"):
+        gaps = gaps_of(ctx, "capital", country)
+    else:  # an edition that does not declare it: a Capital the pack names is taken, none is missing
+        lacking = MissingFact("capital", country, FACT_KINDS["capital"].missing_text(country))
+        gaps = () if capital else (lacking,)
+    if gaps and capital is not None and candidate_hexes(ctx, country) == {capital}:
+        gaps = ()
+    return (capital if not gaps else None), gaps
 
 
 def no_city_text(ctx: EventContext, country: str, what: str = "City or Partisan Base hex",
