@@ -145,7 +145,8 @@ def ds_position(rng: random.Random, pack) -> tuple[GameState, str]:
     return state, phasing
 
 
-DS_RULES = {"Axis": ("16.1.1", "16.1.3"), "Western": ("16.3.2",), "Soviet": ("16.5.2",)}
+DS_RULES = {"Axis": ("16.1.1", "16.1.2", "16.1.3", "16.1.6"), "Western": ("16.3.2", "16.3.8", "16.3.11"),
+            "Soviet": ("16.5.2", "16.5.5", "16.5.8")}
 
 
 def test_ds_world_decided_answers_survive_every_completion(ds_world):
