@@ -155,6 +155,11 @@ class Located:
             return verdict
         return Verdict(None, merge_gaps(verdict.gaps, self.gaps))
 
+    def some_exactly(self, pred: Callable[[str], bool]) -> Verdict:
+        """`some`, and where that leaves it open on a closed set, every choice of the possible members."""
+        verdict = self.some(pred)
+        return self.holds(lambda items: any(pred(i) for i in items)) if verdict.unknown else verdict
+
     def is_empty(self) -> Verdict:
         """"It has no member": false once one is known; true only when the set is whole."""
         if self.items:

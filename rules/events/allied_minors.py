@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from rules.engine import EventContext, event_impl
 from rules.events.common import (
+    capital_of,
     ceded_markers_to_box,
-    cities_known,
     colonial_to_delay,
     describe_hexes,
     in_play,
@@ -65,9 +65,9 @@ def reactivation(ctx: EventContext) -> None:
             continue
         places: list[str] = []
         capital = ctx.board.capital(country)
-        if cstate.faction == faction and (not capital or ctx.declares("capital")) \
-                and ctx.fact("capital", country) is None:
-            capital = None  # undecided for the Capital (named in `missing`); a Partisan Base may still do
+        if cstate.faction == faction:
+            capital, gaps = capital_of(ctx, country)
+            ctx.undecided(*gaps)  # the Capital is open (named in `missing`); a Partisan Base may still do
         if cstate.faction == faction and capital:
             enemy = ctx.board.enemy_presence(capital, faction)
             if enemy:
@@ -324,14 +324,21 @@ def operation_avalanche(ctx: EventContext) -> None:
             or cstate.faction not in ("Axis", "Soviet")
         ):
             continue
-        held = [
-            h
-            for h in ctx.board.cities(country)
-            if any(u.nationality == us and u.supplied for u in ctx.board.ground_units(h))
-        ]
-        if held:  # "a City": one located City held decides it, whatever else the pack lacks
+        def us_held(hex_id: str) -> bool:
+            return any(u.nationality == us and u.supplied for u in ctx.board.ground_units(hex_id))
+
+        # "a City within the selected Country", three-valued (rules.tri): one located City held decides
+        # it, whatever else the pack lacks; "none is held" needs every City it may have.
+        cities = located_cities(ctx, country)
+        verdict = cities.some(us_held)
+        if verdict.unknown:
+            verdict = cities.holds(lambda hexes: any(us_held(h) for h in hexes))
+        if verdict.true:
+            held = [h for h in cities if us_held(h)]
             eligible[country] = f"supplied {us_adj} ground unit in {describe_hexes(ctx, held)}"
-        elif cities_known(ctx, country) is not None and ctx.fact("city_hexes", country) is not None:
+        elif verdict.unknown:
+            ctx.undecided(verdict)
+        else:
             ctx.why(f"{country}: no supplied {us_adj} ground unit in any of its Cities", detail=True)
     if not eligible:
         among = " among those the pack locates" if ctx.entry.missing else ""

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rules.engine import EventContext, event_impl
-from rules.events.common import breakdown, known
+from rules.events.common import breakdown, gaps_of
+from rules.facts import claims_complete
 from rules.state import Counter
 from vassal_parser.errors import InputError
 
@@ -88,11 +89,28 @@ def requirements(ctx: EventContext, nationality: str, enemy: str) -> list[Requir
             )
             continue
         kind = spec["requirement"]
-        region_known = known(ctx, "area_hexes", area_id)  # "no Axis unit in the Region" needs all of it
+        region_gaps = gaps_of(ctx, "area_hexes", area_id)
+        region_listed = not region_gaps
+        all_listed = claims_complete(ctx.pack, "country_hexes", area.country)
+        if region_gaps and kind == "border_hexes" and all_listed:
+            # "no Axis unit in the Region": a hex the pack may have left out of it is one of its country's
+            # hexes in no area; with no Axis unit in any of them, the Region's border hexes decide alone.
+            doubt = [h for h, info in ctx.pack.hexes.items()
+                     if info.country == area.country and info.area is None]
+            if not any(c.is_unit and ctx.board.faction_of(c) == enemy
+                       for h in doubt for c in ctx.board.counters_in_hex(h)):
+                region_gaps = ()
+        ctx.undecided(*region_gaps)
+        region_known = not region_gaps
         if kind == "border_hexes":
-            if not known(ctx, "border_hexes", area_id) or not spec.get("hexes"):
+            listed = [str(h) for h in spec.get("hexes", []) or []]
+            border_gaps = gaps_of(ctx, "border_hexes", area_id)
+            if border_gaps and region_listed and listed and set(region) <= set(listed):
+                border_gaps = ()  # every hex of the Region (all listed) is a listed border hex already
+            ctx.undecided(*border_gaps)
+            if border_gaps or not listed:
                 continue  # undecided for this Region: its border hexes are not located (see `missing`)
-            hexes = list(spec.get("hexes", []))
+            hexes = listed
         elif not region_known or not region:
             continue  # undecided: the Region's hexes (and so its steps) are not located
         else:

@@ -14,11 +14,13 @@ from dataclasses import dataclass
 
 from rules.engine import EventContext, event_impl
 from rules.events.common import (
-    cities_known,
+    candidate_hexes,
+    capital_of,
     describe_hexes,
     in_play,
     influence_choice,
     known,
+    located_cities,
     neighbors_of_hexes,
     require_facts,
     territory_known,
@@ -26,6 +28,7 @@ from rules.events.common import (
 from rules.events.conquest import VICHY, conquer_minor, conquest_candidates, is_vichy, place_area_marker
 from rules.events.internment import intern
 from rules.state import CEDED_LANDS, DELAY
+from rules.tri import FALSE
 
 
 def _german_supplied(ctx: EventContext, hex_id: str, major: str) -> bool:
@@ -33,23 +36,30 @@ def _german_supplied(ctx: EventContext, hex_id: str, major: str) -> bool:
 
 
 def _qualifies(ctx: EventContext, country: str, major: str) -> tuple[bool | None, str]:
-    """16.2.1: supplied German ground units occupy the Capital or any three City hexes.
-
-    True/False, or None when it cannot be decided: a held Capital or three held located Cities decide it
-    whatever the pack lacks; "it does not hold them" needs the Capital and every City located."""
+    """16.2.1: "If supplied German ground units occupy the Capital or any three City hexes within the
+    selected Country", three-valued (rules.tri): True/False, or None (its gaps recorded) when a completion
+    of the missing facts could change it. A held Capital or three held located Cities decide it whatever
+    the pack lacks; so does a country none of whose hexes (all listed) hold enough supplied German units."""
     capital = ctx.board.capital(country)
-    cities = ctx.board.cities(country)
     adj = ctx.adjective(major)
+    cities = located_cities(ctx, country)
     held = [h for h in cities if _german_supplied(ctx, h, major)]
-    if capital is not None and _german_supplied(ctx, capital, major):
+    _, capital_gaps = capital_of(ctx, country)  # a Capital the pack does not confirm may lie elsewhere
+    if capital is not None and not capital_gaps and _german_supplied(ctx, capital, major):
         return True, f"supplied {adj} ground units occupy its Capital {describe_hexes(ctx, [capital])}"
     if len(held) >= 3:
         return (
             True,
             f"supplied {adj} ground units occupy three or more Cities ({describe_hexes(ctx, held)})",
         )
-    located = [known(ctx, "capital", country), cities_known(ctx, country) is not None]
-    if not all(located):
+    could_be = candidate_hexes(ctx, country)
+    garrisoned = None if could_be is None else [h for h in could_be if _german_supplied(ctx, h, major)]
+    capital_open = bool(capital_gaps) and (garrisoned is None or bool(garrisoned))
+    three = cities.holds(lambda hexes: sum(_german_supplied(ctx, h, major) for h in hexes) >= 3)
+    if three.unknown and garrisoned is not None and len(garrisoned) < 3:
+        three = FALSE  # fewer than three hexes of it hold such a unit: no three Cities can be held
+    if capital_open or three.unknown:
+        ctx.undecided(*(capital_gaps if capital_open else ()), *three.gaps)
         return None, ""
     return False, f"supplied {adj} ground units hold {len(held)} City hex(es) and not the Capital"
 

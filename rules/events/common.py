@@ -8,7 +8,9 @@ the kinds and the ``colonial_step`` switch are read with ``ctx.require_param`` (
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from rules.board import PRESENCE_KINDS
 from rules.engine import EventContext
@@ -26,6 +28,7 @@ from rules.state import (
 )
 from rules.tri import FALSE, Gaps, Located, Verdict, merge_gaps
 
+T = TypeVar("T")
 OFF_GAME = frozenset({REMOVED, SET_ASIDE})
 SUPPORT_KINDS = frozenset({"support", "air", "naval"})  # support units (air and naval units are support)
 
@@ -205,6 +208,47 @@ def territory_known(ctx: EventContext, country: str) -> bool:
     return not gaps
 
 
+def territory_alternatives(ctx: EventContext, hex_id: str) -> tuple[list[str], Gaps]:
+    """The ceded areas a hex may lie in for lack of their hexes (besides none, as the pack locates it):
+    each active area of its country whose `area_hexes` the pack lacks, and those gaps."""
+    info = ctx.pack.hex(hex_id)
+    if info.area is not None:
+        return [], ()
+    areas, gaps = [], []
+    for area in active_areas(ctx):
+        if area.country == info.country:
+            found = gaps_of(ctx, "area_hexes", area.id)
+            if found:
+                areas.append(area.id)
+                gaps.append(found)
+    return areas, merge_gaps(*gaps)
+
+
+def same_over_territory(ctx: EventContext, hex_id: str, decide: Callable[[], T]) -> tuple[T, Gaps]:
+    """`decide()` as the pack locates the hex, and the gaps that leave it open: none when the hex decides
+    alike in every area it may lie in (rules.tri -- an Allied unit in a Polish hex that is neither in a
+    Neutral country nor in a Dependent created by an event however the Polish Corridor is drawn is not
+    interned, whatever the pack lacks of the Corridor's hexes).
+
+    Why swap `ctx.pack`: the events read territory through the pack (Board); each alternative is the
+    pack with only this hex's area changed, and the working pack is always restored."""
+    found = decide()
+    areas, gaps = territory_alternatives(ctx, hex_id)
+    if not areas:
+        return found, ()
+    original = ctx.pack
+    info = original.hex(hex_id)
+    try:
+        for area in areas:
+            ctx.pack = dataclasses.replace(original, hexes={**original.hexes,
+                                                            hex_id: dataclasses.replace(info, area=area)})
+            if decide() != found:
+                return found, gaps
+    finally:
+        ctx.pack = original
+    return found, ()
+
+
 def hex_territory_known(
     ctx: EventContext, hex_id: str, matters: Callable[[str], bool] | None = None
 ) -> bool:
@@ -242,8 +286,15 @@ def located_cities(ctx: EventContext, country: str, dependents: bool = False) ->
     cities = ctx.board.cities(country, dependents)
     certain = [h for h in cities if h not in doubtful]
     # Only the territory open, the Cities are these (some perhaps in the ceded area): a closed set.
-    possible = tuple(sorted(h for h in doubtful if ctx.pack.hex(h).city))
-    return Located(tuple(certain), merge_gaps(territory, own), possible, closed=not own)
+    possible = {h for h in doubtful if ctx.pack.hex(h).city}
+    closed = not own
+    if own and not dependents:
+        # Its own Cities open, but every hex of it listed: a City the pack lacks is one of those hexes.
+        everywhere = candidate_hexes(ctx, country)
+        if everywhere is not None:
+            possible |= everywhere - set(certain)
+            closed = True
+    return Located(tuple(certain), merge_gaps(territory, own), tuple(sorted(possible)), closed)
 
 
 def doubtful_hexes(ctx: EventContext, country: str, dependents: bool = False,
@@ -301,15 +352,36 @@ def occupied_by(ctx: EventContext, targets: Located, faction: str, country: str 
     held = targets.every(occupied)
     if held.unknown:  # only the territory open: try each way the doubtful Cities may lie
         held = targets.holds(lambda hexes: bool(hexes) and all(occupied(h) for h in hexes))
-    if held.unknown and not targets.items and country is not None \
-            and claims_complete(ctx.pack, "country_hexes", country):
-        could_be = {*targets.possible, *ctx.board.country_hexes(country),
-                    *doubtful_hexes(ctx, country)}
-        if not any(occupied(h) for h in could_be):
-            return FALSE
+    could_be = candidate_hexes(ctx, country) if held.unknown and not targets.items and country else None
+    if could_be is not None and not any(occupied(h) for h in {*targets.possible, *could_be}):
+        return FALSE
     if held.true and not targets.items:
         return FALSE  # nothing to occupy: the caller says why (`no_city_text`)
     return held
+
+
+def candidate_hexes(ctx: EventContext, country: str) -> set[str] | None:
+    """Every hex that may be `country`'s now -- where any City, Capital or unit of it the pack lacks must
+    lie -- or None when the pack does not claim to list all its hexes (`[complete] country_hexes`): then a
+    unit may stand in a hex the pack does not list, which the position cannot show."""
+    if not claims_complete(ctx.pack, "country_hexes", country):
+        return None
+    return {*ctx.board.country_hexes(country), *doubtful_hexes(ctx, country)}
+
+
+def capital_of(ctx: EventContext, country: str) -> tuple[str | None, Gaps]:
+    """The country's Capital hex and, when the pack does not establish it, the gaps: a Capital the pack
+    does not confirm may be another hex of the country -- unless the pack lists every hex of it and the
+    located one is the only one it has."""
+    capital = ctx.board.capital(country)
+    if ctx.declares("capital"):
+        gaps = gaps_of(ctx, "capital", country)
+    else:  # an edition that does not declare it: a Capital the pack names is taken, none is missing
+        lacking = MissingFact("capital", country, FACT_KINDS["capital"].missing_text(country))
+        gaps = () if capital else (lacking,)
+    if gaps and capital is not None and candidate_hexes(ctx, country) == {capital}:
+        gaps = ()
+    return (capital if not gaps else None), gaps
 
 
 def no_city_text(ctx: EventContext, country: str, what: str = "City or Partisan Base hex",

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rules.engine import EventContext, event_impl
-from rules.events.common import SUPPORT_KINDS, breakdown, hex_territory_known, one_step_pool
+from rules.events.common import SUPPORT_KINDS, breakdown, one_step_pool, same_over_territory
 from rules.state import ALLIED_FACTIONS, DELAY, Counter, CountryState, pending_card
 
 TO_DELAY_KINDS = SUPPORT_KINDS | {
@@ -103,55 +103,65 @@ def internment_due(ctx: EventContext) -> list[InternmentCase]:
         faction = board.faction_of(counter)
         if faction is None:
             continue
-        if not hex_territory_known(ctx, hex_id):
-            continue  # undecided for this counter: the country its hex counts as part of is not located
-        country, cstate = _territory_state(ctx, hex_id)
-        if cstate.status == "neutral" or cstate.faction == "Neutral":
-            cases.append(InternmentCase(counter, f"{ctx.place(hex_id)} is in Neutral {country}"))
+
+        def decide(counter: Counter = counter, hex_id: str = hex_id, faction: str = faction
+                   ) -> InternmentCase | None:
+            return _case(ctx, counter, hex_id, faction, major)
+
+        _, gaps = same_over_territory(ctx, hex_id, lambda: _verdict(decide()))
+        if gaps:
+            ctx.undecided(*gaps)  # the country its hex counts as part of is open, and it matters here
             continue
-        if faction == "Axis":
-            # Policy markers in its Posture Box: its own, or a shared box's (DS "US and Western Minors").
-            policy = board.posture_markers(country)
-            if policy and cstate.status != "conquered":
-                cases.append(
-                    InternmentCase(
-                        counter,
-                        f"{ctx.place(hex_id)} is in {country}, affected by {', '.join(policy)}",
-                        policy_country=country,
-                    )
-                )
-                continue
-            minor_unit = counter.nationality is not None and board.is_minor_country(counter.nationality)
-            adjective = ctx.adjective(major)
-            if (
-                (minor_unit or counter.multinational)
-                and counter.is_unit  # "a Minor Country unit": any unit, not only ground units
-                and not (counter.exp and counter.steps == 1)
-                and board.in_country(hex_id, major, dependents=True)
-            ):
-                what = (
-                    "multi-national unit" if counter.multinational
-                    else f"{ctx.adjective(counter.nationality or '')} unit"
-                )
-                cases.append(
-                    InternmentCase(counter, f"{what} in {ctx.place(hex_id)}, in {major} or a {adjective} "
-                                            "Dependent")
-                )
-        elif faction in ALLIED_FACTIONS:
-            area_id = ctx.pack.hex(hex_id).area
-            area = ctx.pack.areas.get(area_id) if area_id else None
-            if area is not None and area.interns_allied and board.ceded_area_active(area):
-                cases.append(
-                    InternmentCase(
-                        counter,
-                        f"{ctx.place(hex_id)} is in {area.name}, a {ctx.adjective(area.ceded_to or '')} "
-                        "Dependent created by a Conditional Event",
-                    )
-                )
-            elif counter.kind == "partisan_base" and cstate.faction == "Axis":
-                cases.append(InternmentCase(counter,
-                                            f"Partisan Base in enemy {country} ({ctx.place(hex_id)})"))
+        found = decide()
+        if found is not None:
+            cases.append(found)
     return cases
+
+
+def _verdict(case: InternmentCase | None) -> tuple[bool, str | None]:
+    """What a territory completion must not change: interned or not, and whose Policy (16.7)."""
+    return (case is not None, case.policy_country if case is not None else None)
+
+
+def _case(ctx: EventContext, counter: Counter, hex_id: str, faction: str, major: str
+          ) -> InternmentCase | None:
+    """16.7 for one counter in one hex: why it is interned, or None."""
+    board = ctx.board
+    country, cstate = _territory_state(ctx, hex_id)
+    if cstate.status == "neutral" or cstate.faction == "Neutral":
+        return InternmentCase(counter, f"{ctx.place(hex_id)} is in Neutral {country}")
+    if faction == "Axis":
+        # Policy markers in its Posture Box: its own, or a shared box's (DS "US and Western Minors").
+        policy = board.posture_markers(country)
+        if policy and cstate.status != "conquered":
+            return InternmentCase(counter, f"{ctx.place(hex_id)} is in {country}, affected by "
+                                           f"{', '.join(policy)}", policy_country=country)
+        minor_unit = counter.nationality is not None and board.is_minor_country(counter.nationality)
+        adjective = ctx.adjective(major)
+        if (
+            (minor_unit or counter.multinational)
+            and counter.is_unit  # "a Minor Country unit": any unit, not only ground units
+            and not (counter.exp and counter.steps == 1)
+            and board.in_country(hex_id, major, dependents=True)
+        ):
+            what = (
+                "multi-national unit" if counter.multinational
+                else f"{ctx.adjective(counter.nationality or '')} unit"
+            )
+            return InternmentCase(counter, f"{what} in {ctx.place(hex_id)}, in {major} or a {adjective} "
+                                           "Dependent")
+    elif faction in ALLIED_FACTIONS:
+        area_id = ctx.pack.hex(hex_id).area
+        area = ctx.pack.areas.get(area_id) if area_id else None
+        if area is not None and area.interns_allied and board.ceded_area_active(area):
+            return InternmentCase(
+                counter,
+                f"{ctx.place(hex_id)} is in {area.name}, a {ctx.adjective(area.ceded_to or '')} "
+                "Dependent created by a Conditional Event",
+            )
+        if counter.kind == "partisan_base" and cstate.faction == "Axis":
+            return InternmentCase(counter, f"Partisan Base in enemy {country} ({ctx.place(hex_id)})")
+    return None
 
 
 @event_impl("internment")

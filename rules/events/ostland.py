@@ -10,11 +10,13 @@ import re
 from rules.engine import EventContext, event_impl
 from rules.events.common import (
     breakdown,
+    doubtful_hexes,
     hex_territory_known,
     in_play,
     influence_choice,
     known,
     neighbors_of_hexes,
+    territory_known,
 )
 from rules.events.internment import intern
 from rules.state import CEDED_LANDS, REMOVED, force_pool, posture_box
@@ -61,9 +63,15 @@ def ostland_accord(ctx: EventContext) -> None:
     ]
     for counter in returning:
         area = ctx.pack.areas[counter.area or ""]
-        if area.country in recreatable:
+        # Re-created only if it was gone: a located hex of it now decides "not gone", whatever the pack
+        # lacks; a gone country's own hexes, and those of a returning area none of which is located, are
+        # what could change it (issue 22).
+        certain = set(board.country_hexes(area.country)) - doubtful_hexes(ctx, area.country)
+        if area.country in recreatable and not certain:
             known(ctx, "country_hexes", area.country)
-            known(ctx, "area_hexes", area.id)
+            territory_known(ctx, area.country)  # a hex of it may lie in a partly located ceded area
+            if not board.area_hexes(area.id):
+                known(ctx, "area_hexes", area.id)
     gone_before = {a.country: not board.country_hexes(a.country) for a in ctx.pack.areas.values()}
     if not returning:
         ctx.note(f"no {ctx.adjective(russia)} Ceded Land marker is in the Ceded Lands Box: nothing returns",

@@ -359,6 +359,8 @@ def test_undecided_event_writes_nothing_and_names_the_missing_fact(tmp_path, cap
     the conquest is undecided, so nothing is written (exit 3, as `check`), the fact is named."""
     pack = tmp_path / "pack"
     shutil.copytree(DEMO_PACK, pack)
+    meta = pack / "pack.toml"  # the demo's own claim, `city_hexes = "all"`, gives way to complete.toml's
+    meta.write_text(meta.read_text().replace('city_hexes = "all"\n', ""), encoding="utf-8")
     (pack / "complete.toml").write_text('[complete]\ncity_hexes = ["Norway"]\n', encoding="utf-8")
     out = tmp_path / "poland.vlog"
     base = ["apply", str(save_path(STORY["02-poland-falls"])), "--module", str(DEMO_MODULE),

@@ -127,6 +127,22 @@ def test_a_save_lands_and_player_and_stream_views_show_the_event(
         assert allied.inner_text("#nothing") == "Nothing is due for Western."
 
 
+def test_control_view_names_the_facts_the_pack_trusts(browser: Any, pages: list, tmp_path: Path) -> None:
+    """Issue 22: a plan whose pack trusts City hexes rather than locating them says so in the control view's
+    warnings, as every report does; the player and stream views keep their plain layout."""
+    plan = sample_plan()
+    plan["trusted"] = ["City hexes (city_hexes)"]
+    write_in_place(tmp_path / "turn1.vsav", save_bytes(plan))
+    with DaemonThread(tmp_path, **FAST) as daemon:
+        control = open_view(browser, pages, daemon, "view=control")
+        control.wait_for_selector(".event[data-rule='16.2.1']")
+        assert ("trusted, not located: pack tk takes what it locates of City hexes (city_hexes) as the whole "
+                "fact") in control.inner_text("#warnings")
+        player = open_view(browser, pages, daemon, "view=player&faction=Axis")
+        player.wait_for_selector(".event[data-rule='16.2.1']")
+        assert player.locator("#warnings").is_hidden()
+
+
 def test_choice_answered_in_control_view_updates_the_other_views(
     browser: Any, pages: list, tmp_path: Path
 ) -> None:

@@ -52,6 +52,9 @@ def atoms_of(pack: Pack, kinds: Iterable[str]) -> list[Atom]:
             out.extend(("border", hex_id, c) for c in info.borders)
         if "area" in wanted and info.area is not None:
             out.append(("area", hex_id, info.area))
+    if "bdhex" in wanted:
+        for area, spec in sorted(pack.border_defense.items()):
+            out.extend(("bdhex", area, str(h)) for h in spec.get("hexes", ()) or ())
     if "claim" in wanted and pack.complete is not None:
         for fact, listed in sorted(pack.complete.items()):
             if isinstance(listed, frozenset):
@@ -77,6 +80,9 @@ def without(pack: Pack, removed: Iterable[Atom]) -> Pack:
         if kept != info.borders:
             changes["borders"] = kept
         hexes[hex_id] = dataclasses.replace(info, **changes) if changes else info
+    border = {area: {**spec, "hexes": [h for h in spec.get("hexes", ()) or ()
+                                       if ("bdhex", area, str(h)) not in gone]}
+              if "hexes" in spec else spec for area, spec in pack.border_defense.items()}
     complete = None
     if pack.complete is not None:
         complete = {}
@@ -85,7 +91,7 @@ def without(pack: Pack, removed: Iterable[Atom]) -> Pack:
                 complete[fact] = frozenset(s for s in listed if ("claim", fact, s) not in gone)
             else:
                 complete[fact] = listed
-    return dataclasses.replace(pack, hexes=hexes, complete=complete)
+    return dataclasses.replace(pack, hexes=hexes, complete=complete, border_defense=border)
 
 
 def extras(full: Pack, removed: Iterable[Atom]) -> list[Atom]:
@@ -104,10 +110,24 @@ def extras(full: Pack, removed: Iterable[Atom]) -> list[Atom]:
         elif fact in ("border_road_rail_hexes", "neighbors"):
             kind = "xrail" if fact == "border_road_rail_hexes" else "xborder"
             out += [(kind, subject, "Russia"), (kind, subject, "Mongolia")]
+            # ... or one of its listed hexes turns out to be such a hex
+            own = [h for h, info in sorted(full.hexes.items()) if subject in (info.country, info.area) or (
+                info.area in full.areas and full.areas[info.area].name == subject)]
+            out += [(f"{kind}-at", h, c) for h in own[:4] for c in ("Russia", "Mongolia")]
         elif fact == "area_hexes" and subject in full.areas:
             country = full.areas[subject].country
             out += [("xarea", h, subject) for h, info in sorted(full.hexes.items())
                     if info.country == country and info.area is None]
+        elif fact == "capital" and subject in full.countries:
+            out += [("xcapital", subject, h) for h, info in sorted(full.hexes.items())
+                    if info.country == subject and h != full.countries[subject].capital]
+        elif fact == "neighbors" and subject in full.countries:
+            out += [("xneighbor", subject, other) for other, info in sorted(full.countries.items())
+                    if other != subject and info.kind == "minor"]
+        elif fact == "border_hexes" and subject in full.border_defense:
+            out.append(("xbdhex", subject))
+        elif fact == "country_hexes" and subject in full.countries:
+            out.append(("xhex", subject))
     return out
 
 
@@ -116,13 +136,17 @@ def affects(pack: Pack, atom: Atom) -> list[tuple[str, str]]:
     atom is settled there and no completion may add it back."""
     if atom[0] == "claim" or atom[0].startswith("x"):
         return []
+    if atom[0] == "bdhex":
+        return [("border_hexes", atom[1])]
     info = pack.hexes[atom[1]]
     area = pack.areas.get(info.area) if info.area else None
-    holder = [info.country, *([area.name] if area else [])]
+    holder = [info.country, *([area.name] if area else [])]  # a ceded area's hex is a fact of both
     if atom[0] == "city":
         return [("city_hexes", info.country), *([("area_city_hexes", area.id)] if area else [])]
     if atom[0] == "area":
         return [("area_hexes", atom[2])]
+    if atom[0] == "bdhex":
+        return [("border_hexes", atom[1])]
     if atom[0] in ("road", "rail"):
         return [("border_road_rail_hexes", h) for h in holder]
     road_rail = [("border_road_rail_hexes", h) for h in holder] if info.road or info.rail else []
@@ -132,18 +156,53 @@ def affects(pack: Pack, atom: Atom) -> list[tuple[str, str]]:
 def settled(pack: Pack, atom: Atom) -> bool:
     """Does the pack claim a fact the atom is part of complete (so that adding it back contradicts it)?"""
     if atom[0] in ("xrail", "xborder"):  # a new hex on the Russian border: a new neighbour too
+        area = next((a for a in pack.areas.values() if a.name == atom[1]), None)
+        if is_complete(pack, "country_hexes", area.country if area else atom[1]) or (
+                area is not None and is_complete(pack, "area_hexes", area.id)):
+            return True
         shares = atom[2] in FACT_KINDS["neighbors"].lookup(pack, atom[1]) or any(
             atom[2] in h.borders for h in pack.hexes.values() if atom[1] in (h.country, h.area)
             or (h.area in pack.areas and pack.areas[h.area].name == atom[1]))
         fact = "border_road_rail_hexes" if atom[0] == "xrail" else "neighbors"
         return is_complete(pack, fact, atom[1]) or (not shares and is_complete(pack, "neighbors", atom[1]))
+    claimed = {"xcapital": "capital", "xneighbor": "neighbors", "xbdhex": "border_hexes",
+               "xhex": "country_hexes"}
+    if atom[0] in ("xrail-at", "xborder-at"):
+        info = pack.hexes[atom[1]]
+        area = pack.areas.get(info.area) if info.area else None
+        holders = [info.country, *([area.name] if area else [])]
+        shares = any(atom[2] in FACT_KINDS["neighbors"].lookup(pack, h) for h in holders) or any(
+            atom[2] in h.borders for h in pack.hexes.values() if h.country == info.country)
+        road_rail = atom[0] == "xrail-at" or info.road or info.rail
+        return (road_rail and any(is_complete(pack, "border_road_rail_hexes", h) for h in holders)) or (
+            not shares and any(is_complete(pack, "neighbors", h) for h in holders))
+    if atom[0] == "xcity":  # a new hex of the country: its hexes too
+        return is_complete(pack, "city_hexes", atom[1]) or is_complete(pack, "country_hexes", atom[1])
+    if atom[0] == "xbdhex":  # a new hex of the Region's country, in the Region
+        area = pack.areas[atom[1]]
+        return any(is_complete(pack, f, s) for f, s in (("border_hexes", area.id), ("area_hexes", area.id),
+                                                        ("country_hexes", area.country)))
+    if atom[0] in claimed:
+        return is_complete(pack, claimed[atom[0]], atom[1])
     return any(is_complete(pack, fact, subject) for fact, subject in affects(pack, atom))
 
 
 def with_extras(pack: Pack, added: Iterable[Atom]) -> Pack:
     """The pack with `extras` atoms added (a new Pack)."""
     hexes = dict(pack.hexes)
+    countries = dict(pack.countries)
+    border = {a: dict(spec) for a, spec in pack.border_defense.items()}
     for atom in added:
+        if atom[0] == "xcapital":
+            countries[atom[1]] = dataclasses.replace(countries[atom[1]], capital=atom[2])
+        elif atom[0] == "xneighbor":
+            info = countries[atom[1]]
+            countries[atom[1]] = dataclasses.replace(info, neighbors=(*info.neighbors, atom[2]))
+        elif atom[0] == "xbdhex":  # a new border hex of the Region, no unit in it
+            area = pack.areas[atom[1]]
+            fresh = f"zz-bd-{atom[1]}"
+            hexes[fresh] = HexInfo(fresh, area.country, area=area.id)
+            border[atom[1]]["hexes"] = [*border[atom[1]].get("hexes", []), fresh]
         if atom[0] == "xcity":
             fresh = f"zz-{atom[1]}"
             hexes[fresh] = HexInfo(fresh, atom[1], city=True, name=f"New City of {atom[1]}")
@@ -156,9 +215,16 @@ def with_extras(pack: Pack, added: Iterable[Atom]) -> Pack:
             fresh = f"zz-{atom[0]}-{atom[1]}-{atom[2]}"
             hexes[fresh] = HexInfo(fresh, area.country if area else atom[1], area=area.id if area else None,
                                    rail=atom[0] == "xrail", borders=(atom[2],))
+        elif atom[0] == "xhex":  # a hex of it the pack did not list (no unit can be in it)
+            fresh = f"zz-hex-{atom[1]}"
+            hexes[fresh] = HexInfo(fresh, atom[1], name=f"New hex of {atom[1]}")
+        elif atom[0] in ("xrail-at", "xborder-at"):  # a listed hex, a (rail) hex on that border after all
+            info = hexes[atom[1]]
+            hexes[atom[1]] = dataclasses.replace(info, rail=info.rail or atom[0] == "xrail-at",
+                                                 borders=(*info.borders, atom[2]))
         elif atom[0] == "xarea":
             hexes[atom[1]] = dataclasses.replace(hexes[atom[1]], area=atom[2])
-    return dataclasses.replace(pack, hexes=hexes)
+    return dataclasses.replace(pack, hexes=hexes, countries=countries, border_defense=border)
 
 
 def completions(removed: list[Atom], limit: int, rng: random.Random) -> Iterator[tuple[Atom, ...]]:
@@ -176,8 +242,9 @@ def completions(removed: list[Atom], limit: int, rng: random.Random) -> Iterator
 
 def single_event(pack: Pack, faction: str, rule: str) -> Pack:
     """The pack checking only `rule` for `faction`: each event is judged on the position itself, not on
-    what an earlier (perhaps undecided) event did to it."""
-    return dataclasses.replace(pack, order={faction: (rule,)})
+    what an earlier (perhaps undecided) event did to it. A card's event runs from the Current Card."""
+    on_card = any(rule in card.events for card in pack.cards.values())
+    return dataclasses.replace(pack, order={faction: () if on_card else (rule,)})
 
 
 def outcome(entry: EventEntry) -> tuple[Any, ...]:

@@ -587,6 +587,10 @@
     const section = $("warnings");
     const vassal = plan && plan.vassal && typeof plan.vassal === "object" ? plan.vassal : {};
     const lines = Array.isArray(vassal.warnings) ? vassal.warnings.map(String) : [];
+    // Facts the pack trusts rather than locates (issue 22): never silent, as in every report.
+    if (plan && Array.isArray(plan.trusted) && plan.trusted.length) {
+      lines.push(`trusted, not located: pack ${plan.pack || "?"} takes what it locates of ${plan.trusted.join(", ")} as the whole fact`);
+    }
     for (const [what, table] of [["unmapped piece", vassal.unmapped_pieces], ["unmapped place", vassal.unmapped_places]]) {
       for (const [name, count] of Object.entries(table && typeof table === "object" ? table : {})) {
         lines.push(`${what}: ${name} ×${count}`);

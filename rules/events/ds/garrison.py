@@ -17,6 +17,7 @@ from rules.events.ds.common import (
     is_soviet_country,
     japanese_dependents,
 )
+from rules.facts import claims_complete
 from rules.state import Counter
 from rules.tri import Located, Verdict, all_of, any_of
 from vassal_parser.errors import InputError
@@ -60,11 +61,24 @@ def dependents(ctx: EventContext, japan: str, russia: str) -> list[Dependent]:
         bordering = [h for h in hexes if borders_country(board, h, soviet)]
         checked = any_of([bool(bordering), ctx.located("neighbors", name).some(soviet)])
         road_rail = [h for h in bordering if ctx.pack.hex(h).road or ctx.pack.hex(h).rail]
-        required = Located(tuple(road_rail), ctx.located("border_road_rail_hexes", name).gaps)
+        gaps = ctx.located("border_road_rail_hexes", name).gaps
+        if gaps and _all_hexes_listed(ctx, name):  # a border road/rail hex the pack lacks is one of these
+            required = Located(tuple(road_rail), gaps, tuple(h for h in hexes if h not in road_rail), True)
+        else:
+            required = Located(tuple(road_rail), gaps)
         allied = any(board.faction_of(c) in ("Western", "Soviet")
                      for h in hexes for c in board.ground_units(h))
         out.append(Dependent(name, hexes, checked, required, allied))
     return out
+
+
+def _all_hexes_listed(ctx: EventContext, dependent: str) -> bool:
+    """Does the pack list every hex of the Dependent (its country's, or its area's, `[complete]`)?"""
+    area = next((a for a in ctx.pack.areas.values() if a.name == dependent), None)
+    if area is None:
+        return claims_complete(ctx.pack, "country_hexes", dependent)
+    return claims_complete(ctx.pack, "area_hexes", area.id) or claims_complete(ctx.pack, "country_hexes",
+                                                                              area.country)
 
 
 def border_hexes(ctx: EventContext, japan: str, russia: str) -> tuple[dict[str, list[str]], list[str]]:
@@ -153,7 +167,7 @@ def manchukuo_garrison_check(ctx: EventContext) -> None:
     # Manchukuo Garrison requirements are lifted for all Japanese Dependents" -- one known such Dependent
     # decides the event, whatever the pack lacks about the others (issue 22).
     lifted = any_of(all_of([d.checked, d.allied]) for d in found)
-    unmet = {d.name: all_of([d.checked, d.required.some(short_of)]) for d in found}
+    unmet = {d.name: all_of([d.checked, d.required.some_exactly(short_of)]) for d in found}
     due = all_of([~lifted, any_of(unmet.values())])
     if lifted.true:
         ally = next(d for d in found if d.checked.true and d.allied)
@@ -176,8 +190,12 @@ def manchukuo_garrison_check(ctx: EventContext) -> None:
                     f"{listing or 'none listed'}")
         return
     for dep in found:
-        if not dep.checked.false and not dep.required.complete:
-            ctx.undecided(dep.checked, dep.required)  # due; it may have border hexes short of steps too
+        if dep.checked.false or dep.required.complete:
+            continue
+        # Due; it may have border hexes short of steps too -- unless every hex it may add holds enough.
+        extra = Located((), dep.required.gaps, dep.required.possible, dep.required.closed)
+        if not extra.some_exactly(short_of).false:
+            ctx.undecided(dep.checked, dep.required)
     short = {h: need - japanese_steps(h) for h in required if short_of(h)}
     ctx.fire(f"{russia} is Neutral and border road/rail hex(es) "
              f"{', '.join(place_name(ctx.pack, h) for h in short)} hold fewer than {need} Japanese steps "
