@@ -234,6 +234,7 @@ def build_inset(event: Mapping[str, Any], pieces: Iterable[Any], layout_for: Lay
             neighbour = _hex_entry(layout, name, labels.get(name), False, geometry)
             seen.add(name)
             if neighbour is not None:
+                neighbour["near"] = entry["name"]  # the named hex it is drawn around (bridge/view_filter.py)
                 hexes.append(neighbour)
     if not hexes:
         return None

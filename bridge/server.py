@@ -31,7 +31,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from bridge import protocol
+from bridge import protocol, view_filter
 
 LOG = logging.getLogger("adjutant.server")
 
@@ -137,7 +137,9 @@ class OverlayServer:
         self._server: Server | None = None
         self._heartbeat: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._filter: protocol.StreamFilter | None = None
+        self._stream_view: view_filter.StreamView | None = None
+        # The daemon's own folders (watched, --out): texts name their files by base name on public views.
+        self.private_folders: tuple[str, ...] = ()
 
     # --- lifecycle -------------------------------------------------------------------------------
 
@@ -182,20 +184,27 @@ class OverlayServer:
         delta = self.history.update(changes)
         if delta is None:
             return
+        self._broadcast(delta)
+
+    def _broadcast(self, message: Mapping[str, Any]) -> None:
+        """One message to every client, through the view filter once per view."""
         texts: dict[str, str] = {}
         for client in list(self.clients):
             if client.view not in texts:
-                projected = protocol.project_delta(delta, client.view, self.history.state,
-                                                   self._stream_filter(client.view))
-                texts[client.view] = protocol.encode(projected)
+                texts[client.view] = self.encode_for(message, client.view)
             self._send(client, texts[client.view])
 
-    def _stream_filter(self, view: str) -> protocol.StreamFilter | None:
-        """The stream view's filter of the current plan, kept until the plan changes (`StreamFilter`)."""
-        if view != "stream":
-            return None
-        self._filter = protocol.stream_filter_for(self.history.state, self._filter)
-        return self._filter
+    def encode_for(self, message: Mapping[str, Any], view: str) -> str:
+        """The text of `message` as `view` may receive it: the one way out (bridge/view_filter.py)."""
+        if view == "stream":
+            self._stream_view = view_filter.stream_view_for(self.history.state, self._stream_view,
+                                                            self.private_folders)
+        stream = self._stream_view if view == "stream" else None
+        return protocol.encode(view_filter.for_view(message, view, self.history.state, stream,
+                                                    self.private_folders))
+
+    def _send_message(self, client: _Client, message: Mapping[str, Any]) -> None:
+        self._send(client, self.encode_for(message, client.view))
 
     def _send(self, client: _Client, text: str) -> None:
         if not client.offer(text):
@@ -225,22 +234,17 @@ class OverlayServer:
         deltas = self.history.deltas_since(since, run) if since is not None else None
         if deltas is None:
             history = self.history
-            message = protocol.snapshot_message(history.seq, history.state, client.view, history.run,
-                                                self._stream_filter(client.view))
-            self._send(client, protocol.encode(message))
+            message = {"type": "snapshot", "protocol": protocol.PROTOCOL_VERSION, "run": history.run,
+                       "seq": history.seq, "view": client.view, "state": history.state}
+            self._send_message(client, message)
             return
         for delta in deltas:
-            projected = protocol.project_delta(delta, client.view, self.history.state,
-                                               self._stream_filter(client.view))
-            self._send(client, protocol.encode(projected))
+            self._send_message(client, delta)
 
     async def _beat(self) -> None:
         while True:
             await asyncio.sleep(self.heartbeat_interval)
-            message = protocol.heartbeat_message(self.history.seq, time.time(), self.history.run)
-            text = protocol.encode(message)
-            for client in list(self.clients):
-                self._send(client, text)
+            self._broadcast(protocol.heartbeat_message(self.history.seq, time.time(), self.history.run))
 
     # --- HTTP ------------------------------------------------------------------------------------
 
@@ -315,7 +319,8 @@ class OverlayServer:
     # --- WebSocket -------------------------------------------------------------------------------
 
     async def _handle(self, connection: ServerConnection) -> None:
-        query = parse_qs(urlsplit(connection.request.path if connection.request else "").query)
+        query = parse_qs(urlsplit(connection.request.path if connection.request else "").query,
+                         keep_blank_values=True)  # `view=` (empty) is an unknown view, not the player's
         view = (query.get("view") or ["player"])[0]
         if view not in protocol.VIEWS:
             shown = ascii(view[:40])  # a close reason is at most 123 bytes of UTF-8: keep it ASCII
@@ -343,7 +348,7 @@ class OverlayServer:
                 self._catch_up(client, message.since, message.run)
             elif message.kind == "ping":
                 pong = {"type": "pong", "run": self.history.run, "seq": self.history.seq}
-                self._send(client, protocol.encode(pong))
+                self._send_message(client, pong)
             elif client.view not in protocol.ACTING_VIEWS:
                 raise protocol.ProtocolError(f"the {client.view} view is read-only")
             elif message.kind == "write_moves":
@@ -366,7 +371,7 @@ class OverlayServer:
                 if self.on_tick is not None:
                     self.on_tick(message.step, message.done)
         except protocol.ProtocolError as exc:
-            self._send(client, protocol.encode(protocol.error_message("bad-message", str(exc))))
+            self._send_message(client, protocol.error_message("bad-message", str(exc)))
 
     def _answer_value(self, choice_id: str, option: str | tuple[str, ...] | None) -> Any:
         """The plan's own option value(s) for this answer (None clears it); unknown ids are errors."""

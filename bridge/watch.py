@@ -870,6 +870,7 @@ class WatchDaemon:
             queue_limit=queue_limit,
             history_limit=history_limit,
         )
+        self.server.private_folders = tuple(dict.fromkeys((str(self.folder), str(self.folder.resolve()))))
         publish = self.server.publish
         kept = answer_store.load() if answer_store is not None else {}
         if answer_store is not None:  # bridge.answer_store: answers kept across a restart

@@ -329,7 +329,7 @@
       ? el("div", { class: "chips" }, ...others.map((event) => el("span", { class: `chip status-${event.status || "fired"}`, "data-rule": event.rule || "" },
           el("span", { class: "rule" }, event.rule || ""), event.title || "")))
       : null;
-    container.replaceChildren(card, chips);
+    container.replaceChildren(...(chips ? [card, chips] : [card])); // (a null child would print "null")
     if (window.AdjutantInset) window.AdjutantInset.fitLabels(container);
     fitStream(card, current);
     if (main.length > 1) {
