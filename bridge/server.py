@@ -31,7 +31,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from bridge import protocol, view_filter
+from bridge import access, protocol, view_filter
 
 LOG = logging.getLogger("adjutant.server")
 
@@ -81,9 +81,11 @@ def _host_without_port(value: str) -> str:
 class _Client:
     """One connected page: its view and its bounded outgoing queue."""
 
-    def __init__(self, connection: ServerConnection, view: str, queue_limit: int) -> None:
+    def __init__(self, connection: ServerConnection, view: str, queue_limit: int,
+                 level: str | None = access.CONTROL) -> None:
         self.connection = connection
         self.view = view
+        self.level = level  # bridge/access.py: what its token allows (read-only pages drive nothing)
         self.queue: asyncio.Queue[str] = asyncio.Queue(maxsize=queue_limit)
         self.sender: asyncio.Task[None] | None = None
         self.dropped = False
@@ -121,8 +123,11 @@ class OverlayServer:
         queue_limit: int = DEFAULT_QUEUE_LIMIT,
         heartbeat_interval: float = DEFAULT_HEARTBEAT_S,
         static_dir: Path = OVERLAY_DIR,
+        tokens: access.AccessTokens | None = None,
     ) -> None:
         self.host = host
+        # This start's secrets (bridge/access.py): printed in the URLs, required by pages and sockets.
+        self.tokens = tokens if tokens is not None else access.AccessTokens.generate()
         self.port = port
         self.allowed_origins = frozenset(origin.rstrip("/") for origin in allowed_origins)
         self.history = protocol.StateHistory(history_limit)
@@ -176,6 +181,13 @@ class OverlayServer:
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}/"
+
+    def view_url(self, query: str = "", level: str | None = None, base: str | None = None) -> str:
+        """A page's URL with the token it needs: the control token for the control view, else the read one."""
+        if level is None:
+            level = access.CONTROL if "view=control" in query else access.READ
+        token = self.tokens.token_for(level)
+        return f"{base or self.url}?{query + '&' if query else ''}token={token}"
 
     # --- state -----------------------------------------------------------------------------------
 
@@ -267,16 +279,47 @@ class OverlayServer:
 
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         """Refuse a request whose Host or Origin header is missing its sense (two of them, an
-        unparsable URL) with 400 and one log line; then the Host/Origin/method checks below."""
+        unparsable URL) with 400 and one log line; then the Host/Origin/method/token checks below.
+        Every response, refusals too, says it must not be framed (no clickjacking of the control view
+        or the editor; an OBS browser source loads the URL itself, it does not frame it)."""
         problem = _header_problem(request)
         if problem is not None:
             LOG.info("refused a request: %s", problem)
-            return connection.respond(http.HTTPStatus.BAD_REQUEST, f"Bad request: {problem}\n")
+            return _unframed(connection.respond(http.HTTPStatus.BAD_REQUEST, f"Bad request: {problem}\n"))
         try:
-            return self._checked_request(connection, request)
+            response = self._checked_request(connection, request)
         except Exception as exc:  # never a 500 with a traceback per request: one line, 400
             LOG.info("refused a request: %s: %s", type(exc).__name__, " ".join(str(exc).split())[:200])
-            return connection.respond(http.HTTPStatus.BAD_REQUEST, "Bad request\n")
+            response = connection.respond(http.HTTPStatus.BAD_REQUEST, "Bad request\n")
+        return None if response is None else _unframed(response)
+
+    # --- tokens (bridge/access.py) -----------------------------------------------------------------
+
+    def required_level(self, path: str, query: Mapping[str, list[str]]) -> str | None:
+        """What a request for `path` needs: the page and the websocket need a token (control for the
+        control view), the page's scripts and styles are public code and need none."""
+        if path in (WEBSOCKET_PATH, "/", "", "/index.html"):
+            view = (query.get("view") or ["player"])[0]
+            return access.CONTROL if view == "control" else access.READ
+        return None
+
+    def request_level(self, request: Request, query: Mapping[str, list[str]], websocket: bool) -> str | None:
+        """The level the request's token gives: from the URL, else from this server's cookie (for a
+        websocket only when it comes from this server's own page: cookies do not tell ports apart)."""
+        given = (query.get("token") or [None])[0]
+        level = self.tokens.level(given)
+        if level is not None:
+            return level
+        headers = request.headers
+        if websocket and not access.same_origin(headers.get("Origin"), headers.get("Host")):
+            return None
+        return self.tokens.best(access.cookie_tokens(headers.get_all("Cookie"), self.port))
+
+    def _refused_token(self, needed: str) -> Response:
+        which = "the control URL" if needed == access.CONTROL else "a URL"
+        body = (f"This page needs {which} adjutant printed when it started (it carries a token).\n"
+                "Tokens change with every start: copy the URL again.\n").encode()
+        return _response(http.HTTPStatus.FORBIDDEN, body, "text/plain; charset=utf-8")
 
     def _checked_request(self, connection: ServerConnection, request: Request) -> Response | None:
         host_header = request.headers.get("Host", "")
@@ -289,14 +332,25 @@ class OverlayServer:
             response = _response(http.HTTPStatus.METHOD_NOT_ALLOWED, b"Method not allowed\n", "text/plain")
             response.headers["Allow"] = "GET, HEAD"
             return response
-        path = urlsplit(request.path).path
+        parts = urlsplit(request.path)
+        path = parts.path
+        query = parse_qs(parts.query, keep_blank_values=True)
+        needed = self.required_level(path, query)
         if path == WEBSOCKET_PATH:
             if request.headers.get("Upgrade", "").lower() != "websocket":
                 return connection.respond(http.HTTPStatus.UPGRADE_REQUIRED, "WebSocket endpoint\n")
             if not self.origin_allowed(request.headers.get("Origin"), request.headers.get("Host")):
                 return connection.respond(http.HTTPStatus.FORBIDDEN, "Origin not allowed\n")
+            if not access.allows(self.request_level(request, query, websocket=True), needed):
+                return connection.respond(http.HTTPStatus.FORBIDDEN, "Token required\n")
             return None
+        given = self.tokens.level((query.get("token") or [None])[0])
+        if not access.allows(given or self.request_level(request, query, websocket=False), needed):
+            return self._refused_token(needed or access.READ)
         response = self._static(path)
+        if given is not None and needed is not None and response.status_code == 200:
+            # the token from the URL, kept for a reload or a bookmark without it
+            response.headers["Set-Cookie"] = access.set_cookie(self.port, given, self.tokens.token_for(given))
         if method == "HEAD":  # same headers (Content-Length included), no body: RFC 9110 §9.3.2
             response = dataclasses.replace(response, body=b"")
         return response
@@ -328,7 +382,8 @@ class OverlayServer:
             return
         since = _int_or_none((query.get("since") or [None])[0])
         run = (query.get("run") or [None])[0]
-        client = _Client(connection, view, self.queue_limit)
+        level = self.request_level(connection.request, query, websocket=True) if connection.request else None
+        client = _Client(connection, view, self.queue_limit, level)
         self.clients.add(client)
         self._catch_up(client, since, run)  # no await before this: nothing can slip in between
         client.sender = asyncio.ensure_future(client.drain())
@@ -351,6 +406,9 @@ class OverlayServer:
                 self._send_message(client, pong)
             elif client.view not in protocol.ACTING_VIEWS:
                 raise protocol.ProtocolError(f"the {client.view} view is read-only")
+            elif client.level != access.CONTROL:
+                raise protocol.ProtocolError("this page's token is read-only (a player or stream URL); "
+                                             "answers, ticks and writing the moves need the control URL")
             elif message.kind == "write_moves":
                 if client.view not in protocol.WRITING_VIEWS:
                     raise protocol.ProtocolError("only the control view writes the moves")
@@ -416,6 +474,22 @@ def _int_or_none(value: str | None) -> int | None:
     if value is None or not (0 < len(value) <= 18 and value.isascii() and value.isdigit()):
         return None
     return int(value)
+
+
+FRAME_POLICY = "frame-ancestors 'none'"
+
+
+def _unframed(response: Response) -> Response:
+    """`response` with the headers that forbid framing it (CSP frame-ancestors, X-Frame-Options)."""
+    policy = response.headers.get("Content-Security-Policy")
+    if policy is None:
+        response.headers["Content-Security-Policy"] = FRAME_POLICY
+    elif "frame-ancestors" not in policy:
+        del response.headers["Content-Security-Policy"]
+        response.headers["Content-Security-Policy"] = f"{policy}; {FRAME_POLICY}"
+    if "X-Frame-Options" not in response.headers:
+        response.headers["X-Frame-Options"] = "DENY"
+    return response
 
 
 def _response(status: http.HTTPStatus, body: bytes, content_type: str) -> Response:

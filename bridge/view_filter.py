@@ -87,11 +87,10 @@ def _public_inset(inset: Any, names: set[str]) -> Any:
     # `near` "(hidden)"; both forms are judged here, so the rule holds on a plan not stripped before.)
     kept = [entry for entry in hexes if str(entry.get("name")) not in dropped
             and not _near_withheld(entry.get("near"), dropped, names)]
-    if not any(entry.get("focus") for entry in kept):
+    if any(entry.get("focus") for entry in hexes) and not any(entry.get("focus") for entry in kept):
         return None  # nothing the event names is left: no inset rather than a map of neighbours
-    shown = {str(entry.get("name")) for entry in kept}
     counters = [counter for counter in inset.get("counters") or []
-                if isinstance(counter, Mapping) and str(counter.get("hex")) in shown]
+                if isinstance(counter, Mapping) and not _near_withheld(counter.get("hex"), dropped, names)]
     return {**inset, "hexes": kept, "counters": counters}
 
 

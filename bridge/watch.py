@@ -858,6 +858,7 @@ class WatchDaemon:
         plan_budget: float | None = None,
         answer_store: Any = None,
         plan_async: AsyncPlanFunction | None = None,
+        tokens: Any = None,
     ) -> None:
         from bridge.server import OverlayServer  # server imports nothing from here; keep it one-way
 
@@ -869,6 +870,7 @@ class WatchDaemon:
             heartbeat_interval=heartbeat_interval,
             queue_limit=queue_limit,
             history_limit=history_limit,
+            tokens=tokens,  # bridge/access.py: None = this start's own
         )
         self.server.private_folders = tuple(dict.fromkeys((str(self.folder), str(self.folder.resolve()))))
         publish = self.server.publish

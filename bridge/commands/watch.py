@@ -169,7 +169,7 @@ async def serve_until_signal(daemon: WatchDaemon, say: Any = None) -> None:
     await daemon.start()
     try:
         if say is not None:
-            for label, url in view_urls(daemon.server.url, daemon.server.host):
+            for label, url in view_urls(daemon.server.url, daemon.server.host, daemon.server.view_url):
                 say(f"{label}: {url}")
         await stop.wait()
     finally:
@@ -189,15 +189,21 @@ def lan_address() -> str | None:
     return None
 
 
-def view_urls(base: str, host: str) -> list[tuple[str, str]]:
-    """(label, URL) for every view: one player view per faction, stream, control; LAN copies too."""
+def view_urls(base: str, host: str, tokened: Any = None) -> list[tuple[str, str]]:
+    """(label, URL) for every view: one player view per faction, stream, control; LAN copies too.
+
+    `tokened` (`OverlayServer.view_url`) adds each URL's token (bridge/access.py): the read token to
+    the player and stream URLs, the control token to the control URL."""
     from rules.state import FACTIONS
 
+    def url(root: str, query: str) -> str:
+        return tokened(query, base=root) if tokened is not None else f"{root}?{query}"
+
     def views(root: str, suffix: str = "") -> list[tuple[str, str]]:
-        urls = [(f"player ({faction}){suffix}", f"{root}?view=player&faction={faction}")
+        urls = [(f"player ({faction}){suffix}", url(root, f"view=player&faction={faction}"))
                 for faction in FACTIONS]
-        urls.append((f"stream (OBS browser source){suffix}", f"{root}?view=stream"))
-        urls.append((f"control (OBS dock / table){suffix}", f"{root}?view=control"))
+        urls.append((f"stream (OBS browser source){suffix}", url(root, "view=stream")))
+        urls.append((f"control (OBS dock / table){suffix}", url(root, "view=control")))
         return urls
 
     urls = views(base)

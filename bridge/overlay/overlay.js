@@ -73,6 +73,7 @@
   function socketUrl() {
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
     const query = new URLSearchParams({ view });
+    if (params.get("token")) query.set("token", params.get("token")); // else the cookie (bridge/access.py)
     if (seq !== null && run !== null) {
       query.set("since", String(seq));
       query.set("run", run);

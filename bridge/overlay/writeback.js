@@ -25,7 +25,8 @@
 
   function connect() {
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
-    socket = new WebSocket(`${scheme}//${window.location.host}/ws?view=${encodeURIComponent(view)}`);
+    const token = params.get("token") ? `&token=${encodeURIComponent(params.get("token"))}` : "";
+    socket = new WebSocket(`${scheme}//${window.location.host}/ws?view=${encodeURIComponent(view)}${token}`);
     socket.onmessage = (event) => {
       let message;
       try { message = JSON.parse(event.data); } catch (error) { return; }
