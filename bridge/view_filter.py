@@ -174,6 +174,8 @@ def project_key(key: str, value: Any, view: str, state: Mapping[str, Any] | None
     """One state key as `view` may see it (see the module's docstring)."""
     if view == "control":
         return value
+    if key == "storage":  # the daemon's own folder: the players' desk only
+        return None
     if view == "player":
         if key == "writeback":
             return _writeback_for_player(value)

@@ -816,6 +816,7 @@ def _persisting(publish: Publish, store: Any, log_line: Callable[[str], None],
     save's plan and the overlay. `kept` is what the store already holds (its `load()`); a write that
     fails is tried again with the next change."""
     written: list[dict[str, Any] | None] = [dict(kept) if kept is not None else None]
+    failing = [False]
 
     def publish_and_keep(changes: Mapping[str, Any]) -> None:
         publish(changes)
@@ -826,8 +827,15 @@ def _persisting(publish: Publish, store: Any, log_line: Callable[[str], None],
             try:
                 store.save(answers)
             except OSError as exc:
-                log_line(f"cannot keep the answers in {store.path}: {exc.strerror or exc}")
+                line = f"cannot keep the answers in {store.path}: {exc.strerror or exc}"
+                log_line(line)
+                # the control view says so (issue 23: they were lost on restart with only this log line)
+                publish({"storage": {"answers_kept": False, "error": line}})
+                failing[0] = True
                 return
+            if failing[0]:
+                publish({"storage": None})
+            failing[0] = False
             written[0] = answers
 
     return publish_and_keep

@@ -127,6 +127,7 @@ def moves_writer(module: Path, pack: str, extensions: tuple[Path, ...], out: Pat
     after answering or after a new save; a file of that name that was already there is theirs."""
     from bridge.applier import NeedsAnswers, apply_plan
     from bridge.pipeline import CheckPipeline
+    from vassal_parser.atomic import DiskError
 
     pipeline = CheckPipeline(module, pack, extensions=extensions, remember=False)
     ours: set[Path] = set()
@@ -140,6 +141,14 @@ def moves_writer(module: Path, pack: str, extensions: tuple[Path, ...], out: Pat
         return target
 
     def write(path: Path, answers: Mapping[str, Any]) -> dict:
+        try:
+            return _write(path, answers)
+        except DiskError:
+            raise
+        except OSError as exc:  # the --out folder's disk (gone, a name too long): one line, not a bug
+            raise DiskError(out, exc) from None
+
+    def _write(path: Path, answers: Mapping[str, Any]) -> dict:
         target = free_name(path, ".vlog")
         try:
             applied = apply_plan(pipeline, path, target, answers, force=target in ours)
@@ -249,6 +258,10 @@ def run_watch(args: argparse.Namespace) -> int:
     out = getattr(args, "out", None)
     if out is not None and not out.is_dir():
         raise InputError(out, "--out must be an existing folder (where the continuation logs go)")
+    if out is not None:  # one daemon per --out folder (bridge/out_lock.py): refused here, exit 2
+        from bridge.out_lock import lock_out_folder
+
+        out_lock = lock_out_folder(out)  # held (open) until this process ends
     module, extensions = Path(args.module), tuple(Path(e) for e in args.extension)
     if not args.plan_budget > 0:
         raise InputError(None, f"--plan-budget {args.plan_budget} must be a positive number of seconds")
@@ -278,9 +291,13 @@ def run_watch(args: argparse.Namespace) -> int:
     # publishing it allocate enough to start one) walks only what came after (as the worker does).
     gc.collect()
     gc.freeze()
+    if out is not None:
+        daemon.server.private_folders += (str(out), str(out.resolve()))
     try:
         asyncio.run(serve_until_signal(daemon, log_line))
     finally:
         planner.close()
+        if out is not None:
+            out_lock.release()
     print("adjutant watch: stopped", file=sys.stderr, flush=True)
     return 0
