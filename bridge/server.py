@@ -318,7 +318,8 @@ class OverlayServer:
     def _refused_token(self, needed: str) -> Response:
         which = "the control URL" if needed == access.CONTROL else "a URL"
         body = (f"This page needs {which} adjutant printed when it started (it carries a token).\n"
-                "Tokens change with every start: copy the URL again.\n").encode()
+                "Tokens change with every start: copy the URL again. (Once it is open in this browser,\n"
+                "links without the token - a bookmark, the VASSAL extension's menu - work too.)\n").encode()
         return _response(http.HTTPStatus.FORBIDDEN, body, "text/plain; charset=utf-8")
 
     def _checked_request(self, connection: ServerConnection, request: Request) -> Response | None:

@@ -43,13 +43,25 @@ def base_names_only(text: str, folders: Iterable[str] = ()) -> str:
 
 
 def _texts_base_names(value: Any, folders: tuple[str, ...]) -> Any:
-    """`base_names_only` on every string of a JSON value (a copy only where something changed)."""
+    """`base_names_only` on every string of a JSON value, IN PLACE (the value must be the caller's own
+    copy: the stream's projections are). Why in place: it runs on every plan the stream is sent, and
+    almost no string of a plan holds a path; rebuilding every dict and list was most of its time."""
     if isinstance(value, str):
         return base_names_only(value, folders)
     if isinstance(value, list):
-        return [_texts_base_names(item, folders) for item in value]
-    if isinstance(value, dict):
-        return {key: _texts_base_names(item, folders) for key, item in value.items()}
+        for index, item in enumerate(value):
+            if isinstance(item, str):
+                if "/" in item or "\\" in item:
+                    value[index] = base_names_only(item, folders)
+            elif isinstance(item, (list, dict)):
+                _texts_base_names(item, folders)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, str):
+                if "/" in item or "\\" in item:
+                    value[key] = base_names_only(item, folders)
+            elif isinstance(item, (list, dict)):
+                _texts_base_names(item, folders)
     return value
 
 

@@ -46,8 +46,9 @@ def demo_save(folder: Path, scene_file: str, hide: dict[str, str] = {}, mask: di
     from module_patches.demo_world import WORLD
     from vassal_parser.writer import write_save
 
-    world = WORLD()
-    world.counters = [dataclasses.replace(c, hide=True) if c.id in hide else c for c in world.counters]
+    shared = WORLD()  # (one World for the whole process: changed only in a copy)
+    world = dataclasses.replace(shared, counters=[dataclasses.replace(c, hide=True) if c.id in hide else c
+                                                  for c in shared.counters])
     table = Table()
     for scene in load_story():
         table.apply(scene, world)
