@@ -87,7 +87,8 @@ def padded_save(source: Path, folder: Path, variant: int = 0) -> tuple[bytes, st
 
 
 async def measure(
-    port: int, token: str, target: Path, saves: list[tuple[bytes, str]], count: int, budget: float, gap: float,
+    port: int, token: str, target: Path, saves: list[tuple[bytes, str]], count: int, budget: float,
+    gap: float,
     settled_turn: str | None = None,
 ) -> list[float]:
     """Time `count` saves; with `settled_turn`, first wait until the daemon shows the plan of the save
@@ -281,7 +282,8 @@ def run_daemon(command: list[str], watched: Path, saves: list[tuple[bytes, str]]
         drain = threading.Thread(target=lambda: [None for _ in daemon.stdout], daemon=True)
         drain.start()
         return asyncio.run(
-            measure(port, token, watched / "game.vsav", saves, args.saves, args.budget, args.gap, settled_turn)
+            measure(port, token, watched / "game.vsav", saves, args.saves, args.budget, args.gap,
+                    settled_turn)
         )
     finally:
         daemon.terminate()
