@@ -247,7 +247,8 @@ class OverlayServer:
         if deltas is None:
             history = self.history
             message = {"type": "snapshot", "protocol": protocol.PROTOCOL_VERSION, "run": history.run,
-                       "seq": history.seq, "view": client.view, "state": history.state}
+                       "seq": history.seq, "view": client.view, "access": client.level,
+                       "state": history.state}
             self._send_message(client, message)
             return
         for delta in deltas:

@@ -113,6 +113,8 @@ def _near_withheld(near: Any, dropped: set[str], names: set[str]) -> bool:
 
 def _public_answer(choice: dict[str, Any]) -> None:
     """The answer and its label as the stream may see them: the values of options it is still shown."""
+    if "answer" not in choice and "answer_label" not in choice:
+        return
     labels = {json.dumps(option.get("value"), sort_keys=True): option.get("label", option.get("value"))
               for option in choice.get("options") or [] if isinstance(option, Mapping)}
     answer = choice.get("answer")
@@ -135,6 +137,11 @@ def _derived_fields(plan: Any, names: set[str]) -> Any:
     if not isinstance(plan, dict):
         return plan
     holders: list[Any] = [plan, *(event for event in plan.get("events") or [] if isinstance(event, dict))]
+    shown = {str(choice.get("id")) for holder in holders for choice in holder.get("choices") or []
+             if isinstance(choice, Mapping)}
+    for holder, key in ((plan, "pending_choices"), *((event, "waiting_for") for event in holders[1:])):
+        if isinstance(holder.get(key), list):  # only choices the stream is shown are waited for
+            holder[key] = [item for item in holder[key] if not isinstance(item, str) or item in shown]
     for holder in holders:
         if "map" in holder and holder["map"] is not None:
             inset = _public_inset(holder["map"], names)

@@ -153,3 +153,16 @@ def test_a_page_reload_without_the_token_works_from_the_cookie(tmp_path: Path) -
             assert (await asyncio.to_thread(_get, port, "/?view=control", {"Cookie": other}))[0] == 403
 
     run(scenario)
+
+
+def test_the_snapshot_says_what_the_connections_token_allows(tmp_path: Path) -> None:
+    """So a page can tell a read-only player URL from the control one (its buttons would be refused)."""
+
+    async def scenario() -> None:
+        async with daemon_running(tmp_path) as daemon:
+            port, tokens = daemon.server.port, daemon.server.tokens
+            for token, level in ((tokens.read, "read"), (tokens.control, "control")):
+                async with connect(_ws(port, f"view=player&token={token}")) as ws:
+                    assert json.loads(await ws.recv())["access"] == level
+
+    run(scenario)

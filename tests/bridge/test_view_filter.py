@@ -56,7 +56,7 @@ def demo_save(folder: Path, scene_file: str, hide: dict[str, str] = {}, mask: di
             break
     table.hidden.update(hide)
     table.masks.update({k: v for k, v in mask.items() if world.counter(k).mask})
-    path = folder / f"{scene_file}-{'-'.join(sorted(hide)) or 'none'}.vsav"
+    path = folder / f"{scene_file}-{len(list(folder.glob('*.vsav')))}.vsav"  # (a name that names no piece)
     write_save(path, save_stream(table, world), module_metadata=moduledata_xml(world), key=FIXED_KEY,
                ensure=False)
     return path
@@ -359,3 +359,20 @@ def test_no_byte_of_any_stream_message_names_a_hidden_piece(tmp_path: Path, pipe
     leaked = sorted(name for name in forbidden if any(name in text for text in texts))
     assert leaked == [], f"{scene} hide={hide} mask={mask} answers={answers}: {leaked}"
     assert str(tmp_path) not in "".join(texts)
+
+
+def test_what_the_stream_is_told_is_waited_for_is_only_what_it_is_shown() -> None:
+    """A choice withheld (its prompt names a hidden piece) is no longer listed in `pending_choices` or an
+    event's `waiting_for` on the stream: the ids would say a choice about something hidden is open."""
+    plan = {"pending_choices": ["16.5.4:redeploy", "16.2.1:country"], "hidden_pieces": [HIDDEN_PIECE],
+            "events": [{"rule": "16.5.4", "status": "waiting", "waiting_for": ["16.5.4:redeploy"],
+                        "choices": [{"id": "16.5.4:redeploy", "prompt": f"Where does {HIDDEN_PIECE} go?",
+                                     "options": []}]},
+                       {"rule": "16.2.1", "status": "waiting", "waiting_for": ["16.2.1:country"],
+                        "choices": [{"id": "16.2.1:country", "prompt": "Which country?", "options": []}]}]}
+    state = {**protocol.empty_state(), "plan": plan}
+    shown = view_filter.for_view({"type": "snapshot", "state": state}, "stream", state)["state"]["plan"]
+    assert shown["pending_choices"] == ["16.2.1:country"]
+    assert [event["waiting_for"] for event in shown["events"]] == [[], ["16.2.1:country"]]
+    control = view_filter.for_view({"type": "snapshot", "state": state}, "control", state)["state"]["plan"]
+    assert control["pending_choices"] == plan["pending_choices"]
