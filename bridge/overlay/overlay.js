@@ -134,6 +134,7 @@
 
   function receive(message) {
     if (message.type === "snapshot") {
+      document.body.dataset.access = message.access || ""; // "read": a player/stream URL (bridge/access.py)
       state = message.state;
       run = message.run;
       seq = message.seq;

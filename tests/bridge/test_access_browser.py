@@ -85,10 +85,15 @@ def test_the_control_view_reloads_from_its_cookie_and_a_player_url_cannot_answer
         server = daemon.daemon.server
         player = base.open_view(browser, pages, daemon, "view=player&faction=Axis")
         player.goto(daemon.url("view=player&faction=Axis", token=server.tokens.read))
-        player.wait_for_selector("body[data-connected=yes]", state="attached")
-        player.click(".choice[data-choice='16.2.1:country'] button[data-value='Luxembourg']")
+        player.wait_for_selector("body[data-access=read]", state="attached")
+        button = player.locator(".choice[data-choice='16.2.1:country'] button[data-value='Luxembourg']")
+        assert button.evaluate("(node) => getComputedStyle(node).pointerEvents") == "none"
+        button.dispatch_event("click")  # as a script or an assistive tool would: the server refuses it
         player.wait_for_selector("#notice:not([hidden])")
         assert "read-only" in player.inner_text("#notice")
+        options = player.locator(".choice[data-choice='16.2.1:country'] .options")
+        assert "answered in the control view" in options.evaluate(
+            "(node) => getComputedStyle(node, '::after').content")
         assert server.history.state["answers"] == {}
 
         control = base.open_view(browser, pages, daemon, "view=control")
