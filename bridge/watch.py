@@ -925,7 +925,8 @@ class WatchDaemon:
             where = f"{self.server.host}:{self.server.port}"
             hint = "; pick another --port (0 = any free port)" if exc.errno == errno.EADDRINUSE else ""
             raise InputError(where, f"cannot listen: {exc.strerror or exc}{hint}") from None
-        self._log_line(f"watching {self.folder} — overlay at {self.server.url}")
+        self._log_line(f"watching {self.folder} — overlay at {self.server.url} (each page needs its URL "
+                       "with this start's token)")
         from bridge.server import is_loopback_host
 
         if not is_loopback_host(self.server.host):
