@@ -87,7 +87,8 @@ def padded_save(source: Path, folder: Path, variant: int = 0) -> tuple[bytes, st
 
 
 async def measure(
-    port: int, target: Path, saves: list[tuple[bytes, str]], count: int, budget: float, gap: float,
+    port: int, token: str, target: Path, saves: list[tuple[bytes, str]], count: int, budget: float,
+    gap: float,
     settled_turn: str | None = None,
 ) -> list[float]:
     """Time `count` saves; with `settled_turn`, first wait until the daemon shows the plan of the save
@@ -96,7 +97,7 @@ async def measure(
 
     latencies: list[float] = []
     deadline = time.monotonic() + budget
-    async with connect(f"ws://127.0.0.1:{port}/ws?view=stream", max_size=None) as ws:
+    async with connect(f"ws://127.0.0.1:{port}/ws?view=stream&token={token}", max_size=None) as ws:
         message = json.loads(await ws.recv())  # snapshot
         shown = ((message.get("state") or message.get("set") or {}).get("plan") or {}).get("turn")
         while settled_turn is not None and shown != settled_turn:
@@ -137,12 +138,13 @@ def serve_container(folder: Path) -> None:
     daemon = WatchDaemon(
         folder, container_planner, port=0, log_line=lambda line: print(f"adjutant watch: {line}")
     )
-    asyncio.run(serve_until_signal(daemon))
+    asyncio.run(serve_until_signal(daemon, lambda line: print(f"adjutant watch: {line}", flush=True)))
 
 
-def _daemon_port(daemon: subprocess.Popen, timeout: float) -> int:
-    """The port from the daemon's "overlay at http://127.0.0.1:PORT/" line; gives up after `timeout`
-    seconds or when the daemon exits, so the benchmark always stops by itself."""
+def _daemon_port(daemon: subprocess.Popen, timeout: float) -> tuple[int, str]:
+    """The port and the stream URL's token from the daemon's lines ("stream (OBS browser source):
+    http://127.0.0.1:PORT/?view=stream&token=T", bridge/web/access.py); gives up after `timeout` seconds or
+    when the daemon exits, so the benchmark always stops by itself."""
     deadline = time.monotonic() + timeout
     with selectors.DefaultSelector() as selector:
         selector.register(daemon.stdout, selectors.EVENT_READ)
@@ -152,8 +154,9 @@ def _daemon_port(daemon: subprocess.Popen, timeout: float) -> int:
             line = daemon.stdout.readline()
             if not line:
                 raise SystemExit(f"the daemon exited (status {daemon.wait()}) before listening")
-            if "overlay at" in line:
-                return int(line.rsplit(":", 1)[1].strip().rstrip("/"))
+            if "stream (" in line and "token=" in line:
+                url = line.split(": ", 2)[-1].strip()
+                return int(url.split("/")[2].rsplit(":", 1)[1]), url.rsplit("token=", 1)[1]
     raise SystemExit(f"the daemon did not start listening within {timeout:.0f} s")
 
 
@@ -274,12 +277,13 @@ def run_daemon(command: list[str], watched: Path, saves: list[tuple[bytes, str]]
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     try:
-        port = _daemon_port(daemon, timeout=60)
+        port, token = _daemon_port(daemon, timeout=60)
         # Keep reading its log lines: a full pipe would block the daemon mid-benchmark.
         drain = threading.Thread(target=lambda: [None for _ in daemon.stdout], daemon=True)
         drain.start()
         return asyncio.run(
-            measure(port, watched / "game.vsav", saves, args.saves, args.budget, args.gap, settled_turn)
+            measure(port, token, watched / "game.vsav", saves, args.saves, args.budget, args.gap,
+                    settled_turn)
         )
     finally:
         daemon.terminate()

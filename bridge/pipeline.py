@@ -95,6 +95,9 @@ class CheckPipeline:
         self.prototypes = slot_prototypes(self.module)
         # Pack hex id -> (map, grid location), for the map insets of due events (bridge/mapping/inset.py).
         self.hex_places = hex_places(getattr(self.pack, "hexes", None) or {}, self.mapping.hex_maps)
+        # (map id, VASSAL location) -> pack hex id: where a hidden piece stands (`concealed_places`)
+        self.place_hexes = {(place.map_id, place.location): hex_id
+                            for hex_id, place in self.hex_places.items()}
         self.position_memo = PositionMemo(self.module) if remember else None
         self.mapping_memo = MappingMemo() if remember else None
         self.inset_geometry = InsetGeometry() if remember else None  # the insets' grid answers
@@ -373,6 +376,8 @@ class CheckPipeline:
             "steps": info["steps"],
             **mapped.report(),
             "concealed_names": concealed_names(pieces, mapped),
+            "concealed_places": concealed_places(pieces, self.place_hexes,
+                                                 getattr(self.pack, "hexes", None) or {}),
             "warnings": warnings,  # module/version/extension warnings + the mapping's own
             # Not in `warnings`: a daemon keeps answers as play goes on, so the overlay must not
             # flag them; `check` states them (render_text), since there the player just wrote them.
@@ -468,6 +473,26 @@ def concealed_names(pieces: Iterable[Any], mapped: MappingResult) -> list[str]:
             if piece.piece_name != piece.basic_name:
                 public.add(piece.piece_name)
     return sorted(secret - public)
+
+
+def concealed_places(pieces: Iterable[Any], place_hexes: Mapping[tuple[str, str], str],
+                     known_hexes: Mapping[str, Any]) -> list[str]:
+    """Where the pieces VASSAL hides stand on a map hex: its pack hex id, VASSAL location and hex name.
+
+    Why: the public stream must not learn where a hidden unit is, neither from a line naming it nor
+    from what is derived from it (an inset drawn around its hex, a label). Masked pieces are left out:
+    a face-down piece is seen where it stands; only its face is secret. Boxes are left out too: a
+    Force Pool holds visible counters as well, and its name says nothing of where a unit is on the map."""
+    found: set[str] = set()
+    for piece in pieces:
+        if not getattr(piece, "hidden_by", None):
+            continue
+        hex_id = place_hexes.get((getattr(piece, "map", None), getattr(piece, "location", None)))
+        if hex_id is None:
+            continue
+        label = getattr(known_hexes.get(hex_id), "name", None)
+        found.update(text for text in (hex_id, piece.location, label) if text)
+    return sorted(found)
 
 
 def answers_hint(plan: Mapping[str, Any]) -> list[str]:

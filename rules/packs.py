@@ -9,6 +9,7 @@ See docs/pack-format.md.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,6 +166,14 @@ def resolve_pack_dir(name_or_path: str | Path) -> Path:
     raise InputError(shown, f"no such pack (give a directory or one of: {', '.join(known)})")
 
 
+def _unreadable(path: Path, exc: OSError) -> str:
+    """Why a pack file cannot be read, as its owner would fix it."""
+    if path.is_symlink() and not path.exists():
+        return (f"a symbolic link to {os.readlink(path)!r}, which does not exist; remove the link or restore "
+                "its file")
+    return f"cannot be read ({exc.strerror or exc})"
+
+
 def _read_tables(pack_dir: Path) -> tuple[dict[str, Any], dict[str, Path]]:
     merged: dict[str, Any] = {}
     origin: dict[str, Path] = {}
@@ -176,6 +185,8 @@ def _read_tables(pack_dir: Path) -> tuple[dict[str, Any], dict[str, Path]]:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise InputError(path, f"not valid TOML: {exc}") from None
+        except OSError as exc:  # a link to nowhere (`map.toml -> gone`), a file one may not read
+            raise InputError(path, _unreadable(path, exc)) from None
         for table, value in data.items():
             if table in merged and isinstance(merged[table], dict) and isinstance(value, dict):
                 clash = set(merged[table]) & set(value)

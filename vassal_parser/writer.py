@@ -20,17 +20,15 @@ Public API:
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import secrets
-import tempfile
 import time
 import zipfile
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from vassal_parser import sequence
+from vassal_parser import atomic, sequence
 from vassal_parser.commands import (
     Command,
     CommandGroup,
@@ -178,26 +176,14 @@ def write_game_file(
 
 
 def write_atomically(target: Path, data: bytes) -> Path:
-    """Write `data` to a temp name in `target`'s folder, then rename it over `target`.
+    """Write `data` to a temp name in `target`'s folder, fsync it, then rename it over `target`.
 
     Why: user files are never modified in place, and a watcher (ours, or VASSAL) must never see half a
-    file. On any failure the temp file is removed and `target` is untouched.
+    file. On any failure the temp file is removed and `target` is untouched; a full disk, a read-only
+    folder or a denied permission is `vassal_parser.atomic.DiskError` (one line, exit 2). The target's
+    mode is kept. (The steps and why: vassal_parser/atomic.py.)
     """
-    target = Path(target)
-    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed below, then renamed
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
-    )
-    temp_path = Path(handle.name)
-    try:
-        os.chmod(temp_path, 0o644)  # mkstemp makes 0600; these are ordinary shareable files
-        with handle:
-            handle.write(data)
-        os.replace(temp_path, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temp_path.unlink()
-        raise
-    return target
+    return atomic.write_atomically(target, data)
 
 
 write_save = write_game_file

@@ -339,6 +339,7 @@ def _persisting(publish: Publish, store: Any, log_line: Callable[[str], None],
     save's plan and the overlay. `kept` is what the store already holds (its `load()`); a write that
     fails is tried again with the next change."""
     written: list[dict[str, Any] | None] = [dict(kept) if kept is not None else None]
+    failing = [False]
 
     def publish_and_keep(changes: Mapping[str, Any]) -> None:
         publish(changes)
@@ -349,8 +350,15 @@ def _persisting(publish: Publish, store: Any, log_line: Callable[[str], None],
             try:
                 store.save(answers)
             except OSError as exc:
-                log_line(f"cannot keep the answers in {store.path}: {exc.strerror or exc}")
+                line = f"cannot keep the answers in {store.path}: {exc.strerror or exc}"
+                log_line(line)
+                # the control view says so (issue 23: they were lost on restart with only this log line)
+                publish({"storage": {"answers_kept": False, "error": line}})
+                failing[0] = True
                 return
+            if failing[0]:
+                publish({"storage": None})
+            failing[0] = False
             written[0] = answers
 
     return publish_and_keep
@@ -381,6 +389,7 @@ class WatchDaemon:
         plan_budget: float | None = None,
         answer_store: Any = None,
         plan_async: AsyncPlanFunction | None = None,
+        tokens: Any = None,
     ) -> None:
         from bridge.web.server import OverlayServer  # server imports nothing from here; keep it one-way
 
@@ -392,7 +401,9 @@ class WatchDaemon:
             heartbeat_interval=heartbeat_interval,
             queue_limit=queue_limit,
             history_limit=history_limit,
+            tokens=tokens,  # bridge/web/access.py: None = this start's own
         )
+        self.server.private_folders = tuple(dict.fromkeys((str(self.folder), str(self.folder.resolve()))))
         publish = self.server.publish
         kept = answer_store.load() if answer_store is not None else {}
         if answer_store is not None:  # bridge.daemon.answer_store: answers kept across a restart
@@ -437,7 +448,8 @@ class WatchDaemon:
             where = f"{self.server.host}:{self.server.port}"
             hint = "; pick another --port (0 = any free port)" if exc.errno == errno.EADDRINUSE else ""
             raise InputError(where, f"cannot listen: {exc.strerror or exc}{hint}") from None
-        self._log_line(f"watching {self.folder} — overlay at {self.server.url}")
+        self._log_line(f"watching {self.folder} — overlay at {self.server.url} (each page needs its URL "
+                       "with this start's token)")
         from bridge.web.server import is_loopback_host
 
         if not is_loopback_host(self.server.host):

@@ -234,6 +234,8 @@ def build_inset(event: Mapping[str, Any], pieces: Iterable[Any], layout_for: Lay
             neighbour = _hex_entry(layout, name, labels.get(name), False, geometry)
             seen.add(name)
             if neighbour is not None:
+                # the named hex it is drawn around (bridge/web/view_filter.py)
+                neighbour["near"] = entry["name"]
                 hexes.append(neighbour)
     if not hexes:
         return None

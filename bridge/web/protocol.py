@@ -31,7 +31,7 @@ DEFAULT_HISTORY_LIMIT = 256
 
 # Keys of the state document (all always present in a snapshot).
 STATE_KEYS: tuple[str, ...] = ("status", "file", "plan", "replay", "answers", "ticks", "notice", "updated",
-                              "writeback")
+                              "writeback", "storage")
 # Views that may ask the daemon to write the moves (`write_moves`): the control view only.
 WRITING_VIEWS: frozenset[str] = frozenset({"control"})
 
@@ -57,6 +57,9 @@ def empty_state() -> dict[str, Any]:
         "updated": None,
         # "Write the moves" (docs/protocol.md): {"enabled", "how", "last": {file, path, ...} | None, "error"}
         "writeback": None,
+        # Answers that cannot be kept across a restart (the state folder full or read-only):
+        # {"answers_kept": false, "error": text} for the control view, else null (bridge/daemon/watch.py).
+        "storage": None,
     }
 
 

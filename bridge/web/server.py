@@ -31,7 +31,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from bridge.web import protocol
+from bridge.web import access, protocol, view_filter
 
 LOG = logging.getLogger("adjutant.server")
 
@@ -81,9 +81,11 @@ def _host_without_port(value: str) -> str:
 class _Client:
     """One connected page: its view and its bounded outgoing queue."""
 
-    def __init__(self, connection: ServerConnection, view: str, queue_limit: int) -> None:
+    def __init__(self, connection: ServerConnection, view: str, queue_limit: int,
+                 level: str | None = access.CONTROL) -> None:
         self.connection = connection
         self.view = view
+        self.level = level  # bridge/web/access.py: what its token allows (read-only pages drive nothing)
         self.queue: asyncio.Queue[str] = asyncio.Queue(maxsize=queue_limit)
         self.sender: asyncio.Task[None] | None = None
         self.dropped = False
@@ -121,8 +123,11 @@ class OverlayServer:
         queue_limit: int = DEFAULT_QUEUE_LIMIT,
         heartbeat_interval: float = DEFAULT_HEARTBEAT_S,
         static_dir: Path = OVERLAY_DIR,
+        tokens: access.AccessTokens | None = None,
     ) -> None:
         self.host = host
+        # This start's secrets (bridge/web/access.py): printed in the URLs, required by pages and sockets.
+        self.tokens = tokens if tokens is not None else access.AccessTokens.generate()
         self.port = port
         self.allowed_origins = frozenset(origin.rstrip("/") for origin in allowed_origins)
         self.history = protocol.StateHistory(history_limit)
@@ -137,7 +142,9 @@ class OverlayServer:
         self._server: Server | None = None
         self._heartbeat: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._filter: protocol.StreamFilter | None = None
+        self._stream_view: view_filter.StreamView | None = None
+        # The daemon's own folders (watched, --out): texts name their files by base name on public views.
+        self.private_folders: tuple[str, ...] = ()
 
     # --- lifecycle -------------------------------------------------------------------------------
 
@@ -175,6 +182,13 @@ class OverlayServer:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}/"
 
+    def view_url(self, query: str = "", level: str | None = None, base: str | None = None) -> str:
+        """A page's URL with the token it needs: the control token for the control view, else the read one."""
+        if level is None:
+            level = access.CONTROL if "view=control" in query else access.READ
+        token = self.tokens.token_for(level)
+        return f"{base or self.url}?{query + '&' if query else ''}token={token}"
+
     # --- state -----------------------------------------------------------------------------------
 
     def publish(self, changes: Mapping[str, Any]) -> None:
@@ -182,20 +196,27 @@ class OverlayServer:
         delta = self.history.update(changes)
         if delta is None:
             return
+        self._broadcast(delta)
+
+    def _broadcast(self, message: Mapping[str, Any]) -> None:
+        """One message to every client, through the view filter once per view."""
         texts: dict[str, str] = {}
         for client in list(self.clients):
             if client.view not in texts:
-                projected = protocol.project_delta(delta, client.view, self.history.state,
-                                                   self._stream_filter(client.view))
-                texts[client.view] = protocol.encode(projected)
+                texts[client.view] = self.encode_for(message, client.view)
             self._send(client, texts[client.view])
 
-    def _stream_filter(self, view: str) -> protocol.StreamFilter | None:
-        """The stream view's filter of the current plan, kept until the plan changes (`StreamFilter`)."""
-        if view != "stream":
-            return None
-        self._filter = protocol.stream_filter_for(self.history.state, self._filter)
-        return self._filter
+    def encode_for(self, message: Mapping[str, Any], view: str) -> str:
+        """The text of `message` as `view` may receive it: the one way out (bridge/web/view_filter.py)."""
+        if view == "stream":
+            self._stream_view = view_filter.stream_view_for(self.history.state, self._stream_view,
+                                                            self.private_folders)
+        stream = self._stream_view if view == "stream" else None
+        return protocol.encode(view_filter.for_view(message, view, self.history.state, stream,
+                                                    self.private_folders))
+
+    def _send_message(self, client: _Client, message: Mapping[str, Any]) -> None:
+        self._send(client, self.encode_for(message, client.view))
 
     def _send(self, client: _Client, text: str) -> None:
         if not client.offer(text):
@@ -225,22 +246,18 @@ class OverlayServer:
         deltas = self.history.deltas_since(since, run) if since is not None else None
         if deltas is None:
             history = self.history
-            message = protocol.snapshot_message(history.seq, history.state, client.view, history.run,
-                                                self._stream_filter(client.view))
-            self._send(client, protocol.encode(message))
+            message = {"type": "snapshot", "protocol": protocol.PROTOCOL_VERSION, "run": history.run,
+                       "seq": history.seq, "view": client.view, "access": client.level,
+                       "state": history.state}
+            self._send_message(client, message)
             return
         for delta in deltas:
-            projected = protocol.project_delta(delta, client.view, self.history.state,
-                                               self._stream_filter(client.view))
-            self._send(client, protocol.encode(projected))
+            self._send_message(client, delta)
 
     async def _beat(self) -> None:
         while True:
             await asyncio.sleep(self.heartbeat_interval)
-            message = protocol.heartbeat_message(self.history.seq, time.time(), self.history.run)
-            text = protocol.encode(message)
-            for client in list(self.clients):
-                self._send(client, text)
+            self._broadcast(protocol.heartbeat_message(self.history.seq, time.time(), self.history.run))
 
     # --- HTTP ------------------------------------------------------------------------------------
 
@@ -263,16 +280,48 @@ class OverlayServer:
 
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         """Refuse a request whose Host or Origin header is missing its sense (two of them, an
-        unparsable URL) with 400 and one log line; then the Host/Origin/method checks below."""
+        unparsable URL) with 400 and one log line; then the Host/Origin/method/token checks below.
+        Every response, refusals too, says it must not be framed (no clickjacking of the control view
+        or the editor; an OBS browser source loads the URL itself, it does not frame it)."""
         problem = _header_problem(request)
         if problem is not None:
             LOG.info("refused a request: %s", problem)
-            return connection.respond(http.HTTPStatus.BAD_REQUEST, f"Bad request: {problem}\n")
+            return _unframed(connection.respond(http.HTTPStatus.BAD_REQUEST, f"Bad request: {problem}\n"))
         try:
-            return self._checked_request(connection, request)
+            response = self._checked_request(connection, request)
         except Exception as exc:  # never a 500 with a traceback per request: one line, 400
             LOG.info("refused a request: %s: %s", type(exc).__name__, " ".join(str(exc).split())[:200])
-            return connection.respond(http.HTTPStatus.BAD_REQUEST, "Bad request\n")
+            response = connection.respond(http.HTTPStatus.BAD_REQUEST, "Bad request\n")
+        return None if response is None else _unframed(response)
+
+    # --- tokens (bridge/web/access.py) -----------------------------------------------------------------
+
+    def required_level(self, path: str, query: Mapping[str, list[str]]) -> str | None:
+        """What a request for `path` needs: the page and the websocket need a token (control for the
+        control view), the page's scripts and styles are public code and need none."""
+        if path in (WEBSOCKET_PATH, "/", "", "/index.html"):
+            view = (query.get("view") or ["player"])[0]
+            return access.CONTROL if view == "control" else access.READ
+        return None
+
+    def request_level(self, request: Request, query: Mapping[str, list[str]], websocket: bool) -> str | None:
+        """The level the request's token gives: from the URL, else from this server's cookie (for a
+        websocket only when it comes from this server's own page: cookies do not tell ports apart)."""
+        given = (query.get("token") or [None])[0]
+        level = self.tokens.level(given)
+        if level is not None:
+            return level
+        headers = request.headers
+        if websocket and not access.same_origin(headers.get("Origin"), headers.get("Host")):
+            return None
+        return self.tokens.best(access.cookie_tokens(headers.get_all("Cookie"), self.port))
+
+    def _refused_token(self, needed: str) -> Response:
+        which = "the control URL" if needed == access.CONTROL else "a URL"
+        body = (f"This page needs {which} adjutant printed when it started (it carries a token).\n"
+                "Tokens change with every start: copy the URL again. (Once it is open in this browser,\n"
+                "links without the token - a bookmark, the VASSAL extension's menu - work too.)\n").encode()
+        return _response(http.HTTPStatus.FORBIDDEN, body, "text/plain; charset=utf-8")
 
     def _checked_request(self, connection: ServerConnection, request: Request) -> Response | None:
         host_header = request.headers.get("Host", "")
@@ -285,14 +334,25 @@ class OverlayServer:
             response = _response(http.HTTPStatus.METHOD_NOT_ALLOWED, b"Method not allowed\n", "text/plain")
             response.headers["Allow"] = "GET, HEAD"
             return response
-        path = urlsplit(request.path).path
+        parts = urlsplit(request.path)
+        path = parts.path
+        query = parse_qs(parts.query, keep_blank_values=True)
+        needed = self.required_level(path, query)
         if path == WEBSOCKET_PATH:
             if request.headers.get("Upgrade", "").lower() != "websocket":
                 return connection.respond(http.HTTPStatus.UPGRADE_REQUIRED, "WebSocket endpoint\n")
             if not self.origin_allowed(request.headers.get("Origin"), request.headers.get("Host")):
                 return connection.respond(http.HTTPStatus.FORBIDDEN, "Origin not allowed\n")
+            if not access.allows(self.request_level(request, query, websocket=True), needed):
+                return connection.respond(http.HTTPStatus.FORBIDDEN, "Token required\n")
             return None
+        given = self.tokens.level((query.get("token") or [None])[0])
+        if not access.allows(given or self.request_level(request, query, websocket=False), needed):
+            return self._refused_token(needed or access.READ)
         response = self._static(path)
+        if given is not None and needed is not None and response.status_code == 200:
+            # the token from the URL, kept for a reload or a bookmark without it
+            response.headers["Set-Cookie"] = access.set_cookie(self.port, given, self.tokens.token_for(given))
         if method == "HEAD":  # same headers (Content-Length included), no body: RFC 9110 §9.3.2
             response = dataclasses.replace(response, body=b"")
         return response
@@ -315,7 +375,8 @@ class OverlayServer:
     # --- WebSocket -------------------------------------------------------------------------------
 
     async def _handle(self, connection: ServerConnection) -> None:
-        query = parse_qs(urlsplit(connection.request.path if connection.request else "").query)
+        query = parse_qs(urlsplit(connection.request.path if connection.request else "").query,
+                         keep_blank_values=True)  # `view=` (empty) is an unknown view, not the player's
         view = (query.get("view") or ["player"])[0]
         if view not in protocol.VIEWS:
             shown = ascii(view[:40])  # a close reason is at most 123 bytes of UTF-8: keep it ASCII
@@ -323,7 +384,8 @@ class OverlayServer:
             return
         since = _int_or_none((query.get("since") or [None])[0])
         run = (query.get("run") or [None])[0]
-        client = _Client(connection, view, self.queue_limit)
+        level = self.request_level(connection.request, query, websocket=True) if connection.request else None
+        client = _Client(connection, view, self.queue_limit, level)
         self.clients.add(client)
         self._catch_up(client, since, run)  # no await before this: nothing can slip in between
         client.sender = asyncio.ensure_future(client.drain())
@@ -343,9 +405,12 @@ class OverlayServer:
                 self._catch_up(client, message.since, message.run)
             elif message.kind == "ping":
                 pong = {"type": "pong", "run": self.history.run, "seq": self.history.seq}
-                self._send(client, protocol.encode(pong))
+                self._send_message(client, pong)
             elif client.view not in protocol.ACTING_VIEWS:
                 raise protocol.ProtocolError(f"the {client.view} view is read-only")
+            elif client.level != access.CONTROL:
+                raise protocol.ProtocolError("this page's token is read-only (a player or stream URL); "
+                                             "answers, ticks and writing the moves need the control URL")
             elif message.kind == "write_moves":
                 if client.view not in protocol.WRITING_VIEWS:
                     raise protocol.ProtocolError("only the control view writes the moves")
@@ -366,7 +431,7 @@ class OverlayServer:
                 if self.on_tick is not None:
                     self.on_tick(message.step, message.done)
         except protocol.ProtocolError as exc:
-            self._send(client, protocol.encode(protocol.error_message("bad-message", str(exc))))
+            self._send_message(client, protocol.error_message("bad-message", str(exc)))
 
     def _answer_value(self, choice_id: str, option: str | tuple[str, ...] | None) -> Any:
         """The plan's own option value(s) for this answer (None clears it); unknown ids are errors."""
@@ -411,6 +476,22 @@ def _int_or_none(value: str | None) -> int | None:
     if value is None or not (0 < len(value) <= 18 and value.isascii() and value.isdigit()):
         return None
     return int(value)
+
+
+FRAME_POLICY = "frame-ancestors 'none'"
+
+
+def _unframed(response: Response) -> Response:
+    """`response` with the headers that forbid framing it (CSP frame-ancestors, X-Frame-Options)."""
+    policy = response.headers.get("Content-Security-Policy")
+    if policy is None:
+        response.headers["Content-Security-Policy"] = FRAME_POLICY
+    elif "frame-ancestors" not in policy:
+        del response.headers["Content-Security-Policy"]
+        response.headers["Content-Security-Policy"] = f"{policy}; {FRAME_POLICY}"
+    if "X-Frame-Options" not in response.headers:
+        response.headers["X-Frame-Options"] = "DENY"
+    return response
 
 
 def _response(status: http.HTTPStatus, body: bytes, content_type: str) -> Response:

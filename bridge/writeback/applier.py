@@ -31,6 +31,7 @@ from typing import Any
 
 from bridge.pipeline import CheckPipeline, PlanResult, answers_hint
 from bridge.writeback.translate import Targets, Translation, Writeback, translate
+from vassal_parser.atomic import DiskError
 from vassal_parser.commands import Command, CommandGroup, CommandTree, decode_stream, iter_commands, split_log
 from vassal_parser.container import open_container
 from vassal_parser.errors import InputError
@@ -70,7 +71,17 @@ class Applied:
 
 
 def check_output(game_path: Path, out: Path, force: bool) -> None:
-    """Always a new file: never the input, never an existing file unless --force."""
+    """Always a new file: never the input, never an existing file unless --force. The output's disk
+    saying no (a name too long, a folder one may not read) is one line naming it (DiskError), exit 2."""
+    try:
+        _check_output(game_path, out, force)
+    except DiskError:
+        raise
+    except OSError as exc:
+        raise DiskError(out, exc) from None
+
+
+def _check_output(game_path: Path, out: Path, force: bool) -> None:
     if out.suffix.lower() not in SUFFIXES:
         raise InputError(out, "the output must end in .vlog (continuation log) or .vsav (save with the moves "
                                "made)")

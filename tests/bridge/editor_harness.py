@@ -35,7 +35,7 @@ class EditorThread:
     @property
     def url(self) -> str:
         assert self.server is not None
-        return self.server.url
+        return self.server.view_url(level="control")  # with the control token (bridge/web/access.py)
 
     def __enter__(self) -> EditorThread:
         self._thread.start()

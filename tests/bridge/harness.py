@@ -41,8 +41,12 @@ async def daemon_running(
         await daemon.stop()
 
 
-def ws_url(daemon: WatchDaemon, view: str = "player", since: int | None = None) -> str:
-    url = f"ws://127.0.0.1:{daemon.server.port}/ws?view={view}"
+def ws_url(daemon: WatchDaemon, view: str = "player", since: int | None = None,
+           token: str | None = None) -> str:
+    """The daemon's websocket for `view`, with the control token unless `token` says otherwise
+    (bridge/web/access.py; tests of read-only pages pass the read token)."""
+    token = daemon.server.tokens.control if token is None else token
+    url = f"ws://127.0.0.1:{daemon.server.port}/ws?view={view}&token={token}"
     return url if since is None else f"{url}&since={since}"
 
 
@@ -108,5 +112,8 @@ class DaemonThread:
         assert self.daemon is not None
         return self.daemon.server.port
 
-    def url(self, query: str) -> str:
-        return f"http://127.0.0.1:{self.port}/?{query}"
+    def url(self, query: str, token: str | None = None) -> str:
+        """A page of the daemon, with the control token unless `token` says otherwise (web/access.py)."""
+        assert self.daemon is not None
+        token = self.daemon.server.tokens.control if token is None else token
+        return f"http://127.0.0.1:{self.port}/?{query}&token={token}"

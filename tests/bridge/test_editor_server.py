@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -28,10 +29,15 @@ def demo_copy(tmp_path: Path) -> Path:
     return target
 
 
-def get(editor: EditorThread, path: str, host: str | None = None, method: str = "GET"
-        ) -> tuple[int, dict[str, str], bytes]:
+def get(editor: EditorThread, path: str, host: str | None = None, method: str = "GET",
+        token: str | None = "control", cookie: str | None = None) -> tuple[int, dict[str, str], bytes]:
+    """GET `path`, with the editor's control token in the URL unless `token` is None (web/access.py)."""
     connection = http.client.HTTPConnection("127.0.0.1", editor.server.port, timeout=10)
     headers = {"Host": host} if host else {}
+    if cookie:
+        headers["Cookie"] = cookie
+    if token == "control":
+        path += ("&" if "?" in path else "?") + f"token={editor.server.tokens.control}"
     connection.request(method, path, headers=headers)
     response = connection.getresponse()
     body = response.read()
@@ -161,11 +167,12 @@ def test_websocket_refuses_other_origins_and_bad_edits(tmp_path) -> None:
         port = editor.server.port
 
         async def scenario() -> None:
+            url = f"ws://127.0.0.1:{port}/ws?token={editor.server.tokens.control}"
             for origin in ("http://127.0.0.1:1", "http://evil.example", None):
                 with pytest.raises(InvalidStatus):
-                    async with connect(f"ws://127.0.0.1:{port}/ws", origin=origin):
+                    async with connect(url, origin=origin):
                         pass
-            async with connect(f"ws://127.0.0.1:{port}/ws", origin=f"http://127.0.0.1:{port}") as ws:
+            async with connect(url, origin=f"http://127.0.0.1:{port}") as ws:
                 await ws.send("{nope")
                 assert json.loads(await ws.recv())["type"] == "error"
                 await ws.send(json.dumps({"type": "set", "hexes": ["w4925"], "field": "country",
@@ -255,3 +262,46 @@ def test_a_fact_the_complete_table_leaves_trusted_cannot_be_declared(tmp_path) -
     assert line["trusted"] == line["have"]
     with pytest.raises(EditError, match="already counts every located"):
         session.apply({"type": "complete", "fact": "city_hexes", "subject": "Poland", "value": True})
+
+
+def test_the_editor_needs_its_control_token_and_pack_edit_prints_it(tmp_path, capsys) -> None:
+    """Issue 23: any local page could open the editor's socket and rewrite a pack; now the page, the
+    model, the boards and the socket need this start's token, which `pack edit` prints in its URL."""
+    from bridge.cli.commands.pack_edit import serve_editor
+
+    with EditorThread(demo_copy(tmp_path), DEMO_MODULE) as editor:
+        port, token = editor.server.port, editor.server.tokens.control
+        for path in ("/", "/model.json", "/board/0/0"):
+            status, headers, _ = get(editor, path, token=None)
+            assert status == 403 and headers["x-frame-options"] == "DENY", path
+        assert get(editor, f"/?token={editor.server.tokens.read}", token=None)[0] == 403  # read is not enough
+        status, headers, _ = get(editor, "/")
+        assert status == 200 and "frame-ancestors 'none'" in headers["content-security-policy"]
+        cookie = headers["set-cookie"].split(";")[0]
+        assert get(editor, "/model.json", token=None, cookie=cookie)[0] == 200  # a reload from the cookie
+        assert get(editor, "/editor.js", token=None)[0] == 200  # public code
+
+        async def scenario() -> None:
+            own = f"http://127.0.0.1:{port}"
+            with pytest.raises(InvalidStatus):  # its own origin, but no token
+                async with connect(f"ws://127.0.0.1:{port}/ws", origin=own):
+                    pass
+            async with connect(f"ws://127.0.0.1:{port}/ws", origin=own,
+                               additional_headers={"Cookie": cookie}) as ws:
+                await ws.send(json.dumps({"type": "model"}))
+                assert json.loads(await ws.recv())["type"] == "model"
+
+        asyncio.run(asyncio.wait_for(scenario(), 20))
+        assert token not in editor.server.tokens.read
+
+    async def printed() -> None:
+        stop, started = asyncio.Event(), asyncio.Event()
+        session = EditorSession(demo_copy(tmp_path / "again"), DEMO_MODULE)
+        task = asyncio.ensure_future(serve_editor(session, 0, started, stop))
+        await asyncio.wait_for(started.wait(), 20)
+        stop.set()
+        await task
+
+    asyncio.run(printed())
+    out = capsys.readouterr().out
+    assert re.search(r"open http://127\.0\.0\.1:\d+/\?token=[\w-]{20,} ", out), out

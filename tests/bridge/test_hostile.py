@@ -121,12 +121,14 @@ def test_http_head_has_no_body_and_other_methods_are_refused(tmp_path: Path) -> 
     async def scenario() -> None:
         async with daemon_running(tmp_path) as daemon:
             port = daemon.server.port
-            get_status, get_headers, body = await asyncio.to_thread(_http, port, "GET")
-            head_status, head_headers, _ = await asyncio.to_thread(_http, port, "HEAD")
+            page = f"/?token={daemon.server.tokens.read}"
+            get_status, get_headers, body = await asyncio.to_thread(_http, port, "GET", page)
+            head_status, head_headers, _ = await asyncio.to_thread(_http, port, "HEAD", page)
             assert get_status == head_status == 200
             assert head_headers["Content-Length"] == get_headers["Content-Length"] == str(len(body))
             # http.client reads no body for HEAD, so read the raw bytes: headers and nothing else
-            raw = await asyncio.to_thread(_raw_exchange, port, b"HEAD / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            raw = await asyncio.to_thread(_raw_exchange, port,
+                                          f"HEAD {page} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
             assert raw.endswith(b"\r\n\r\n"), raw[-80:]
             for method in ("POST", "PUT", "DELETE"):
                 status, headers, _ = await asyncio.to_thread(_http, port, method)
@@ -339,7 +341,7 @@ def test_a_since_that_is_not_a_plain_number_gets_a_snapshot_not_a_crash(tmp_path
 
     async def scenario() -> None:
         async with daemon_running(tmp_path) as daemon:
-            base = f"ws://127.0.0.1:{daemon.server.port}/ws?view=player&run={daemon.server.history.run}"
+            base = f"{ws_url(daemon)}&run={daemon.server.history.run}"
             for since in ("%C2%B2", "9" * 5000, "-1", "1e3"):
                 async with connect(f"{base}&since={since}") as ws:
                     assert json.loads(await asyncio.wait_for(ws.recv(), 5))["type"] == "snapshot"
@@ -352,7 +354,7 @@ def test_an_unknown_view_with_a_long_non_ascii_name_is_closed_with_1008(tmp_path
 
     async def scenario() -> None:
         async with daemon_running(tmp_path) as daemon:
-            async with connect(f"ws://127.0.0.1:{daemon.server.port}/ws?view={'%E2%82%AC' * 60}") as ws:
+            async with connect(ws_url(daemon, '%E2%82%AC' * 60)) as ws:
                 with pytest.raises(ConnectionClosed) as closed:
                     await asyncio.wait_for(ws.recv(), 5)
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from bridge.web.access import AccessTokens
 from tests.bridge.harness import DaemonThread
 from tests.bridge.savefiles import HIDDEN_PIECE, _hexagon, sample_plan, save_bytes, write_in_place
 
@@ -179,14 +180,18 @@ def test_page_reconnects_and_resyncs_after_the_server_restarts(
     browser: Any, pages: list, tmp_path: Path
 ) -> None:
     port = _free_port()
+    # Tokens are per start (bridge/web/access.py); both runs get the same ones here so the page's URL stays
+    # good: what is tested is the reconnect and the resync (tests/bridge/test_access_browser.py: a new
+    # start's tokens shut the old URL out).
+    tokens = AccessTokens.generate()
     write_in_place(tmp_path / "turn1.vsav", save_bytes(sample_plan(turn="Spring 1940")))
-    with DaemonThread(tmp_path, port=port, **FAST) as daemon:
+    with DaemonThread(tmp_path, port=port, tokens=tokens, **FAST) as daemon:
         page = open_view(browser, pages, daemon, "view=player&faction=Axis")
         page.wait_for_selector("text=Spring 1940")
     page.wait_for_selector("body[data-connected=no]", state="attached")
     assert "Disconnected" in page.inner_text("#connection")
     write_in_place(tmp_path / "turn1.vsav", save_bytes(sample_plan(turn="Summer 1940")))
-    with DaemonThread(tmp_path, port=port, **FAST):
+    with DaemonThread(tmp_path, port=port, tokens=tokens, **FAST):
         page.wait_for_selector("body[data-connected=yes]", state="attached")
         page.wait_for_selector("text=Summer 1940")
         assert page.locator(".event[data-rule='16.2.1']").count() == 1

@@ -161,13 +161,13 @@ def test_heartbeats_carry_the_current_sequence_number(tmp_path: Path) -> None:
     run(scenario)
 
 
-def _raw_websocket_that_never_reads(port: int) -> socket.socket:
+def _raw_websocket_that_never_reads(port: int, token: str) -> socket.socket:
     """A client that completes the handshake and then never reads a byte (a frozen browser)."""
     sock = socket.create_connection(("127.0.0.1", port), timeout=5)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     sock.sendall(
         (
-            f"GET /ws?view=player HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"GET /ws?view=player&token={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
             "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
             "Sec-WebSocket-Version: 13\r\n\r\n"
         ).encode()
@@ -179,9 +179,10 @@ def test_a_client_that_never_reads_never_delays_the_others() -> None:
     async def scenario() -> None:
         server = OverlayServer("127.0.0.1", 0, queue_limit=8, heartbeat_interval=60)
         await server.start()
-        stuck = await asyncio.to_thread(_raw_websocket_that_never_reads, server.port)
+        stuck = await asyncio.to_thread(_raw_websocket_that_never_reads, server.port, server.tokens.read)
         try:
-            async with connect(f"ws://127.0.0.1:{server.port}/ws?view=control", max_size=None) as healthy:
+            url = f"ws://127.0.0.1:{server.port}/ws?view=control&token={server.tokens.control}"
+            async with connect(url, max_size=None) as healthy:
                 await healthy.recv()
                 big = {"events": [{"rule": "16.1.1", "why": ["x" * 200_000]}]}
                 loop = asyncio.get_running_loop()
@@ -214,7 +215,8 @@ def test_http_serves_the_overlay_files_and_nothing_else(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with daemon_running(tmp_path) as daemon:
             port = daemon.server.port
-            status, kind, body = await asyncio.to_thread(_http_get, port, "/?view=stream")
+            status, kind, body = await asyncio.to_thread(_http_get, port,
+                                                         f"/?view=stream&token={daemon.server.tokens.read}")
             assert status == 200 and kind.startswith("text/html") and b"<html" in body.lower()
             status, kind, _ = await asyncio.to_thread(_http_get, port, "/overlay.js")
             assert status == 200 and "javascript" in kind

@@ -194,12 +194,16 @@ def test_planner_input_error_keeps_last_good_plan(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         write_in_place(tmp_path / "a.vsav", save_bytes(sample_plan(turn="Spring 1940")))
-        async with daemon_running(tmp_path, lines, **FAST) as daemon, connect(ws_url(daemon)) as ws:
+        async with daemon_running(tmp_path, lines, **FAST) as daemon, \
+                connect(ws_url(daemon, "control")) as ws, connect(ws_url(daemon)) as player:
             await receive_until(ws, has_plan)
             with zipfile.ZipFile(tmp_path / "b.vsav", "w") as archive:  # complete, but no plan inside
                 archive.writestr("savedGame", obfuscate("begin_save\x1b\x1bend_save"))
             notice = await receive_until(ws, lambda m: (m.get("set") or {}).get("notice"))
             assert notice["set"]["notice"].startswith(str(tmp_path / "b.vsav"))
+            # a player's view names the file, not the folder (issue 23)
+            seen = await receive_until(player, lambda m: (m.get("set") or {}).get("notice"))
+            assert seen["set"]["notice"].startswith("b.vsav: ")
             assert daemon.server.history.state["plan"]["turn"] == "Spring 1940"
 
     run(scenario)

@@ -109,10 +109,17 @@ def test_watch_prints_every_view_and_keeps_answers_across_a_restart(tmp_path: Pa
             "stream (OBS browser source)",
             "control (OBS dock / table)",
         }
-        assert urls["player (Axis)"].endswith("?view=player&faction=Axis")
+        # every URL carries its token (bridge/web/access.py): the read one for players and stream, the
+        # control one for the control view; a new start prints new ones
+        read = re.fullmatch(r".*\?view=player&faction=Axis&token=([\w-]{20,})", urls["player (Axis)"])
+        control = re.fullmatch(r".*\?view=control&token=([\w-]{20,})", urls["control (OBS dock / table)"])
+        assert read and control and read.group(1) != control.group(1)
+        assert urls["stream (OBS browser source)"].endswith(f"?view=stream&token={read.group(1)}")
+        first_tokens = (read.group(1), control.group(1))
         due_line = _read_until(process, lines, "game.vsav: planned")
         assert "16.1.2 Axis Minor Country Occupation" in due_line
-        ws = urls["control (OBS dock / table)"].split("?")[0].replace("http://", "ws://") + "ws?view=control"
+        ws = (urls["control (OBS dock / table)"].split("?")[0].replace("http://", "ws://")
+              + f"ws?view=control&token={control.group(1)}")
         asyncio.run(_answer(ws, "16.1.2:remedy:Hungary", "intern"))
     finally:
         _stop(process)
@@ -126,7 +133,8 @@ def test_watch_prints_every_view_and_keeps_answers_across_a_restart(tmp_path: Pa
     try:
         _read_until(process, lines, "game.vsav: planned")
         ws = next(re.search(r"(http://\S+)", line).group(1) for line in lines if "control (" in line)
-        state_now = asyncio.run(_snapshot(ws.split("?")[0].replace("http://", "ws://") + "ws?view=control"))
+        assert not any(token in ws for token in first_tokens)  # per start
+        state_now = asyncio.run(_snapshot(ws.replace("http://", "ws://").replace("/?", "/ws?")))
         assert state_now["answers"] == {"16.1.2:remedy:Hungary": "intern"}
         choice = next(
             c for e in state_now["plan"]["events"] for c in e["choices"] if c["id"] == "16.1.2:remedy:Hungary"

@@ -116,10 +116,15 @@ def test_live_demo_serves_the_story_and_ends_by_itself() -> None:
         for label in ("player (Axis)", "player (Western)", "player (Soviet)", "stream", "control"):
             with urllib.request.urlopen(_url(lines, label), timeout=10) as response:
                 assert response.status == 200 and b"<html" in response.read().lower()
-        ws_url = base.split("?")[0].replace("http://", "ws://") + "ws?view=control"
+        # each URL carries its token (bridge/web/access.py): control for the control view, read for the others
+        assert re.search(r"\?view=control&token=[\w-]{20,}$", base), base
+        stream_page = _url(lines, "stream")
+        assert re.search(r"\?view=stream&token=[\w-]{20,}$", stream_page), stream_page
+        assert base.rsplit("=", 1)[1] != stream_page.rsplit("=", 1)[1]
+        ws_url = base.replace("http://", "ws://").replace("/?", "/ws?")
         reader = threading.Thread(target=_collect_frames, args=(ws_url, frames, done), daemon=True)
         reader.start()
-        stream_url = ws_url.replace("view=control", "view=stream")
+        stream_url = stream_page.replace("http://", "ws://").replace("/?", "/ws?")
         stream_reader = threading.Thread(target=_collect_frames, daemon=True,
                                          args=(stream_url, stream_frames, stream_done))
         stream_reader.start()

@@ -186,12 +186,16 @@ def walk_through(out: TextIO) -> int:
 # --- live: the daemon on a temporary folder -------------------------------------------------------------
 
 
-def overlay_urls(base: str) -> list[tuple[str, str]]:
+def overlay_urls(base: str, tokened: Callable[[str], str] | None = None) -> list[tuple[str, str]]:
     """(label, URL) of every view worth opening: one player view per faction, stream, control."""
     factions = [faction for _id, _name, faction in PLAYERS]
-    urls = [(f"player ({faction})", f"{base}?view=player&faction={faction}") for faction in factions]
-    urls.append(("stream (OBS browser source)", f"{base}?view=stream"))
-    urls.append(("control (OBS dock / table)", f"{base}?view=control"))
+
+    def url(query: str) -> str:  # with the token the view needs (bridge/web/access.py)
+        return tokened(query) if tokened is not None else f"{base}?{query}"
+
+    urls = [(f"player ({faction})", url(f"view=player&faction={faction}")) for faction in factions]
+    urls.append(("stream (OBS browser source)", url("view=stream")))
+    urls.append(("control (OBS dock / table)", url("view=control")))
     return urls
 
 
@@ -268,7 +272,7 @@ async def _live(out: TextIO, pipeline: CheckPipeline, story: list[Scene], folder
         module = pipeline.module
         say(f"Adjutant demo: {len(story)} saves of module {module.name} {module.version}, "
             f"pack {pipeline.pack.name}; live overlay at {daemon.server.url}")
-        for label, url in overlay_urls(daemon.server.url):
+        for label, url in overlay_urls(daemon.server.url, daemon.server.view_url):
             say(f"  {label}: {url}")
         say(f"  watched folder (temporary, removed at the end): {folder}")
         story_task = asyncio.ensure_future(_play(say, daemon, story, folder, pause, stop))

@@ -43,7 +43,8 @@ async def serve_editor(session: EditorSession, port: int, started: asyncio.Event
         raise InputError(f"127.0.0.1:{port}", f"cannot listen there ({exc.strerror or exc}); "
                                               "pass another --port") from None
     print(f"editing pack {session.pack.name} ({session.pack_dir}) on module {session.module.name}: "
-          f"open {server.url}  (Ctrl+C stops; unsaved edits are lost)", flush=True)
+          f"open {server.view_url(level='control')}  (Ctrl+C stops; unsaved edits are lost; the URL's token "
+          "changes with every start)", flush=True)
     if started is not None:
         started.set()
     try:

@@ -128,6 +128,7 @@ def moves_writer(module: Path, pack: str, extensions: tuple[Path, ...], out: Pat
     after answering or after a new save; a file of that name that was already there is theirs."""
     from bridge.pipeline import CheckPipeline
     from bridge.writeback.applier import NeedsAnswers, apply_plan
+    from vassal_parser.atomic import DiskError
 
     pipeline = CheckPipeline(module, pack, extensions=extensions, remember=False)
     ours: set[Path] = set()
@@ -141,6 +142,14 @@ def moves_writer(module: Path, pack: str, extensions: tuple[Path, ...], out: Pat
         return target
 
     def write(path: Path, answers: Mapping[str, Any]) -> dict:
+        try:
+            return _write(path, answers)
+        except DiskError:
+            raise
+        except OSError as exc:  # the --out folder's disk (gone, a name too long): one line, not a bug
+            raise DiskError(out, exc) from None
+
+    def _write(path: Path, answers: Mapping[str, Any]) -> dict:
         target = free_name(path, ".vlog")
         try:
             applied = apply_plan(pipeline, path, target, answers, force=target in ours)
@@ -170,7 +179,7 @@ async def serve_until_signal(daemon: WatchDaemon, say: Any = None) -> None:
     await daemon.start()
     try:
         if say is not None:
-            for label, url in view_urls(daemon.server.url, daemon.server.host):
+            for label, url in view_urls(daemon.server.url, daemon.server.host, daemon.server.view_url):
                 say(f"{label}: {url}")
         await stop.wait()
     finally:
@@ -190,15 +199,21 @@ def lan_address() -> str | None:
     return None
 
 
-def view_urls(base: str, host: str) -> list[tuple[str, str]]:
-    """(label, URL) for every view: one player view per faction, stream, control; LAN copies too."""
+def view_urls(base: str, host: str, tokened: Any = None) -> list[tuple[str, str]]:
+    """(label, URL) for every view: one player view per faction, stream, control; LAN copies too.
+
+    `tokened` (`OverlayServer.view_url`) adds each URL's token (bridge/web/access.py): the read token to
+    the player and stream URLs, the control token to the control URL."""
     from rules.state import FACTIONS
 
+    def url(root: str, query: str) -> str:
+        return tokened(query, base=root) if tokened is not None else f"{root}?{query}"
+
     def views(root: str, suffix: str = "") -> list[tuple[str, str]]:
-        urls = [(f"player ({faction}){suffix}", f"{root}?view=player&faction={faction}")
+        urls = [(f"player ({faction}){suffix}", url(root, f"view=player&faction={faction}"))
                 for faction in FACTIONS]
-        urls.append((f"stream (OBS browser source){suffix}", f"{root}?view=stream"))
-        urls.append((f"control (OBS dock / table){suffix}", f"{root}?view=control"))
+        urls.append((f"stream (OBS browser source){suffix}", url(root, "view=stream")))
+        urls.append((f"control (OBS dock / table){suffix}", url(root, "view=control")))
         return urls
 
     urls = views(base)
@@ -244,6 +259,10 @@ def run_watch(args: argparse.Namespace) -> int:
     out = getattr(args, "out", None)
     if out is not None and not out.is_dir():
         raise InputError(out, "--out must be an existing folder (where the continuation logs go)")
+    if out is not None:  # one daemon per --out folder (bridge/daemon/out_lock.py): refused here, exit 2
+        from bridge.daemon.out_lock import lock_out_folder
+
+        out_lock = lock_out_folder(out)  # held (open) until this process ends
     module, extensions = Path(args.module), tuple(Path(e) for e in args.extension)
     if not args.plan_budget > 0:
         raise InputError(None, f"--plan-budget {args.plan_budget} must be a positive number of seconds")
@@ -273,9 +292,13 @@ def run_watch(args: argparse.Namespace) -> int:
     # publishing it allocate enough to start one) walks only what came after (as the worker does).
     gc.collect()
     gc.freeze()
+    if out is not None:
+        daemon.server.private_folders += (str(out), str(out.resolve()))
     try:
         asyncio.run(serve_until_signal(daemon, log_line))
     finally:
         planner.close()
+        if out is not None:
+            out_lock.release()
     print("adjutant watch: stopped", file=sys.stderr, flush=True)
     return 0

@@ -6,9 +6,10 @@ keeps the working copy and answers with the new coverage. Nothing is written unt
 
 Why tomlkit for saving: packs are hand-written TOML with comments and an order a user chose; the
 editor changes single entries in place (inline tables stay inline, `[hexes.x]` tables stay tables)
-and leaves every other byte as it was. Each file is written under a temporary name and renamed
-(vassal_parser.writer.write_atomically); the pack is then reloaded, and on any error the previous
-files are put back, so a save never leaves a pack `check` cannot read.
+and leaves every other byte as it was. A save writes all its files or none (vassal_parser.atomic:
+every temp file written and fsynced, then each renamed, modes kept); the pack is then reloaded, and on
+any error the previous files are put back, so a save never leaves a pack `check` cannot read. Temp
+files a killed save left are removed when a session starts.
 """
 
 from __future__ import annotations
@@ -27,10 +28,10 @@ from bridge.mapping.mapper import VassalMapping
 from rules.facts import coverage
 from rules.packs import FACTIONS, PACKS_DIR, HexInfo, Pack, inherited_tables, load_pack
 from rules.state import BOX_KINDS, BOX_LABELS
+from vassal_parser.atomic import remove_leftovers, write_files_atomically
 from vassal_parser.errors import InputError
 from vassal_parser.layout import OFFBOARD
 from vassal_parser.module import Module, load_module
-from vassal_parser.writer import write_atomically
 
 FLAGS = ("city", "capital", "port", "partisan_base", "white_star", "strategic", "road", "rail")
 CHOICE_FIELDS = ("country", "area", "strategic_faction")
@@ -67,6 +68,8 @@ class EditorSession:
             raise InputError(self.pack_dir, f"pack {self.pack.name} ships with Adjutant: edit a pack of your "
                                             f"own that inherits it (adjutant pack scaffold {module_path} "
                                             f"--base {self.pack.name} -o my-pack)")
+        # What a save killed midway left behind (our own temp names only, vassal_parser/atomic.py).
+        self.leftovers_removed = remove_leftovers(self.pack_dir)
         self.module_path = Path(module_path)
         self.module: Module = load_module(self.module_path, list(extensions))
         self.hexes: dict[str, dict[str, Any]] = {h: _record(i) for h, i in self.pack.hexes.items()}
@@ -190,6 +193,10 @@ class EditorSession:
 
     # ---- edits ---------------------------------------------------------------------------------
     def apply(self, message: dict[str, Any]) -> None:
+        _refuse_bad_text(message)
+        self._apply(message)
+
+    def _apply(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
         if kind == "set":
             self._set(message.get("hexes"), message.get("field"), message.get("value"))
@@ -409,18 +416,24 @@ class EditorSession:
                     boxes[zone] = self.boxes[zone]
                 elif zone in boxes:
                     del boxes[zone]
-        for path, doc in documents.items():
-            write_atomically(path, tomlkit.dumps(doc).encode("utf-8"))
+        try:
+            texts = {path: tomlkit.dumps(doc).encode("utf-8") for path, doc in documents.items()}
+        except UnicodeEncodeError as exc:  # (apply refuses such text; this keeps a save from half-writing)
+            raise EditError(f"the edits hold text that is not valid Unicode ({exc.reason}); nothing was "
+                            "saved") from None
+        # All files or none: every temp file written and fsynced, then each renamed (issue 23: a save of
+        # two files once rewrote geography.toml and then failed on the next one).
+        write_files_atomically(texts)
         try:
             reloaded = load_pack(self.pack_dir)
             if isinstance(reloaded.extra.get("vassal"), dict):
                 VassalMapping.from_pack(reloaded)
         except InputError:
+            kept = {path: data for path, data in originals.items() if data is not None}
+            write_files_atomically(kept)
             for path, data in originals.items():
                 if data is None:
                     path.unlink(missing_ok=True)
-                else:
-                    write_atomically(path, data)
             raise
         self.pack = reloaded
         self.changed_hexes.clear()
@@ -444,6 +457,27 @@ class EditorSession:
         if not path.exists():
             return path
         return self.pack_dir / "hexes.toml"
+
+
+def _refuse_bad_text(value: Any, depth: int = 0) -> None:
+    """An edit whose text cannot be written as UTF-8 (a lone surrogate such as "\\udc80" in a hex id)
+    is refused with a message, before it reaches the session: kept, it made every later save fail."""
+    if depth > 20:
+        raise EditError("an edit nested this deep is not one the page sends")
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = value.encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")[:60]
+            raise EditError(f"{shown!r} is not valid text (it holds a lone surrogate); nothing was changed") \
+                from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_bad_text(key, depth + 1)
+            _refuse_bad_text(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _refuse_bad_text(item, depth + 1)
 
 
 def _write_hexes(table: Any, records: dict[str, dict[str, Any]], base: dict[str, Any],

@@ -25,6 +25,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Response
 
+from bridge.web import access
 from bridge.web.editor.model import EditError, EditorSession
 from bridge.web.server import OverlayServer, _response, is_loopback_host
 from vassal_parser.container import open_container
@@ -43,6 +44,13 @@ class EditorServer(OverlayServer):
         self.saves = 0
 
     # ---- HTTP ----------------------------------------------------------------------------------
+    def required_level(self, path: str, query: Any) -> str | None:
+        """The control token (bridge/web/access.py) for the page, the model, the boards and the websocket:
+        the editor writes the user's pack. Its scripts and styles are public code."""
+        if Path(path).suffix in (".js", ".css", ".ico", ".svg", ".png") and not path.startswith("/board/"):
+            return None
+        return access.CONTROL
+
     def origin_allowed(self, origin: str | None, host_header: str | None = None) -> bool:
         """Only the editor's own page: same scheme, loopback host and port as this server."""
         if origin is None:

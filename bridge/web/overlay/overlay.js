@@ -73,6 +73,7 @@
   function socketUrl() {
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
     const query = new URLSearchParams({ view });
+    if (params.get("token")) query.set("token", params.get("token")); // else the cookie (bridge/web/access.py)
     if (seq !== null && run !== null) {
       query.set("since", String(seq));
       query.set("run", run);
@@ -133,6 +134,7 @@
 
   function receive(message) {
     if (message.type === "snapshot") {
+      document.body.dataset.access = message.access || ""; // "read": a player/stream URL (bridge/web/access.py)
       state = message.state;
       run = message.run;
       seq = message.seq;
@@ -329,7 +331,7 @@
       ? el("div", { class: "chips" }, ...others.map((event) => el("span", { class: `chip status-${event.status || "fired"}`, "data-rule": event.rule || "" },
           el("span", { class: "rule" }, event.rule || ""), event.title || "")))
       : null;
-    container.replaceChildren(card, chips);
+    container.replaceChildren(...(chips ? [card, chips] : [card])); // (a null child would print "null")
     if (window.AdjutantInset) window.AdjutantInset.fitLabels(container);
     fitStream(card, current);
     if (main.length > 1) {

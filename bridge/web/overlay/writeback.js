@@ -25,7 +25,8 @@
 
   function connect() {
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
-    socket = new WebSocket(`${scheme}//${window.location.host}/ws?view=${encodeURIComponent(view)}`);
+    const token = params.get("token") ? `&token=${encodeURIComponent(params.get("token"))}` : "";
+    socket = new WebSocket(`${scheme}//${window.location.host}/ws?view=${encodeURIComponent(view)}${token}`);
     socket.onmessage = (event) => {
       let message;
       try { message = JSON.parse(event.data); } catch (error) { return; }
@@ -100,6 +101,12 @@
       }
     }
     if (writeback.error && view !== "stream") box.appendChild(line("writeback-error", `Not written: ${writeback.error}`));
+    // The daemon's state folder refused the answers (full, read-only): say they will not survive a restart.
+    const storage = state && state.storage;
+    if (view === "control" && storage && storage.answers_kept === false) {
+      box.hidden = false;
+      box.appendChild(line("storage-error", `Answers cannot be kept across a restart: ${storage.error}`));
+    }
   }
 
   connect();
