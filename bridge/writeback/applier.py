@@ -156,22 +156,25 @@ def apply_plan(pipeline: CheckPipeline, game_path: str | Path, out: str | Path,
                 "plain": container.savedgame_encoding == "plain"}
     # Stopped early (--partial), the plan's resulting position also holds the events after the stop.
     if plan.get("resulting_position") is not None and not (partial and translation.stopped):
-        _check_read_back(pipeline, saved, metadata, plan["resulting_position"], writeback.source)
+        _check_read_back(pipeline, saved, metadata, plan["resulting_position"], writeback.source, out)
     write_game_file(out, written, **metadata)
     return Applied(out, kind, description, len(translation.steps), translation.operation_count,
                    translation.stopped, translation, result, warnings)
 
 
 def _check_read_back(pipeline: CheckPipeline, saved: CommandTree, metadata: Mapping[str, Any],
-                     resulting: Mapping[str, Any], source: str) -> None:
+                     resulting: Mapping[str, Any], source: str, out: Path) -> None:
     """The save with the moves made must read back, through the pack, as the plan's resulting position
     (bridge.writeback.roundtrip): a state no piece carries is refused, naming the pack fact, never left
     out."""
     from bridge.writeback.roundtrip import differences, normalised, read_back
 
-    with tempfile.TemporaryDirectory(prefix="adjutant-apply-") as folder:
-        probe = write_game_file(Path(folder) / "read-back.vsav", saved, **metadata)  # `saved` is not changed
-        got = read_back(pipeline, probe)
+    try:
+        with tempfile.TemporaryDirectory(prefix="adjutant-apply-") as folder:
+            probe = write_game_file(Path(folder) / "read-back.vsav", saved, **metadata)  # `saved` unchanged
+            got = read_back(pipeline, probe)
+    except DiskError as exc:  # the probe's disk: the user is told about the file they asked for
+        raise DiskError(out, OSError(exc.errno, exc.strerror)) from None
     lines = differences(normalised(resulting), got)
     if lines:
         raise InputError(source, "the written file would not read back as the plan's position, nothing was "
