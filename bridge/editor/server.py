@@ -106,12 +106,19 @@ class EditorServer(OverlayServer):
                 if message.get("type") == "save":
                     files = await asyncio.to_thread(self.session.save)
                     self.saves += 1
-                    return {"type": "saved", "files": files, "coverage": self.session.coverage(),
-                            "dirty": False}
+                    return {"type": "saved", "files": files, **self.session.edit_state()}
                 if message.get("type") == "model":
                     return {"type": "model", "model": self.session.model()}
+                if message.get("type") in ("undo", "redo"):
+                    return self._undo_redo(message)
                 self.session.apply(message)
             except (EditError, InputError) as exc:
                 return {"type": "error", "text": str(exc), "id": message.get("id")}
-            return {"type": "applied", "id": message.get("id"), "coverage": self.session.coverage(),
-                    "dirty": self.session.dirty}
+            return {"type": "applied", "id": message.get("id"), **self.session.edit_state()}
+
+    def _undo_redo(self, message: dict[str, Any]) -> dict[str, Any]:
+        """The history is the server's (bridge/editor/history.py): the reply carries the entries to redraw."""
+        session = self.session
+        done = session.undo() if message["type"] == "undo" else session.redo()
+        return {"type": "state", "id": message.get("id"), "done": done, "hexes": session.hexes,
+                "border": session.border, "boxes": session.boxes, **session.edit_state()}

@@ -82,6 +82,7 @@ def test_marking_cities_in_the_editor_decides_16_1_1(browser, tmp_path, capsys) 
 
     with EditorThread(pack, DEMO_MODULE) as editor:
         page = open_editor(browser, editor)
+        page.select_option("#coverage-group", "event")  # the per-event list, as `adjutant check` reads
         # The module's own boards, its grid, VASSAL's location names.
         assert page.locator("svg#map image").count() == 2
         assert page.locator('polygon[data-hex="e3804"]').count() == 1
@@ -192,6 +193,7 @@ def test_declaring_poland_complete_in_the_page(browser, tmp_path) -> None:
     (pack / "complete.toml").write_text('[complete]\ncity_hexes = ["Norway"]\n')
     with EditorThread(pack, DEMO_MODULE) as editor:
         page = open_editor(browser, editor)
+        page.select_option("#coverage-group", "event")
         assert "16.1.1 City hexes: 1 of 6 countries" in page.inner_text("#coverage")
         page.click('#coverage button[data-complete="Poland"]')
         settled(page)
