@@ -76,6 +76,18 @@ def load_event_modules() -> None:
         importlib.import_module(info.name)
 
 
+def _values_of_labels(answer: Any, options: list[Any], labels: dict[Any, str]) -> Any:
+    """An answer given by an option's label ("no Influence", as the pages show it) as that option's value
+    ("none"); a value, or a label two options share, is left as it is (and validated as given)."""
+    if isinstance(answer, list):
+        return [_values_of_labels(item, options, labels) for item in answer]
+    if not isinstance(answer, str) or answer in options:
+        return answer
+    wanted = answer.strip().casefold()
+    matches = [o for o in options if labels.get(o, str(o)).strip().casefold() == wanted]
+    return matches[0] if len(matches) == 1 else answer
+
+
 class WaitingForAnswer(Exception):
     """Raised by `EventContext.choose` when no answer is supplied; the engine marks the event waiting."""
 
@@ -411,7 +423,7 @@ class EventContext:
                 self._deferred.append(choice)
                 return None
             raise WaitingForAnswer(choice)
-        answer = self.answers[choice_id]
+        answer = _values_of_labels(self.answers[choice_id], options, labels)
         given = answer if multiple and isinstance(answer, list) else [answer]
         if multiple and not isinstance(answer, list):
             raise InputError(self.answers_source, f"answer to {choice_id} must be a list")
