@@ -32,6 +32,7 @@ from rules.plan import (
     MissingFact,
     Plan,
     Step,
+    Tally,
     Violation,
 )
 from rules.state import (
@@ -394,6 +395,7 @@ class EventContext:
         affects_position: bool = True,
         multiple: bool = False,
         defer: bool = False,
+        tally: Tally | None = None,
     ) -> Any:
         """Ask `decider`; return the supplied answer, or raise WaitingForAnswer (engine marks waiting).
 
@@ -401,6 +403,7 @@ class EventContext:
         Values are validated against the enumerated legal options; `multiple` answers are lists.
         With `defer`, an unanswered choice returns None so the event can list its other choices first
         (one per country, say); the event then calls `settle()`, which waits on all of them.
+        A `tally` (a list answer that must add up to a total) lets a page build the list by counts.
         """
         choice_id = f"{self.rule}:{key}"
         labels = labels or {}
@@ -409,9 +412,12 @@ class EventContext:
             rule=self.rule,
             decider=decider,
             prompt=prompt,
-            options=[{"value": o, "label": labels.get(o, str(o))} for o in options],
+            options=[{"value": o, "label": labels.get(o, str(o)), **(tally.option(o) if tally else {})}
+                     for o in options],
             affects_position=affects_position,
             multiple=multiple,
+            total=tally.total if tally else None,
+            noun=tally.noun if tally else None,
         )
         self.entry.choices.append(choice)
         if choice_id not in self.answers:
