@@ -41,6 +41,7 @@ class EditorServer(OverlayServer):
         self.session = session
         self._lock = asyncio.Lock()
         self.saves = 0
+        self._pages: set[ServerConnection] = set()  # open editor pages, told of each other's edits
 
     # ---- HTTP ----------------------------------------------------------------------------------
     def origin_allowed(self, origin: str | None, host_header: str | None = None) -> bool:
@@ -87,12 +88,32 @@ class EditorServer(OverlayServer):
 
     # ---- WebSocket -----------------------------------------------------------------------------
     async def _handle(self, connection: ServerConnection) -> None:
+        self._pages.add(connection)
         try:
             async for raw in connection:
                 reply = await self._on_edit(raw)
                 await connection.send(json.dumps(reply, ensure_ascii=False))
+                if reply.get("type") in ("applied", "state", "saved"):
+                    await self._tell_others(connection)
         except ConnectionClosed:
             pass
+        finally:
+            self._pages.discard(connection)
+
+    async def _tell_others(self, source: ServerConnection) -> None:
+        """Every other open page gets the working copy as it now is (`changed`, never a reply), so that
+        a second tab never toggles a City it still shows as it was before the first tab's edit."""
+        others = [page for page in self._pages if page is not source]
+        if not others:
+            return
+        session = self.session
+        text = json.dumps({"type": "changed", "hexes": session.hexes, "border": session.border,
+                           "boxes": session.boxes, **session.edit_state()}, ensure_ascii=False)
+        for page in others:
+            try:
+                await page.send(text)
+            except ConnectionClosed:
+                self._pages.discard(page)
 
     async def _on_edit(self, raw: str | bytes) -> dict[str, Any]:
         try:

@@ -291,3 +291,28 @@ def test_marking_a_capital_counts_as_the_capital_without_a_separate_tick(browser
         settled(page)
         assert capital.inner_text().startswith("✗")
         assert page.errors == []
+
+
+def test_a_second_tab_sees_the_first_tabs_edits_before_it_toggles(browser, tmp_path) -> None:
+    """Two pages on one editor: C in the first marks Krakow's City off; the second shows it at once, so
+    its own C sets the City again instead of taking away one it still showed (the toggle keys)."""
+    pack = tmp_path / "pack"
+    shutil.copytree(DEMO_PACK, pack)
+    with EditorThread(pack, DEMO_MODULE) as editor:
+        first = open_editor(browser, editor.url)
+        second = open_editor(browser, editor.url)
+        first.click('polygon[data-hex="e3501"]')
+        first.keyboard.press("c")
+        settled(first)
+        assert "city" not in editor.session.hexes["e3501"]
+        second.wait_for_function("document.body.dataset.unsaved === '1'")
+        assert second.locator('text[data-marks="e3501"]').text_content() == ""
+        assert "changed in another editor page" in second.inner_text("#status")
+        second.click('polygon[data-hex="e3501"]')
+        assert not second.locator('[data-flag="city"]').is_checked()
+        second.keyboard.press("c")
+        settled(second)
+        assert editor.session.hexes["e3501"]["city"] is True
+        first.wait_for_function("document.body.dataset.unsaved === '0'")
+        assert first.locator('text[data-marks="e3501"]').text_content() == "C"
+        assert first.errors == [] and second.errors == []

@@ -58,6 +58,7 @@ function send(message) {
 }
 
 function onReply(reply) {
+  if (reply.type === "changed") { onChanged(reply); return; } // another tab's edit, not a reply
   // Replies come in order: the oldest waiter gets this one.
   const [id, resolve] = state.waiters.entries().next().value || [];
   if (id !== undefined) state.waiters.delete(id);
@@ -428,6 +429,18 @@ async function perform(entry, reverse) {
     status("changed (not saved yet)");
   }
   return reply;
+}
+
+// Another page edited the same working copy: show it as it now is.
+function onChanged(message) {
+  state.model.hexes = message.hexes;
+  state.model.border = message.border;
+  state.model.boxes = message.boxes;
+  renderCoverage(message.coverage);
+  setDirty(message.dirty);
+  showUnsaved(message);
+  refreshCells();
+  status("changed in another editor page");
 }
 
 async function undo() { await travel("undo"); }
