@@ -22,6 +22,7 @@ const $ = (id) => document.getElementById(id);
 function status(text, error = false) {
   const el = $("status");
   el.textContent = text;
+  el.title = text;
   el.classList.toggle("error", error);
 }
 
@@ -176,9 +177,10 @@ function drawMap() {
 function showImageNote(map) {
   const note = $("image-note");
   note.hidden = !map.missing_images.length;
-  note.textContent = map.missing_images.length
-    ? `map image missing (${map.missing_images.join(", ")} is not in the module): only the grid is drawn — `
-      + "open the .vmod to see the map" : "";
+  note.textContent = map.missing_images.length ? `map image missing: ${map.missing_images.join(", ")}` : "";
+  note.title = map.missing_images.length
+    ? `${map.missing_images.join(", ")} is not in the module (a bare buildFile?): only the grid is drawn, `
+      + "over the map's whole extent; open the .vmod to see the printed map" : "";
 }
 
 function cellHeight(cell) {
