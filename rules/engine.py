@@ -32,6 +32,7 @@ from rules.plan import (
     MissingFact,
     Plan,
     Step,
+    Tally,
     Violation,
 )
 from rules.state import (
@@ -75,6 +76,18 @@ def load_event_modules() -> None:
 
     for info in pkgutil.walk_packages(package.__path__, prefix="rules.events."):
         importlib.import_module(info.name)
+
+
+def _values_of_labels(answer: Any, options: list[Any], labels: dict[Any, str]) -> Any:
+    """An answer given by an option's label ("no Influence", as the pages show it) as that option's value
+    ("none"); a value, or a label two options share, is left as it is (and validated as given)."""
+    if isinstance(answer, list):
+        return [_values_of_labels(item, options, labels) for item in answer]
+    if not isinstance(answer, str) or answer in options:
+        return answer
+    wanted = answer.strip().casefold()
+    matches = [o for o in options if labels.get(o, str(o)).strip().casefold() == wanted]
+    return matches[0] if len(matches) == 1 else answer
 
 
 class WaitingForAnswer(Exception):
@@ -406,6 +419,7 @@ class EventContext:
         affects_position: bool = True,
         multiple: bool = False,
         defer: bool = False,
+        tally: Tally | None = None,
     ) -> Any:
         """Ask `decider`; return the supplied answer, or raise WaitingForAnswer (engine marks waiting).
 
@@ -413,6 +427,7 @@ class EventContext:
         Values are validated against the enumerated legal options; `multiple` answers are lists.
         With `defer`, an unanswered choice returns None so the event can list its other choices first
         (one per country, say); the event then calls `settle()`, which waits on all of them.
+        A `tally` (a list answer that must add up to a total) lets a page build the list by counts.
         """
         choice_id = f"{self.rule}:{key}"
         labels = labels or {}
@@ -421,9 +436,12 @@ class EventContext:
             rule=self.rule,
             decider=decider,
             prompt=prompt,
-            options=[{"value": o, "label": labels.get(o, str(o))} for o in options],
+            options=[{"value": o, "label": labels.get(o, str(o)), **(tally.option(o) if tally else {})}
+                     for o in options],
             affects_position=affects_position,
             multiple=multiple,
+            total=tally.total if tally else None,
+            noun=tally.noun if tally else None,
         )
         self.entry.choices.append(choice)
         if choice_id not in self.answers:
@@ -435,7 +453,7 @@ class EventContext:
                 self._deferred.append(choice)
                 return None
             raise WaitingForAnswer(choice)
-        answer = self.answers[choice_id]
+        answer = _values_of_labels(self.answers[choice_id], options, labels)
         given = answer if multiple and isinstance(answer, list) else [answer]
         if multiple and not isinstance(answer, list):
             raise InputError(self.answers_source, f"answer to {choice_id} must be a list")

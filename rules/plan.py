@@ -49,6 +49,22 @@ class Step:
         return data
 
 
+@dataclass(frozen=True)
+class Tally:
+    """How a list answer adds up: `total` of `noun` (2 "step"); per option value its amount and the
+    group of options it is one count of (the same unit into the same hex), with the group's name."""
+
+    total: int
+    noun: str
+    amounts: dict[Any, tuple[str, str, int]]  # value -> (group key, group label, amount)
+
+    def option(self, value: Any) -> dict[str, Any]:
+        if value not in self.amounts:
+            return {}
+        group, label, amount = self.amounts[value]
+        return {"group": group, "group_label": label, "amount": amount}
+
+
 @dataclass
 class Choice:
     """A decision a faction must make; answered by `id` in the answers file."""
@@ -62,6 +78,11 @@ class Choice:
     answered: bool = False
     affects_position: bool = True  # when unanswered, later events are reported as waiting
     multiple: bool = False  # the answer is a list of option values (e.g. 16.5.4 redeployments)
+    # A list answer whose options add up to an exact total (16.5.4: "exactly 2 steps"): the total and
+    # what it counts; each option then has "amount", and options that are the same unit and place with
+    # another amount share a "group" (shown as one count, never two toggles).
+    total: int | None = None
+    noun: str | None = None
 
     def label_of(self, value: Any) -> str:
         """An option value as players read it: its label ("Remove all of the Minor Country's units ...")."""

@@ -84,6 +84,7 @@ def build_parser(selected: str | None = "*") -> argparse.ArgumentParser:
         ),
         epilog=EPILOG.format(docs=config.docs_location()) + config.help_lines(),
         formatter_class=HelpFormatter,
+        allow_abbrev=False,  # `--answer` must never be read as `--answers` (nor any prefix as an option)
     )
     parser.add_argument("--version", action="version", version=f"adjutant {_version()}")
     add_global_options(parser)
@@ -106,7 +107,9 @@ def build_parser(selected: str | None = "*") -> argparse.ArgumentParser:
 
 
 def _accept_global_options(parser: argparse.ArgumentParser) -> None:
-    """`adjutant check game.vsav -v` as well as `adjutant -v check game.vsav` (nested actions too)."""
+    """`adjutant check game.vsav -v` as well as `adjutant -v check game.vsav` (nested actions too);
+    no command takes an abbreviated option (`allow_abbrev`, read when parsing)."""
+    parser.allow_abbrev = False
     add_global_options(parser, suppress=True)
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):

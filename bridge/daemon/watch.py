@@ -115,9 +115,15 @@ class PlanCoordinator:
         await self._run(path, reason="file", ticket=self._file_requests, verification=verification)
 
     async def file_rejected(self, path: Path, reason: str) -> None:
-        self._log_line(f"{path.name}: skipped, {reason}; keeping the last good plan")
-        notice = f"{path.name}: {reason}; showing the last good plan"
+        self._log_line(f"{path.name}: skipped, {reason}; {self._kept('keeping')}")
+        notice = f"{path.name}: {reason}; {self._kept()}"
         self._publish({"notice": notice, "updated": time.time()})
+
+    def _kept(self, verb: str = "showing") -> str:
+        """What stays on screen after a refusal: the last good plan, or (before any) nothing yet."""
+        if self.plan is None:
+            return "no plan yet: waiting for a save that can be read"
+        return f"{verb} the last good plan"
 
     def folder_notice(self, message: str) -> None:
         """The watched folder vanished or came back: players see it; the last plan stays."""
@@ -231,7 +237,7 @@ class PlanCoordinator:
             planning.cancel()
             self._settled = "error"
             self._log_line(f"{path.name}: rejected, {exc.one_line()}")
-            notice = f"{exc.one_line()}; showing the last good plan"
+            notice = f"{exc.one_line()}; {self._kept()}"
             self._publish({"status": "error", "notice": notice, "updated": time.time()})
             return False
         except Exception as exc:  # a planner bug: end the round with a notice, keep the last plan
@@ -240,8 +246,7 @@ class PlanCoordinator:
             details = getattr(exc, "details", None)  # a worker process's traceback text
             self._log_line(bug_line(f"{path.name}: planning", details if isinstance(details, str) else exc,
                                     f"{type(exc).__name__}: {exc}"))
-            notice = (f"{path.name}: could not be planned (internal error, see the log); "
-                      "showing the last good plan")
+            notice = f"{path.name}: could not be planned (internal error, see the log); {self._kept()}"
             self._publish({"status": "error", "notice": notice, "updated": time.time()})
             return False
         planning.cancel()  # (only a planner that never waited gets here before it ran)

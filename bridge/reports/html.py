@@ -26,6 +26,7 @@ from bridge.reports.contents import (
     violations_heading,
     warning_lines,
 )
+from bridge.reports.report_inset import inset_html
 
 # ---- html ---------------------------------------------------------------------------------------
 
@@ -50,62 +51,22 @@ h1{font-size:1.3em;border-bottom:2px solid #8a1c1c;padding-bottom:.3em}
 .choice{background:#f2efe6;padding:.4em .6em;margin:.4em 0}
 table{border-collapse:collapse}
 td,th{padding:.1em .6em;text-align:left;border-bottom:1px solid #ddd}
+.insets{display:flex;flex-wrap:wrap;align-items:center;gap:.4em}
+.inset-panel{margin:0}
+.inset-panel figcaption{font-size:.85em;color:#5f6b76;text-align:center}
+.inset-link{font-size:.9em;color:#5a4320}
 svg.inset{background:#e9e4d6;border-radius:4px;margin:.4em 0;max-width:100%;height:auto}
 svg .hex{fill:#f6e7c4;stroke:#a08455;stroke-width:1}
 svg .hex.focus{fill:#e8b45c;stroke:#5a4320;stroke-width:2.5}
 svg .counter{fill:#8a1c1c;stroke:#fff}
 svg text{font-family:Arial,sans-serif;fill:#1d232b}
+svg text.place{font-weight:700}
+svg text.hex-id{fill:#5a4320}
 """.strip()
 
 
 def _h(text: Any) -> str:
     return html.escape(str(text), quote=True)
-
-
-def inset_svg(inset: Mapping[str, Any] | None, width: int = 420) -> str:
-    """An event's map inset (bridge/mapping/inset.py shape) as inline SVG: its hexes, names and counters."""
-    if not isinstance(inset, Mapping):
-        return ""
-    hexes = [h for h in inset.get("hexes", []) if isinstance(h, Mapping) and len(h.get("points") or []) >= 3]
-    if not hexes:
-        return ""
-    xs = [float(p[0]) for h in hexes for p in h["points"]]
-    ys = [float(p[1]) for h in hexes for p in h["points"]]
-    left, top, right, bottom = min(xs), min(ys), max(xs), max(ys)
-    span = max(right - left, 1.0)
-    unit = span / 30
-    parts = [
-        f'<svg class="inset" xmlns="http://www.w3.org/2000/svg" width="{width}" '
-        f'viewBox="{left - unit:.1f} {top - unit:.1f} {span + 2 * unit:.1f} {bottom - top + 2 * unit:.1f}" '
-        f'role="img" aria-label="map inset">'
-    ]
-    for cell in hexes:
-        points = " ".join(f"{float(x):.1f},{float(y):.1f}" for x, y in cell["points"])
-        parts.append(f'<polygon class="hex{" focus" if cell.get("focus") else ""}" points="{points}"/>')
-        cx, cy = cell.get("center") or (
-            sum(float(p[0]) for p in cell["points"]) / len(cell["points"]),
-            sum(float(p[1]) for p in cell["points"]) / len(cell["points"]),
-        )
-        if cell.get("label"):
-            parts.append(
-                f'<text x="{float(cx):.1f}" y="{float(cy) - unit:.1f}" font-size="{unit * 1.1:.1f}" '
-                f'text-anchor="middle" font-weight="700">{_h(cell["label"])}</text>'
-            )
-        parts.append(
-            f'<text x="{float(cx):.1f}" y="{float(cy) + unit * 0.4:.1f}" font-size="{unit * 0.9:.1f}" '
-            f'text-anchor="middle">{_h(cell.get("name", ""))}</text>'
-        )
-    for index, counter in enumerate(inset.get("counters", [])):
-        if not isinstance(counter, Mapping) or counter.get("x") is None or counter.get("y") is None:
-            continue
-        x, y = float(counter["x"]), float(counter["y"]) + unit * (1 + index % 3)
-        parts.append(
-            f'<rect class="counter" x="{x - unit * 0.6:.1f}" y="{y - unit * 0.6:.1f}" '
-            f'width="{unit * 1.2:.1f}" height="{unit * 1.2:.1f}"><title>{_h(counter.get("name", ""))}'
-            f"</title></rect>"
-        )
-    parts.append("</svg>")
-    return "".join(parts)
 
 
 def render_html(plan: Mapping[str, Any], only_due: bool = False, faction: str | None = None) -> str:
@@ -166,7 +127,7 @@ def render_html(plan: Mapping[str, Any], only_due: bool = False, faction: str | 
                 )
                 + "</ol>"
             )
-        parts.append(inset_svg(event.get("map")))
+        parts.append(inset_html(event.get("map"), event.get("steps") or []))
         for choice in event.get("choices", []):
             parts.append(
                 f'<div class="choice"><b>{_h(choice.get("decider"))} decides</b> '

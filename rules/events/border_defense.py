@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from rules.engine import EventContext, event_impl
 from rules.events.common import breakdown, gaps_of
 from rules.facts import claims_complete
+from rules.plan import Tally
 from rules.state import Counter
 from vassal_parser.errors import InputError
 
@@ -184,6 +185,7 @@ def border_defense(ctx: EventContext) -> None:
     targets = {h: r for r in short for h in r.hexes if r.hex_deficit(h) > 0 or r.kind == "region_steps"}
     options = []
     labels = {}
+    amounts = {}
     for unit_id, cap in spare.items():
         for hex_id, req in targets.items():
             for k in range(
@@ -191,6 +193,8 @@ def border_defense(ctx: EventContext) -> None:
             ):
                 options.append(f"{unit_id}:{k}>{hex_id}")
                 labels[options[-1]] = f"{k} step(s) of {ctx.name(unit_id)} to {ctx.place(hex_id)}"
+                group = f"{ctx.name(unit_id)} to {ctx.place(hex_id)}"
+                amounts[options[-1]] = (f"{unit_id}>{hex_id}", group, k)
     answer = ctx.choose(
         "redeploy",
         "Axis",
@@ -200,6 +204,7 @@ def border_defense(ctx: EventContext) -> None:
         options,
         labels=labels,
         multiple=True,
+        tally=Tally(need, "step", amounts),  # 16.5.4: "exactly" the steps necessary
     )
     _apply(ctx, answer, reqs, spare, need)
 

@@ -87,6 +87,7 @@ def test_marking_cities_in_the_editor_decides_16_1_1(browser, tmp_path, capsys) 
 
     with EditorThread(pack, DEMO_MODULE) as editor:
         page = open_editor(browser, editor)
+        page.select_option("#coverage-group", "event")  # the per-event list, as `adjutant check` reads
         # The module's own boards, its grid, VASSAL's location names.
         assert page.locator("svg#map image").count() == 2
         assert page.locator('polygon[data-hex="e3804"]').count() == 1
@@ -204,6 +205,7 @@ def test_trusted_facts_are_shown_as_trusted_never_green(browser, tmp_path) -> No
     meta.write_text(meta.read_text().replace('city_hexes = "all"\n', 'others = "trusted"\n'))
     with EditorThread(pack, DEMO_MODULE) as editor:
         page = open_editor(browser, editor)
+        page.select_option("#coverage-group", "event")  # the per-event list (the sidebar groups by country)
         item = page.locator('#coverage li[data-rule="16.1.1"][data-fact="city_hexes"]')
         note = "trusted, not confirmed (no [complete] entry names city_hexes): Belgium-Holland"
         assert note in item.inner_text()
@@ -226,6 +228,7 @@ def test_declaring_poland_complete_in_the_page(browser, tmp_path) -> None:
     (pack / "complete.toml").write_text('[complete]\ncity_hexes = ["Norway"]\n')
     with EditorThread(pack, DEMO_MODULE) as editor:
         page = open_editor(browser, editor)
+        page.select_option("#coverage-group", "event")
         assert "16.1.1 City hexes: 1 of 6 countries" in page.inner_text("#coverage")
         page.click('#coverage button[data-complete="Poland"]')
         settled(page)

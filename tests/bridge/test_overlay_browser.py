@@ -353,6 +353,9 @@ def test_waiting_page_says_what_it_waits_for_and_answers_read_as_words(
         player.click("button.option[data-value='Belgium-Holland']")
         player.wait_for_selector("button.option.chosen[data-value='Belgium-Holland']")
         player.click("button.option[data-value='Luxembourg']")
+        # A list answer is built in the page and sent once, complete (issue 24, listanswer.js).
+        assert player.inner_text(".choice[data-choice='16.2.1:country'] .progress-text") == "2 chosen"
+        player.click(".choice[data-choice='16.2.1:country'] button.submit")
         stream.wait_for_selector("text=Answered: Belgium-Holland, Luxembourg")
         player.wait_for_selector("button.option.chosen[data-value='Luxembourg'][aria-pressed=true]")
 

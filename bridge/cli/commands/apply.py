@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from bridge.cli.commands.check import add_answer_arguments, collect_answers
 from bridge.cli.helptext import HelpFormatter
 from bridge.pipeline import CheckPipeline, load_answers
 from bridge.writeback.applier import NeedsAnswers, PlanUndecided, apply_plan
@@ -21,6 +22,7 @@ EPILOG = """\
 examples:
   adjutant apply game.vsav --module TK.vmod --pack tk --out game-adjutant.vlog
   adjutant apply game.vsav --module TK.vmod --pack tk --answers a.json --out next.vsav --json
+  adjutant apply game.vsav --module TK.vmod --pack tk --answer 16.2.1:country=France --out next.vsav
 
 exit status: 0 written; 1 nothing written, the plan waits on unanswered choices; 3 nothing written,
 an event is undecided (a map fact the pack lacks); 2 bad input (or --out exists without --force).
@@ -39,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--extension", action="append", default=[], metavar="VMDX",
                         help="a module extension in use (repeatable)")
     parser.add_argument("--pack", required=True, help="rules pack: a name or a directory")
-    parser.add_argument("--answers", help="JSON file of answers to the plan's choices (choice id -> value)")
+    add_answer_arguments(parser)  # --answers FILE and --answer ID=VALUE, as `check` takes them
     parser.add_argument("--step", type=int, help="for a log: plan the position after this many replay steps "
                                                   "(default: the last); later steps are not kept")
     parser.add_argument("--partial", action="store_true",
@@ -52,11 +54,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    answers = load_answers(args.answers)
+    answers, source = collect_answers(args, load_answers)
     pipeline = CheckPipeline(args.module, args.pack, extensions=args.extension, remember=False)
     try:
         applied = apply_plan(pipeline, args.file, args.out, answers, step=args.step, partial=args.partial,
-                             force=args.force, answers_source=args.answers or "<answers>")
+                             force=args.force, answers_source=source)
     except NeedsAnswers as waiting:
         print("\n".join(waiting.lines), file=sys.stderr)
         return EXIT_UNDECIDED if isinstance(waiting, PlanUndecided) else EXIT_NEEDS_ANSWERS

@@ -140,6 +140,10 @@ def emit(text: str, out: Path | str | None) -> None:
 
         raise InputError(target, "--out is a folder; give a file name")
     write_atomically(target, (text if text.endswith("\n") else text + "\n").encode("utf-8"))
+    import sys
+
+    # On stderr: stdout stays for the report itself (nothing else when it is piped or written).
+    print(f"wrote {target}", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -313,8 +313,23 @@ def _total(report: dict[str, Any]) -> int:
     return total
 
 
-def render_check(report: dict[str, Any]) -> str:
-    lines = [f"pack {report['pack']}", *render_coverage(report)]
+CHECK_LIST_LIMIT = 10  # items listed per kind in text without -v (a fresh scaffold has ~1,600 slots)
+
+
+def _limited(items: list[str], verbose: bool, what: str) -> list[str]:
+    """The first CHECK_LIST_LIMIT lines of a list, and how many more `-v` shows (all of them)."""
+    if verbose or len(items) <= CHECK_LIST_LIMIT:
+        return items
+    rest = len(items) - CHECK_LIST_LIMIT
+    return [*items[:CHECK_LIST_LIMIT], f"  ... and {rest} more {what} (-v lists them all)"]
+
+
+def render_check(report: dict[str, Any], verbose: bool = False) -> str:
+    """The text of `pack check`: counts per kind; the lists themselves in full only with `-v`."""
+    coverage = render_coverage(report)
+    if not verbose:
+        coverage = [line for line in coverage if not line.startswith("    present: ")]
+    lines = [f"pack {report['pack']}", *coverage]
     if "module" not in report:
         return "\n".join(lines)
     module = report["module"]
@@ -322,13 +337,16 @@ def render_check(report: dict[str, Any]) -> str:
     lines += [f"warning: {w}" for w in report["warnings"]]
     hex_ids = report["hex_ids"]
     lines.append(f"hex ids naming a location of the module: {hex_ids['verified']} of {hex_ids['checked']}")
-    lines += [f"  not in the module: {h} ({why})" for h, why in hex_ids["not_in_module"].items()]
-    lines += [f"  not verified: {h} ({why})" for h, why in hex_ids["unverified"].items()]
+    lines += _limited([f"  not in the module: {h} ({why})" for h, why in hex_ids["not_in_module"].items()]
+                      + [f"  not verified: {h} ({why})" for h, why in hex_ids["unverified"].items()],
+                      verbose, "hex ids")
     slots = report["unmapped_piece_slots"]
-    lines.append(f"piece slots no rule recognises: {sum(slots.values())}")
-    lines += [f"  {name} x{count}" for name, count in slots.items()]
+    lines.append(f"piece slots no rule recognises: {sum(slots.values())} of {len(slots)} kinds"
+                 + ("" if verbose or not slots else " (-v lists them)"))
+    if verbose:
+        lines += [f"  {name} x{count}" for name, count in slots.items()]
     lines.append(f"zones not mapped to a box: {len(report['unmapped_zones'])}")
-    lines += [f"  {zone}" for zone in report["unmapped_zones"]]
+    lines += _limited([f"  {zone}" for zone in report["unmapped_zones"]], verbose, "zones")
     missing_hex_rules = report["maps_without_hex_rule"]
     lines.append(f"numbered maps without a [[vassal.places.hexes]] rule: {len(missing_hex_rules)}")
     lines += [f"  {m}" for m in report["maps_without_hex_rule"]]
@@ -369,5 +387,5 @@ def run_check(args: argparse.Namespace) -> int:
     if args.format == "json" or getattr(args, "json", False):
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
-        print(render_check(report))
+        print(render_check(report, verbose=bool(getattr(args, "verbose", 0))))
     return check_status(report)

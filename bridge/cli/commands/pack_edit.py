@@ -12,11 +12,24 @@ import argparse
 import asyncio
 import contextlib
 
+from bridge.cli.helptext import HelpFormatter
 from bridge.web.editor.model import EditorSession
 from bridge.web.editor.server import EditorServer
 from vassal_parser.errors import InputError
 
 DEFAULT_PORT = 8766
+EPILOG = """\
+examples:
+  adjutant pack scaffold TK.vmod --base tk -o my-pack     first, a pack of your own for the module
+  adjutant pack edit my-pack --module TK.vmod              then open the printed address in a browser
+  adjutant pack edit my-pack --module TK.vmod --extension Extra.vmdx --port 8800
+  adjutant pack check my-pack --module TK.vmod             what the pack still lacks, after saving
+
+in the page: click a hex, Shift+click or drag for more; C K P B W S R L toggle City, Capital, Port,
+Partisan Base, white star, Strategic Hex, road, rail; Ctrl+Z/Ctrl+Y undo/redo; Ctrl+S saves; the wheel
+zooms, a middle- or right-button drag (or Space+drag) pans; / finds a hex id, place or country.
+exit status: 0 when stopped with Ctrl+C (unsaved edits are lost: the page warns); 2 bad input.
+"""
 
 
 def register(actions: argparse._SubParsersAction) -> None:
@@ -24,10 +37,12 @@ def register(actions: argparse._SubParsersAction) -> None:
         "edit", help="edit a pack's map facts and boxes in the browser, on the module's map",
         description="Serve a map editor on 127.0.0.1: mark countries, Cities, Ports, Strategic Hexes, areas, "
                     "border and road/rail hexes on the module's own boards, name its zones as the game's "
-                    "boxes, and save the pack.")
+                    "boxes, and save the pack.",
+        epilog=EPILOG, formatter_class=HelpFormatter)
     edit.add_argument("pack", metavar="PACK", help="pack directory to edit")
     edit.add_argument("--module", required=True, help="the VASSAL module (.vmod) whose map to show")
-    edit.add_argument("--extension", action="append", default=[], metavar="VMDX")
+    edit.add_argument("--extension", action="append", default=[], metavar="VMDX",
+                      help="a module extension (.vmdx) whose maps or boards the game uses (repeatable)")
     edit.add_argument("--port", type=int, default=DEFAULT_PORT,
                       help=f"port on 127.0.0.1 (default {DEFAULT_PORT})")
     edit.set_defaults(handler=run_edit)

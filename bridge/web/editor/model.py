@@ -25,7 +25,8 @@ from tomlkit.items import Table
 
 from bridge.mapping.cells import module_cells
 from bridge.mapping.mapper import VassalMapping
-from rules.facts import coverage
+from bridge.web.editor.history import EditHistory, Key
+from rules.facts import FACT_KINDS, coverage
 from rules.packs import FACTIONS, PACKS_DIR, HexInfo, Pack, inherited_tables, load_pack
 from rules.state import BOX_KINDS, BOX_LABELS
 from vassal_parser.atomic import remove_leftovers, write_files_atomically
@@ -53,6 +54,24 @@ def _record(info: HexInfo) -> dict[str, Any]:
         if value != default:
             out[name] = list(value) if isinstance(value, tuple) else value
     return out
+
+
+def _extent(size: tuple[int, int] | None, boards: list[dict[str, Any]],
+            cells: list[dict[str, Any]]) -> list[int] | None:
+    """The map's size in pixels; without board images (a bare buildFile), the extent of its boards,
+    grid cells and zones, so that every hex can be reached (a fixed default would cut most of a big map)."""
+    if size:
+        return list(size)
+    xs = [b["x"] + b["width"] for b in boards if b["width"] is not None]
+    ys = [b["y"] + b["height"] for b in boards if b["height"] is not None]
+    for cell in cells:
+        for x, y in cell["points"] or [cell["center"]]:
+            xs.append(x)
+            ys.append(y)
+    if not xs or not ys:
+        return None
+    margin = 20
+    return [max(xs) + margin, max(ys) + margin]
 
 
 class EditorSession:
@@ -87,6 +106,16 @@ class EditorSession:
         self.changed_border: set[str] = set()
         self.changed_boxes: set[str] = set()
         self.cells = module_cells(self.module)
+        # Every pack hex id the module's maps have: a located fact on a hex the module lacks (the base
+        # pack's France Capital w3516 on another game's map) locates nothing here.
+        self.module_hexes = {self.hex_id_for(m.identifier, c.name) for m in self.module.maps
+                             for c in self.cells[m.identifier].cells if c.kind in ("hex", "square")}
+        self.module_hexes.discard(None)
+        # Countries whose Capital the page marked with K: counted as located in full (a country has one
+        # Capital), without a separate "complete" click; removed again when the K goes.
+        self.capitals_marked: set[str] = set()
+        self.history = EditHistory(self._read_entry, self._write_entry)
+        self._saved = self._entries()
 
     # ---- what the page shows -------------------------------------------------------------------
     def hex_id_for(self, map_id: str, location: str) -> str | None:
@@ -133,8 +162,11 @@ class EditorSession:
             zones = sorted({c.name for c in found.cells if c.kind in ("zone", "region")})
             if not found.cells and map_def.boards and all(b.grid is None for b in map_def.boards):
                 zones = [f"{map_def.identifier}: {OFFBOARD}"]
-            maps.append({"id": map_def.identifier, "size": list(found.size) if found.size else None,
-                         "boards": boards, "cells": cells, "zones": zones, "problems": found.problems})
+            missing = [placed.board.image for placed in found.boards
+                       if placed.board.image and placed.board.size is None]
+            maps.append({"id": map_def.identifier, "size": _extent(found.size, boards, cells),
+                         "boards": boards, "cells": cells, "zones": zones, "problems": found.problems,
+                         "missing_images": missing})
         pack = self.pack
         return {
             "pack": {"name": pack.name, "title": pack.title, "path": str(self.pack_dir)},
@@ -142,7 +174,8 @@ class EditorSession:
                        "file": self.module_path.name},
             "choices": {
                 "country": sorted(pack.countries),
-                "area": [{"value": a, "label": info.name} for a, info in sorted(pack.areas.items())],
+                "area": [{"value": a, "label": info.name, "country": info.country}
+                         for a, info in sorted(pack.areas.items())],
                 "strategic_faction": list(FACTIONS),
                 "border_defense": [{"value": a, "label": pack.areas[a].name if a in pack.areas else a}
                                    for a in sorted(pack.border_defense)],
@@ -152,13 +185,30 @@ class EditorSession:
             "hexes": self.hexes,
             "border": self.border,
             "boxes": self.boxes,
-            "coverage": self.coverage(),
-            "dirty": self.dirty,
+            **self.edit_state(),
         }
 
     @property
     def dirty(self) -> bool:
-        return bool(self.changed_hexes or self.changed_border or self.changed_boxes or self.changed_complete)
+        return self.unsaved() > 0
+
+    def unsaved(self) -> int:
+        """How many entries (hexes, border lists, boxes, [complete] facts) differ from the files on disk."""
+        now = self._entries()
+        return sum(1 for key in now.keys() | self._saved.keys() if now.get(key) != self._saved.get(key))
+
+    def _entries(self) -> dict[tuple[str, str], Any]:
+        out: dict[tuple[str, str], Any] = {("hex", h): dict(r) for h, r in self.hexes.items()}
+        out.update({("border", a): list(v) for a, v in self.border.items() if v})
+        out.update({("box", z): b for z, b in self.boxes.items()})
+        for fact, listed in (self.complete or {}).items():
+            out[("complete", fact)] = listed if isinstance(listed, str) else sorted(listed)
+        return out
+
+    def edit_state(self) -> dict[str, Any]:
+        """What the page redraws after an edit, an undo or a redo: counts always, entries after undo/redo."""
+        return {"coverage": self.coverage(), "dirty": self.dirty, "unsaved": self.unsaved(),
+                "undo": len(self.history.undo_steps), "redo": len(self.history.redo_steps)}
 
     def preview_pack(self) -> Pack:
         """The pack as edited so far (not saved), for coverage."""
@@ -176,6 +226,8 @@ class EditorSession:
         out = []
         for line in coverage(pack):
             data = line.to_json()
+            if line.fact == "capital":
+                self._capital_on_module(pack, data)
             data["where"] = {s: self._hexes_of(pack, line.per, s) for s in (*line.have, *line.lack)}
             # Subjects the page may declare complete ("these are all of Poland's City hexes", or "it
             # has none"): only a pack with a [complete] table distinguishes located from complete.
@@ -185,6 +237,22 @@ class EditorSession:
             out.append(data)
         return out
 
+    def _capital_on_module(self, pack: Pack, data: dict[str, Any]) -> None:
+        """A Capital located on a hex this module does not have (the base pack's France w3516 on another
+        game's map) is not located here: it moves to missing, with the reason shown in the page."""
+        notes = data.setdefault("notes", {})
+        if not self.module_hexes:  # no grid could be drawn: nothing to tell a real hex from a missing one
+            return
+        for country in list(data["have"]):
+            hex_id = FACT_KINDS["capital"].lookup(pack, country)
+            marked = [h for h, i in pack.hexes.items()
+                      if i.country == country and i.capital and h in self.module_hexes]
+            if isinstance(hex_id, str) and hex_id not in self.module_hexes and not marked:
+                data["have"].remove(country)
+                data["missing"].append(country)
+                notes[country] = f"its Capital {hex_id} (from the pack's countries table) is not a hex of " \
+                                 f"module {self.module.name}: mark the Capital hex with K"
+
     @staticmethod
     def _hexes_of(pack: Pack, per: str, subject: str) -> list[str]:
         if per == "area":
@@ -193,10 +261,97 @@ class EditorSession:
 
     # ---- edits ---------------------------------------------------------------------------------
     def apply(self, message: dict[str, Any]) -> None:
+        """One edit, recorded in the history as part of the step its `step` token names."""
         _refuse_bad_text(message)
-        self._apply(message)
+        step = message.get("step")
+        token = step if isinstance(step, str) and len(step) <= 100 else None
+        self.history.record(token, self._touched(message), lambda: self._apply(message))
+
+    def undo(self) -> bool:
+        return self.history.undo()
+
+    def redo(self) -> bool:
+        return self.history.redo()
+
+    def _touched(self, message: dict[str, Any]) -> list[Key]:
+        kind = message.get("type")
+        keys: list[Key] = [("complete", "")]  # the Capital mark may list a country under [complete]
+        if kind == "set" and isinstance(message.get("hexes"), list):
+            keys += [("hex", h) for h in message["hexes"] if isinstance(h, str)]
+        elif kind == "restore" and isinstance(message.get("records"), dict):
+            keys += [("hex", h) for h in message["records"] if isinstance(h, str)]
+        elif kind == "border" and isinstance(message.get("area"), str):
+            keys.append(("border", message["area"]))
+        elif kind == "box" and isinstance(message.get("zone"), str):
+            keys.append(("box", message["zone"]))
+        return keys
+
+    def _read_entry(self, key: Key) -> Any:
+        kind, name = key
+        if kind == "hex":
+            return self.hexes.get(name)
+        if kind == "border":
+            return self.border.get(name)
+        if kind == "box":
+            return self.boxes.get(name)
+        return (self.complete, set(self.capitals_marked))
+
+    def _write_entry(self, key: Key, value: Any) -> None:
+        kind, name = key
+        if kind == "hex":
+            if value is None:
+                self.hexes.pop(name, None)
+            else:
+                self.hexes[name] = value
+            self.changed_hexes.add(name)
+        elif kind == "border":
+            if value is None:
+                self.border.pop(name, None)
+            else:
+                self.border[name] = value
+            self.changed_border.add(name)
+        elif kind == "box":
+            if value is None:
+                self.boxes.pop(name, None)
+            else:
+                self.boxes[name] = value
+            self.changed_boxes.add(name)
+        else:
+            complete, marked = value
+            if complete is not None:
+                self.changed_complete.update(f for f in complete.keys() | (self.complete or {}).keys()
+                                             if complete.get(f) != (self.complete or {}).get(f))
+            self.complete, self.capitals_marked = complete, marked
+
+    def _mark_capitals(self, touched: list[str]) -> None:
+        """A hex marked Capital (K) locates its country's Capital in full: list it under [complete] capital.
+        Only the hexes this edit touched count (a base pack's Capital is not vouched for by the user)."""
+        if self.complete is None or not self._can_complete("capital"):
+            return
+        with_capital = {r["country"] for r in self.hexes.values() if r.get("capital") and r.get("country")}
+        listed = self.complete.get("capital", set())
+        assert isinstance(listed, set)
+        marked_now = {self.hexes[h]["country"] for h in touched
+                      if h in self.hexes and self.hexes[h].get("capital") and self.hexes[h].get("country")}
+        added = marked_now - listed
+        dropped = self.capitals_marked - with_capital
+        if not added and not dropped:
+            return
+        listed = (listed | added) - dropped
+        self.capitals_marked = (self.capitals_marked | added) - dropped
+        if listed or "capital" in (self.pack.complete or {}):
+            self.complete["capital"] = listed
+        else:
+            self.complete.pop("capital", None)
+        self.changed_complete.add("capital")
 
     def _apply(self, message: dict[str, Any]) -> None:
+        self._apply_one(message)
+        touched = [name for kind, name in self._touched(message) if kind == "hex"]
+        if touched:
+            self._mark_capitals(touched)
+
+    def _apply_one(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
         if kind == "set":
             self._set(message.get("hexes"), message.get("field"), message.get("value"))
@@ -316,7 +471,6 @@ class EditorSession:
 
     def _complete(self, fact: Any, subject: Any, value: Any) -> None:
         """`[complete] fact += [subject]`: the pack locates all of that subject's fact (or it has none)."""
-        from rules.facts import FACT_KINDS
 
         if self.complete is None:
             raise EditError(f"pack {self.pack.name} has no [complete] table: "
@@ -440,6 +594,7 @@ class EditorSession:
         self.changed_border.clear()
         self.changed_boxes.clear()
         self.changed_complete.clear()
+        self._saved = self._entries()
         return sorted(p.name for p in documents)
 
     def _file_with(self, table: str) -> Path | None:

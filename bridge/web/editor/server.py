@@ -42,6 +42,7 @@ class EditorServer(OverlayServer):
         self.session = session
         self._lock = asyncio.Lock()
         self.saves = 0
+        self._pages: set[ServerConnection] = set()  # open editor pages, told of each other's edits
 
     # ---- HTTP ----------------------------------------------------------------------------------
     def required_level(self, path: str, query: Any) -> str | None:
@@ -95,12 +96,32 @@ class EditorServer(OverlayServer):
 
     # ---- WebSocket -----------------------------------------------------------------------------
     async def _handle(self, connection: ServerConnection) -> None:
+        self._pages.add(connection)
         try:
             async for raw in connection:
                 reply = await self._on_edit(raw)
                 await connection.send(json.dumps(reply, ensure_ascii=False))
+                if reply.get("type") in ("applied", "state", "saved"):
+                    await self._tell_others(connection)
         except ConnectionClosed:
             pass
+        finally:
+            self._pages.discard(connection)
+
+    async def _tell_others(self, source: ServerConnection) -> None:
+        """Every other open page gets the working copy as it now is (`changed`, never a reply), so that
+        a second tab never toggles a City it still shows as it was before the first tab's edit."""
+        others = [page for page in self._pages if page is not source]
+        if not others:
+            return
+        session = self.session
+        text = json.dumps({"type": "changed", "hexes": session.hexes, "border": session.border,
+                           "boxes": session.boxes, **session.edit_state()}, ensure_ascii=False)
+        for page in others:
+            try:
+                await page.send(text)
+            except ConnectionClosed:
+                self._pages.discard(page)
 
     async def _on_edit(self, raw: str | bytes) -> dict[str, Any]:
         try:
@@ -114,12 +135,19 @@ class EditorServer(OverlayServer):
                 if message.get("type") == "save":
                     files = await asyncio.to_thread(self.session.save)
                     self.saves += 1
-                    return {"type": "saved", "files": files, "coverage": self.session.coverage(),
-                            "dirty": False}
+                    return {"type": "saved", "files": files, **self.session.edit_state()}
                 if message.get("type") == "model":
                     return {"type": "model", "model": self.session.model()}
+                if message.get("type") in ("undo", "redo"):
+                    return self._undo_redo(message)
                 self.session.apply(message)
             except (EditError, InputError) as exc:
                 return {"type": "error", "text": str(exc), "id": message.get("id")}
-            return {"type": "applied", "id": message.get("id"), "coverage": self.session.coverage(),
-                    "dirty": self.session.dirty}
+            return {"type": "applied", "id": message.get("id"), **self.session.edit_state()}
+
+    def _undo_redo(self, message: dict[str, Any]) -> dict[str, Any]:
+        """The history is the server's (web/editor/history.py): the reply carries the entries to redraw."""
+        session = self.session
+        done = session.undo() if message["type"] == "undo" else session.redo()
+        return {"type": "state", "id": message.get("id"), "done": done, "hexes": session.hexes,
+                "border": session.border, "boxes": session.boxes, **session.edit_state()}

@@ -531,6 +531,13 @@
     node.append(el("div", { class: answered ? "answer answered" : "answer" }, status));
     node.classList.toggle("settled", answered);
     if (!interactive) return node;
+    if (choice.multiple === true && window.AdjutantListAnswer) {
+      // Built item by item and sent once, complete (listanswer.js).
+      node.append(window.AdjutantListAnswer.render(choice, { el, send, view, current, answered, answerText,
+        optionValue, optionLabel, cliLine }));
+      if (answered) node.append(clearButton(choice));
+      return node;
+    }
     // A list answer (a `multiple` choice, or one the planner answered with a list) is toggled
     // one option per click.
     const multiple = choice.multiple === true || Array.isArray(current);
@@ -540,20 +547,32 @@
       const value = answerText(optionValue(option));
       const chosen = multiple ? picked.includes(value) : answered && answerText(current) === value;
       const button = el("button", { type: "button", class: chosen ? "option chosen" : "option", "data-value": value,
-        "aria-pressed": chosen ? "true" : "false" }, optionLabel(option));
+        "aria-pressed": chosen ? "true" : "false" }, optionLabel(option),
+        view === "control" && String(optionLabel(option)) !== value ? el("code", { class: "value" }, value) : null);
       button.addEventListener("click", () => {
         const answer = multiple ? (chosen ? picked.filter((v) => v !== value) : [...picked, value]) : value;
         send({ type: "answer", choice: choice.id, option: answer });
       });
       buttons.append(button);
     }
-    if (answered) {
-      const clear = el("button", { type: "button", class: "clear" }, "Clear answer");
-      clear.addEventListener("click", () => send({ type: "answer", choice: choice.id, option: null }));
-      buttons.append(clear);
-    }
+    if (answered) buttons.append(clearButton(choice));
     node.append(buttons);
+    if (view === "control") node.append(cliLine(choice.id, answered ? current : null));
     return node;
+  }
+
+  function clearButton(choice) {
+    const clear = el("button", { type: "button", class: "clear" }, "Clear answer");
+    clear.addEventListener("click", () => send({ type: "answer", choice: choice.id, option: null }));
+    return clear;
+  }
+
+  // Control view: the answer as `adjutant check` / `apply` take it, to copy (labels are not values).
+  function cliLine(choiceId, value) {
+    const shown = value === null || value === undefined ? "VALUE"
+      : Array.isArray(value) ? JSON.stringify(value.map(answerText)) : answerText(value);
+    const flag = `--answer '${choiceId}=${shown.replace(/'/g, "'\\''")}'`;
+    return el("div", { class: "cli" }, "command line: ", el("code", { class: "cli-answer" }, flag));
   }
 
   // Map inset (inset.js): one panel per cluster of nearby hexes, arrows for moves between them.

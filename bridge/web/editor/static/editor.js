@@ -14,13 +14,15 @@ const MAX_MESSAGE = 12000; // characters per message: the server takes messages 
 
 const state = {
   model: null, mapIndex: 0, zoom: 1, selected: new Set(), selectedZone: null, focus: new Set(),
-  undo: [], redo: [], pending: 0, ws: null, nextId: 1, waiters: new Map(), dirty: false,
+  history: {undo: 0, redo: 0}, unsaved: 0, pending: 0, ws: null, nextId: 1, waiters: new Map(), dirty: false,
+  step: null,
 };
 const $ = (id) => document.getElementById(id);
 
 function status(text, error = false) {
   const el = $("status");
   el.textContent = text;
+  el.title = text;
   el.classList.toggle("error", error);
 }
 
@@ -51,11 +53,13 @@ function send(message) {
   document.body.dataset.busy = "yes";
   return new Promise((resolve) => {
     state.waiters.set(id, resolve);
-    state.ws.send(JSON.stringify({...message, id}));
+    state.ws.send(JSON.stringify(state.step && !message.type.match(/^(save|model|undo|redo)$/)
+      ? {...message, id, step: state.step} : {...message, id}));
   });
 }
 
 function onReply(reply) {
+  if (reply.type === "changed") { onChanged(reply); return; } // another tab's edit, not a reply
   // Replies come in order: the oldest waiter gets this one.
   const [id, resolve] = state.waiters.entries().next().value || [];
   if (id !== undefined) state.waiters.delete(id);
@@ -63,6 +67,7 @@ function onReply(reply) {
   if (state.pending === 0) document.body.dataset.busy = "no";
   if (reply.coverage) renderCoverage(reply.coverage);
   if ("dirty" in reply) setDirty(reply.dirty);
+  if ("unsaved" in reply) showUnsaved(reply);
   if (reply.type === "error") status(reply.text, true);
   if (resolve) resolve(reply);
 }
@@ -71,6 +76,21 @@ function setDirty(dirty) {
   state.dirty = dirty;
   document.body.dataset.dirty = dirty ? "yes" : "no";
   $("save").disabled = !dirty;
+}
+
+// The server keeps the history and counts what differs from the files (bridge/web/editor/history.py), so
+// a reload or a second tab shows the same unsaved edits and can undo them.
+function showUnsaved(counts) {
+  state.unsaved = counts.unsaved;
+  state.history = {undo: counts.undo, redo: counts.redo};
+  const badge = $("unsaved");
+  badge.textContent = counts.unsaved
+    ? `${counts.unsaved} unsaved change${counts.unsaved === 1 ? "" : "s"}` : "all saved";
+  badge.classList.toggle("pending", counts.unsaved > 0);
+  document.body.dataset.unsaved = String(counts.unsaved);
+  document.title = `${counts.unsaved ? "● " : ""}${state.model.pack.name} — Adjutant pack editor`;
+  $("undo").disabled = !counts.undo;
+  $("redo").disabled = !counts.redo;
 }
 
 // ---- drawing ------------------------------------------------------------------------------------
@@ -97,6 +117,12 @@ function drawMap() {
   const svg = $("map");
   svg.replaceChildren();
   const size = map.size || [1000, 800];
+  const imaged = map.boards.some((b) => b.image);
+  svg.classList.toggle("has-image", imaged);
+  showImageNote(map);
+  if (!map.boards.some((b) => b.width != null)) {
+    el("rect", {class: "blank", x: 0, y: 0, width: size[0], height: size[1]}, svg);
+  }
   svg.setAttribute("viewBox", `0 0 ${size[0]} ${size[1]}`);
   svg.setAttribute("width", Math.round(size[0] * state.zoom));
   svg.setAttribute("height", Math.round(size[1] * state.zoom));
@@ -136,6 +162,7 @@ function drawMap() {
     const label = el("text", {class: "label", x: cell.center[0], y: cell.center[1] - height * 0.18,
       "font-size": Math.max(6, Math.min(14, height / 4.5))}, layer);
     label.textContent = cell.name;
+    label.dataset.label = index;
     if (!isZone) {
       const marks = el("text", {class: "marks", x: cell.center[0], y: cell.center[1] + height * 0.22,
         "font-size": Math.max(6, Math.min(14, height / 4))}, layer);
@@ -143,6 +170,17 @@ function drawMap() {
     }
   });
   refreshCells();
+}
+
+// A module given as a bare buildFile has no board images: the grid is drawn over the map's extent,
+// and the header says what is missing (the printed map, with its Cities and numbers).
+function showImageNote(map) {
+  const note = $("image-note");
+  note.hidden = !map.missing_images.length;
+  note.textContent = map.missing_images.length ? `map image missing: ${map.missing_images.join(", ")}` : "";
+  note.title = map.missing_images.length
+    ? `${map.missing_images.join(", ")} is not in the module (a bare buildFile?): only the grid is drawn, `
+      + "over the map's whole extent; open the .vmod to see the printed map" : "";
 }
 
 function cellHeight(cell) {
@@ -275,70 +313,13 @@ function refreshPanel() {
     $("zone-name").textContent = zone;
     $("field-box").value = state.model.boxes[zone] || "";
   }
-  $("undo").disabled = !state.undo.length;
-  $("redo").disabled = !state.redo.length;
-}
-
-function renderCoverage(lines) {
-  state.model.coverage = lines;
-  const list = $("coverage");
-  list.replaceChildren();
-  if (!lines.length) {
-    const item = document.createElement("li");
-    item.textContent = "No event of this pack declares the map facts it needs.";
-    list.appendChild(item);
-  }
-  for (const line of lines) {
-    const total = line.have.length + line.missing.length;
-    const item = document.createElement("li");
-    item.dataset.rule = line.rule;
-    item.dataset.fact = line.fact;
-    const word = line.per === "area" ? "areas" : "countries";
-    item.append(`${line.rule} ${line.label}: ${line.have.length} of ${total} ${word}`);
-    // Trusted, not located (issue 22): counted as present because the pack trusts it, never shown green.
-    const trusted = line.trusted || [];
-    item.classList.toggle("done", line.missing.length === 0 && !trusted.length);
-    item.classList.toggle("trusted", trusted.length > 0);
-    if (trusted.length) {
-      const note = document.createElement("div");
-      note.className = "trusted-note";
-      const areaNames = new Map(state.model.choices.area.map((a) => [a.value, a.label]));
-      const names = trusted.map((s) => (line.per === "area" ? (areaNames.get(s) || s) : s));
-      note.textContent = `trusted, not confirmed (no [complete] entry names ${line.fact}): ${names.join(", ")}`;
-      item.appendChild(note);
-    }
-    if (line.missing.length) {
-      const lack = document.createElement("div");
-      lack.className = "lack";
-      lack.append("missing: ");
-      const areaNames = new Map(state.model.choices.area.map((a) => [a.value, a.label]));
-      for (const subject of line.missing) {
-        const button = document.createElement("button");
-        button.textContent = line.per === "area" ? (areaNames.get(subject) || subject) : subject;
-        button.dataset.subject = subject;
-        button.title = `show where ${subject} is`;
-        button.addEventListener("click", () => focusSubject(line, subject));
-        lack.appendChild(button);
-        if (line.can_complete) {
-          // The pack has a [complete] table: located facts count only once declared whole.
-          const mark = document.createElement("button");
-          mark.className = "complete";
-          mark.textContent = "✓";
-          mark.dataset.complete = subject;
-          mark.title = `every ${line.label} of ${button.textContent} is now marked (or it has none): `
-            + "list it under [complete]";
-          mark.addEventListener("click", () => commit({kind: "complete", fact: line.fact, subject, value: true}));
-          lack.appendChild(mark);
-        }
-      }
-      item.appendChild(lack);
-    }
-    list.appendChild(item);
-  }
+  $("undo").disabled = !state.history.undo;
+  $("redo").disabled = !state.history.redo;
 }
 
 function focusSubject(line, id) {
-  const where = (line.where && line.where[id]) || [];
+  // line: a coverage line (where: subject -> hexes) or one fact of coverage.js (where: its hexes)
+  const where = Array.isArray(line.where) ? line.where : (line.where && line.where[id]) || [];
   const area = state.model.choices.area.find((a) => a.value === id);
   const subject = line.per === "area" && area ? area.label : id;
   state.focus = new Set(where);
@@ -409,10 +390,15 @@ function applyRecords(records) {
 
 async function commit(entry) {
   // entry: {kind: "hexes", before, after} | {kind: "border", area, ids, member} | {kind: "box", zone, before, after}
-  const reply = await perform(entry, false);
+  // All the messages of one entry are one step of the server's history (one undo).
+  state.step = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+  let reply;
+  try {
+    reply = await perform(entry, false);
+  } finally {
+    state.step = null;
+  }
   if (reply && reply.type === "error") return;
-  state.undo.push(entry);
-  state.redo = [];
   refreshCells();
 }
 
@@ -442,24 +428,34 @@ async function perform(entry, reverse) {
   if (reply && reply.type === "error") {
     await reload();
   } else if (reply) {
-    status(reverse ? "undone" : "changed (not saved yet)");
+    status("changed (not saved yet)");
   }
   return reply;
 }
 
-async function undo() {
-  const entry = state.undo.pop();
-  if (!entry) return;
-  await perform(entry, true);
-  state.redo.push(entry);
+// Another page edited the same working copy: show it as it now is.
+function onChanged(message) {
+  state.model.hexes = message.hexes;
+  state.model.border = message.border;
+  state.model.boxes = message.boxes;
+  renderCoverage(message.coverage);
+  setDirty(message.dirty);
+  showUnsaved(message);
   refreshCells();
+  status("changed in another editor page");
 }
 
-async function redo() {
-  const entry = state.redo.pop();
-  if (!entry) return;
-  await perform(entry, false);
-  state.undo.push(entry);
+async function undo() { await travel("undo"); }
+async function redo() { await travel("redo"); }
+
+async function travel(way) {
+  if (!(way === "undo" ? state.history.undo : state.history.redo)) return;
+  const reply = await send({type: way});
+  if (reply.type !== "state") return;
+  state.model.hexes = reply.hexes;
+  state.model.border = reply.border;
+  state.model.boxes = reply.boxes;
+  status(way === "undo" ? "undone" : "redone");
   refreshCells();
 }
 
@@ -512,6 +508,7 @@ async function reload() {
     state.model = reply.model;
     renderCoverage(state.model.coverage);
     setDirty(state.model.dirty);
+    showUnsaved(state.model);
     drawMap();
   }
 }
@@ -530,7 +527,7 @@ function installPointer() {
   let start = null;
   let rect = null;
   svg.addEventListener("pointerdown", (event) => {
-    if (event.button !== 0) return;
+    if (event.button !== 0 || isPanStart(event)) return;
     start = {point: mapPoint(event), shift: event.shiftKey, target: event.target};
   });
   svg.addEventListener("pointermove", (event) => {
@@ -559,6 +556,9 @@ function installPointer() {
           state.selected.add(cell.hex);
         }
       }
+      // The hexes the drag starts and ends in belong to it, wherever in them the pointer was.
+      const end = document.elementFromPoint(event.clientX, event.clientY);
+      for (const node of [begin.target, end]) if (node && node.dataset && node.dataset.hex) state.selected.add(node.dataset.hex);
       state.selectedZone = null;
       refreshCells();
       return;
@@ -584,11 +584,7 @@ function installPointer() {
 }
 
 function zoom(factor) {
-  state.zoom = Math.max(0.2, Math.min(4, state.zoom * factor));
-  const map = currentMap();
-  const size = map.size || [1000, 800];
-  $("map").setAttribute("width", Math.round(size[0] * state.zoom));
-  $("map").setAttribute("height", Math.round(size[1] * state.zoom));
+  zoomAt(factor); // about the middle of the view (navigate.js)
 }
 
 function installControls() {
@@ -629,7 +625,11 @@ function installControls() {
     else if (key === "-") zoom(0.8);
     else if (KEYS[key] && state.selected.size) { event.preventDefault(); toggleFlag(KEYS[key]); }
   });
-  window.addEventListener("beforeunload", (event) => { if (state.dirty) event.preventDefault(); });
+  window.addEventListener("beforeunload", (event) => {
+    if (!state.dirty) return;
+    event.preventDefault();
+    event.returnValue = "unsaved edits"; // older browsers ask only when a text is set
+  });
 }
 
 async function main() {
@@ -640,13 +640,23 @@ async function main() {
   buildPanel();
   installControls();
   installPointer();
+  installCoverage();
+  installNavigation();
+  fillSearchNames();
   renderCoverage(state.model.coverage);
   setDirty(state.model.dirty);
+  showUnsaved(state.model);
   drawMap();
   await connect();
   document.body.dataset.ready = "yes";
   const problems = state.model.maps.flatMap((m) => m.problems.map((p) => `${m.id}: ${p}`));
-  status(problems.length ? problems[0] : "ready");
+  if (state.model.unsaved) {
+    // Edits made before this page was loaded (a reload, another tab): never "ready" as if saved.
+    status(`${state.model.unsaved} unsaved change${state.model.unsaved === 1 ? "" : "s"} from before this `
+      + "page was opened: Save writes them, Undo takes them back", true);
+  } else {
+    status(problems.length ? problems[0] : "ready");
+  }
 }
 
 main().catch((error) => status(String(error), true));

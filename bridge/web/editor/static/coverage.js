@@ -1,0 +1,213 @@
+// The editor's coverage sidebar: what the pack still lacks, grouped so a player can finish one country
+// at a time. The server sends rules.facts coverage per event and need; one fact of one subject
+// (Poland's City hexes) is usually needed by several events, so it is counted once here, with the
+// events that read it, and grouped by country (a Ceded Land under its country), by fact, or by event.
+"use strict";
+
+const coverageView = {group: "country", open: new Set()};
+
+function areaInfo(id) { return state.model.choices.area.find((a) => a.value === id); }
+
+function subjectLabel(per, subject) {
+  const area = per === "area" ? areaInfo(subject) : null;
+  return area ? area.label : subject;
+}
+
+// One entry per (fact, subject): located or not, the events that need it, its hexes and its note.
+function coverageFacts(lines) {
+  const facts = new Map();
+  for (const line of lines) {
+    for (const subject of [...line.have, ...line.missing]) {
+      const key = `${line.fact}\u0000${subject}`;
+      let fact = facts.get(key);
+      if (!fact) {
+        fact = {fact: line.fact, label: line.label, per: line.per, subject, rules: [], located: true,
+          where: (line.where && line.where[subject]) || [], canComplete: line.can_complete, note: null,
+          trusted: false};
+        facts.set(key, fact);
+      }
+      if (!fact.rules.includes(line.rule)) fact.rules.push(line.rule);
+      if (line.missing.includes(subject)) fact.located = false;
+      // Trusted, not located (issue 22): the pack trusts it whole, so it is never counted as confirmed.
+      if ((line.trusted || []).includes(subject)) fact.trusted = true;
+      if (line.notes && line.notes[subject]) fact.note = line.notes[subject];
+    }
+  }
+  return [...facts.values()];
+}
+
+// The country a fact belongs to: its subject, or for an area (a Ceded Land) the country it is part of.
+function groupOf(fact) {
+  if (fact.per !== "area") return fact.subject;
+  const area = areaInfo(fact.subject);
+  return (area && area.country) || subjectLabel("area", fact.subject);
+}
+
+function renderCoverage(lines) {
+  state.model.coverage = lines;
+  const facts = coverageFacts(lines);
+  const located = facts.filter(confirmed).length;
+  $("coverage-progress").max = Math.max(1, facts.length);
+  $("coverage-progress").value = located;
+  $("coverage-count").textContent = `${located} of ${facts.length} facts located`;
+  const list = $("coverage");
+  list.replaceChildren();
+  list.dataset.group = coverageView.group;
+  if (!lines.length) {
+    const item = document.createElement("li");
+    item.textContent = "No event of this pack declares the map facts it needs.";
+    list.appendChild(item);
+    return;
+  }
+  if (coverageView.group === "event") renderByEvent(lines, list);
+  else renderGroups(facts, list, coverageView.group === "fact" ? (f) => f.label : groupOf);
+}
+
+// Located and not merely trusted: what a progress bar and a green tick count.
+function confirmed(fact) { return fact.located && !fact.trusted; }
+
+function progressOf(items) {
+  const bar = document.createElement("progress");
+  bar.max = Math.max(1, items.length);
+  bar.value = items.filter(confirmed).length;
+  return bar;
+}
+
+function renderGroups(facts, list, keyOf) {
+  const groups = new Map();
+  for (const fact of facts) {
+    const key = keyOf(fact);
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(fact);
+  }
+  const byFact = coverageView.group === "fact";
+  for (const key of [...groups.keys()].sort((a, b) => a.localeCompare(b))) {
+    const items = groups.get(key);
+    const done = items.filter(confirmed).length;
+    const item = document.createElement("li");
+    const details = document.createElement("details");
+    details.dataset.group = key;
+    details.open = coverageView.open.has(`${coverageView.group}:${key}`);
+    details.addEventListener("toggle", () => {
+      const id = `${coverageView.group}:${key}`;
+      if (details.open) coverageView.open.add(id); else coverageView.open.delete(id);
+    });
+    const summary = document.createElement("summary");
+    const count = document.createElement("span");
+    count.className = "count";
+    count.textContent = ` ${done} of ${items.length}`;
+    summary.append(key, count, progressOf(items));
+    details.appendChild(summary);
+    item.classList.toggle("done", done === items.length);
+    const rows = document.createElement("ul");
+    items.sort((a, b) => (a.located - b.located) || a.label.localeCompare(b.label)
+      || a.subject.localeCompare(b.subject));
+    for (const fact of items) rows.appendChild(factRow(fact, byFact));
+    details.appendChild(rows);
+    item.appendChild(details);
+    list.appendChild(item);
+  }
+}
+
+// "✗ City hexes (16.1.1, 16.2.1) [show] [✓]": a missing fact, its events, where to work, and the
+// [complete] declaration when the pack has that table.
+function factRow(fact, byFact) {
+  const row = document.createElement("li");
+  row.dataset.fact = fact.fact;
+  row.dataset.subject = fact.subject;
+  row.className = fact.trusted ? "trusted" : fact.located ? "done" : "lack";
+  const name = byFact ? subjectLabel(fact.per, fact.subject)
+    : (fact.per === "area" ? `${subjectLabel("area", fact.subject)}: ${fact.label}` : fact.label);
+  row.append(`${fact.trusted ? "?" : fact.located ? "✓" : "✗"} ${name} `);
+  const rules = document.createElement("span");
+  rules.className = "rules";
+  rules.textContent = `(${fact.rules.join(", ")})`;
+  row.appendChild(rules);
+  const show = document.createElement("button");
+  show.className = "show";
+  show.textContent = "show";
+  show.dataset.subject = fact.subject;
+  show.title = `select the hexes of ${subjectLabel(fact.per, fact.subject)} in the pack`;
+  show.addEventListener("click", () => focusSubject(fact, fact.subject));
+  row.appendChild(show);
+  if (!fact.located && fact.canComplete) {
+    row.appendChild(completeButton(fact.fact, fact.label, fact.subject, subjectLabel(fact.per, fact.subject)));
+  }
+  if (fact.trusted) {
+    const note = document.createElement("div");
+    note.className = "trusted-note";
+    note.textContent = `trusted, not confirmed (no [complete] entry names ${fact.fact})`;
+    row.appendChild(note);
+  }
+  if (fact.note) {
+    const note = document.createElement("div");
+    note.className = "note";
+    note.textContent = fact.note;
+    row.appendChild(note);
+  }
+  return row;
+}
+
+function completeButton(factName, label, subject, shown) {
+  // The pack has a [complete] table: located facts count only once declared whole.
+  const mark = document.createElement("button");
+  mark.className = "complete";
+  mark.textContent = "✓";
+  mark.dataset.complete = subject;
+  mark.dataset.fact = factName;
+  mark.title = `every ${label} of ${shown} is now marked (or it has none): list it under [complete]`;
+  mark.addEventListener("click", () => commit({kind: "complete", fact: factName, subject, value: true}));
+  return mark;
+}
+
+// The events in rule order, each need with its count and missing subjects (the first editor's view).
+function renderByEvent(lines, list) {
+  for (const line of lines) {
+    const total = line.have.length + line.missing.length;
+    const item = document.createElement("li");
+    item.dataset.rule = line.rule;
+    item.dataset.fact = line.fact;
+    const word = line.per === "area" ? "areas" : "countries";
+    item.append(`${line.rule} ${line.label}: ${line.have.length} of ${total} ${word}`);
+    const trusted = line.trusted || [];
+    item.classList.toggle("done", line.missing.length === 0 && !trusted.length);
+    item.classList.toggle("trusted", trusted.length > 0);
+    if (trusted.length) {
+      const note = document.createElement("div");
+      note.className = "trusted-note";
+      const names = trusted.map((subject) => subjectLabel(line.per, subject));
+      note.textContent = `trusted, not confirmed (no [complete] entry names ${line.fact}): ${names.join(", ")}`;
+      item.appendChild(note);
+    }
+    if (line.missing.length) {
+      const lack = document.createElement("div");
+      lack.className = "lack";
+      lack.append("missing: ");
+      for (const subject of line.missing) {
+        const button = document.createElement("button");
+        button.textContent = subjectLabel(line.per, subject);
+        button.dataset.subject = subject;
+        button.title = `show where ${subject} is`;
+        button.addEventListener("click", () => focusSubject(line, subject));
+        lack.appendChild(button);
+        if (line.can_complete) lack.appendChild(completeButton(line.fact, line.label, subject, button.textContent));
+      }
+      item.appendChild(lack);
+    }
+    list.appendChild(item);
+  }
+}
+
+// Open the group of a subject (a country found by the search box) and bring it into view.
+function openCoverageGroup(key) {
+  coverageView.open.add(`${coverageView.group}:${key}`);
+  const details = [...$("coverage").querySelectorAll("details")].find((d) => d.dataset.group === key);
+  if (details) { details.open = true; details.scrollIntoView({block: "nearest"}); }
+}
+
+function installCoverage() {
+  $("coverage-group").addEventListener("change", (event) => {
+    coverageView.group = event.target.value;
+    renderCoverage(state.model.coverage);
+  });
+}
