@@ -81,14 +81,6 @@ def _all_hexes_listed(ctx: EventContext, dependent: str) -> bool:
                                                                               area.country)
 
 
-def border_hexes(ctx: EventContext, japan: str, russia: str) -> tuple[dict[str, list[str]], list[str]]:
-    """The Japanese Dependents known to share a border with a Soviet Country -> their hexes, and their
-    known road/rail hexes on that border (16.1.3), recording nothing (for `_donors` and other readers)."""
-    checked = {d.name: d.hexes for d in dependents(ctx, japan, russia) if d.checked.true}
-    required = sorted(h for d in dependents(ctx, japan, russia) if d.checked.true for h in d.required)
-    return checked, required
-
-
 def _donors(ctx: EventContext, required: list[str], need: int,
             japan: str) -> tuple[dict[str, int], dict[str, int]]:
     """Japanese non-fortress ground units that may be redeployed -> steps each may give, and each border
