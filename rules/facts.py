@@ -10,8 +10,9 @@ Each event declares in its pack table the facts it reads, as data the engine che
     [events."16.1.1"]
     needs = [{fact = "city_hexes", of = "minor_countries"}]
 
-`ctx.need(fact, subject)` (rules.engine) then returns the fact or records it as missing; asking for a fact
-the event did not declare is a programming error. See docs/pack-format.md ("needs").
+`ctx.need(fact, subject)` (rules.engine) then returns the fact or records it as missing; `ctx.located`
+returns it three-valued (rules.tri), the gap recorded only where a condition over it stays open. Asking for
+a fact the event did not declare is a programming error. See docs/pack-format.md ("needs").
 """
 
 from __future__ import annotations
