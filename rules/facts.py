@@ -231,6 +231,10 @@ def subjects(pack: Pack, need: Need, params: dict[str, Any]) -> list[str]:
     of = need.of or need.kind.default_scope
     if isinstance(of, tuple):
         return list(of)
+    if of.endswith("+dependents"):  # "a City within the selected Country or one of its Dependents" (16.4.4)
+        base = subjects(pack, Need(need.fact, of.removesuffix("+dependents")), params)
+        return [*base, *(n for n, c in sorted(pack.countries.items())
+                         if c.dependent_of in base and n not in base)]
     if of.startswith("dependents_of:"):
         # Every Dependent `home` may have: its listed Dependents, and the areas that become its Dependents
         # when their marker is placed (DS 16.1.3 checks "each Japanese Dependent", Inner Mongolia too).

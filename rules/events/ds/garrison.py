@@ -182,12 +182,11 @@ def manchukuo_garrison_check(ctx: EventContext) -> None:
                     f"{listing or 'none listed'}")
         return
     for dep in found:
-        if dep.checked.false or dep.required.complete:
+        if dep.checked.false or dep.required.complete or (dep.required.closed and not dep.required.possible):
             continue
-        # Due; it may have border hexes short of steps too -- unless every hex it may add holds enough.
-        extra = Located((), dep.required.gaps, dep.required.possible, dep.required.closed)
-        if not extra.some_exactly(short_of).false:
-            ctx.undecided(dep.checked, dep.required)
+        # Due; a border road/rail hex the pack lacks would be short too, or keep its steps from the Soviet
+        # choice ("never ... units that are necessary to fulfill a Garrison Check elsewhere"): it matters.
+        ctx.undecided(dep.checked, dep.required)
     short = {h: need - japanese_steps(h) for h in required if short_of(h)}
     ctx.fire(f"{russia} is Neutral and border road/rail hex(es) "
              f"{', '.join(place_name(ctx.pack, h) for h in short)} hold fewer than {need} Japanese steps "
