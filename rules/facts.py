@@ -10,8 +10,9 @@ Each event declares in its pack table the facts it reads, as data the engine che
     [events."16.1.1"]
     needs = [{fact = "city_hexes", of = "minor_countries"}]
 
-`ctx.need(fact, subject)` (rules.engine) then returns the fact or records it as missing; asking for a fact
-the event did not declare is a programming error. See docs/pack-format.md ("needs").
+`ctx.need(fact, subject)` (rules.engine) then returns the fact or records it as missing; `ctx.located`
+returns it three-valued (rules.tri), the gap recorded only where a condition over it stays open. Asking for
+a fact the event did not declare is a programming error. See docs/pack-format.md ("needs").
 """
 
 from __future__ import annotations
@@ -230,6 +231,10 @@ def subjects(pack: Pack, need: Need, params: dict[str, Any]) -> list[str]:
     of = need.of or need.kind.default_scope
     if isinstance(of, tuple):
         return list(of)
+    if of.endswith("+dependents"):  # "a City within the selected Country or one of its Dependents" (16.4.4)
+        base = subjects(pack, Need(need.fact, of.removesuffix("+dependents")), params)
+        return [*base, *(n for n, c in sorted(pack.countries.items())
+                         if c.dependent_of in base and n not in base)]
     if of.startswith("dependents_of:"):
         # Every Dependent `home` may have: its listed Dependents, and the areas that become its Dependents
         # when their marker is placed (DS 16.1.3 checks "each Japanese Dependent", Inner Mongolia too).

@@ -224,11 +224,12 @@ def territory_alternatives(ctx: EventContext, hex_id: str) -> tuple[list[str], G
     return areas, merge_gaps(*gaps)
 
 
-def same_over_territory(ctx: EventContext, hex_id: str, decide: Callable[[], T]) -> tuple[T, Gaps]:
+def same_over_territory(ctx: EventContext, hex_id: str, decide: Callable[[], T],
+                        key: Callable[[T], object] = lambda value: value) -> tuple[T, Gaps]:
     """`decide()` as the pack locates the hex, and the gaps that leave it open: none when the hex decides
-    alike in every area it may lie in (rules.tri -- an Allied unit in a Polish hex that is neither in a
-    Neutral country nor in a Dependent created by an event however the Polish Corridor is drawn is not
-    interned, whatever the pack lacks of the Corridor's hexes).
+    alike (`key` of the answer) in every area it may lie in (rules.tri -- an Allied unit in a Polish hex
+    that is neither in a Neutral country nor in a Dependent created by an event however the Polish
+    Corridor is drawn is not interned, whatever the pack lacks of the Corridor's hexes).
 
     Why swap `ctx.pack`: the events read territory through the pack (Board); each alternative is the
     pack with only this hex's area changed, and the working pack is always restored."""
@@ -236,13 +237,14 @@ def same_over_territory(ctx: EventContext, hex_id: str, decide: Callable[[], T])
     areas, gaps = territory_alternatives(ctx, hex_id)
     if not areas:
         return found, ()
+    wanted = key(found)
     original = ctx.pack
     info = original.hex(hex_id)
     try:
         for area in areas:
             ctx.pack = dataclasses.replace(original, hexes={**original.hexes,
                                                             hex_id: dataclasses.replace(info, area=area)})
-            if decide() != found:
+            if key(decide()) != wanted:
                 return found, gaps
     finally:
         ctx.pack = original

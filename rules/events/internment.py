@@ -108,11 +108,10 @@ def internment_due(ctx: EventContext) -> list[InternmentCase]:
                    ) -> InternmentCase | None:
             return _case(ctx, counter, hex_id, faction, major)
 
-        _, gaps = same_over_territory(ctx, hex_id, lambda: _verdict(decide()))
+        found, gaps = same_over_territory(ctx, hex_id, decide, _verdict)
         if gaps:
             ctx.undecided(*gaps)  # the country its hex counts as part of is open, and it matters here
             continue
-        found = decide()
         if found is not None:
             cases.append(found)
     return cases

@@ -94,3 +94,27 @@ def test_a_country_whose_pack_lists_no_city_is_never_all_ceded_away(tmp_path, ca
     assert conquest["status"] == "not_due" and status == 0
     assert "Poland: the pack lists no City of Poland, and it holds no City or Partisan Base hex" in out
     assert "ceded away" not in out
+
+
+def test_all_ceded_away_only_where_ceded_lands_hold_the_cities() -> None:
+    """16.1.1 France: with Occupied France's marker in the Ceded Lands Box and Bordeaux no City, France holds
+    no City because Paris and Lyon are ceded away -- and the plan says so, naming the area."""
+    import dataclasses
+
+    from rules.engine import plan
+    from rules.packs import load_pack
+    from rules.state import GameState
+
+    pack = load_pack(DEMO_PACK)
+    pack = dataclasses.replace(pack, hexes={**pack.hexes,
+                                            "w3313": dataclasses.replace(pack.hexes["w3313"], city=False)})
+    sides = (("Germany", "Axis"), ("Britain", "Western"), ("Russia", "Soviet"), ("USA", "Western"))
+    majors = {m: {"faction": f} for m, f in sides}
+    state = GameState.from_json({
+        "pack": "demo", "turn": {"date": "1940-05", "phasing": "Axis"},
+        "countries": {**majors, "France": {"faction": "Western", "status": "active"}},
+        "counters": [{"id": "occfr", "kind": "ceded_land", "area": "occupied_france",
+                      "location": "ceded_lands"}],
+    })
+    conquest = next(e for e in plan(state, pack).events if e.rule == "16.1.1")
+    assert "France: it holds no City now (its Cities are ceded away: Occupied France)" in conquest.why

@@ -44,6 +44,8 @@ def atoms_of(pack: Pack, kinds: Iterable[str]) -> list[Atom]:
     for hex_id, info in sorted(pack.hexes.items()):
         if "city" in wanted and info.city:
             out.append(("city", hex_id))
+        if "strategic" in wanted and info.strategic:
+            out.append(("strategic", hex_id))
         if "road" in wanted and info.road:
             out.append(("road", hex_id))
         if "rail" in wanted and info.rail:
@@ -70,6 +72,8 @@ def without(pack: Pack, removed: Iterable[Atom]) -> Pack:
         changes: dict[str, Any] = {}
         if ("city", hex_id) in gone:
             changes.update(city=False, capital=False)
+        if ("strategic", hex_id) in gone:
+            changes["strategic"] = False
         if ("road", hex_id) in gone:
             changes["road"] = False
         if ("rail", hex_id) in gone:
@@ -128,6 +132,9 @@ def extras(full: Pack, removed: Iterable[Atom]) -> list[Atom]:
             out.append(("xbdhex", subject))
         elif fact == "country_hexes" and subject in full.countries:
             out.append(("xhex", subject))
+        elif fact == "strategic_hexes" and subject in full.countries:
+            out += [("xstrat-at", h) for h, info in sorted(full.hexes.items())
+                    if info.country == subject and not info.strategic][:3]
     return out
 
 
@@ -143,6 +150,8 @@ def affects(pack: Pack, atom: Atom) -> list[tuple[str, str]]:
     holder = [info.country, *([area.name] if area else [])]  # a ceded area's hex is a fact of both
     if atom[0] == "city":
         return [("city_hexes", info.country), *([("area_city_hexes", area.id)] if area else [])]
+    if atom[0] == "strategic":
+        return [("strategic_hexes", info.country)]
     if atom[0] == "area":
         return [("area_hexes", atom[2])]
     if atom[0] == "bdhex":
@@ -167,6 +176,8 @@ def settled(pack: Pack, atom: Atom) -> bool:
         return is_complete(pack, fact, atom[1]) or (not shares and is_complete(pack, "neighbors", atom[1]))
     claimed = {"xcapital": "capital", "xneighbor": "neighbors", "xbdhex": "border_hexes",
                "xhex": "country_hexes"}
+    if atom[0] == "xstrat-at":
+        return is_complete(pack, "strategic_hexes", pack.hexes[atom[1]].country)
     if atom[0] in ("xrail-at", "xborder-at"):
         info = pack.hexes[atom[1]]
         area = pack.areas.get(info.area) if info.area else None
@@ -215,6 +226,8 @@ def with_extras(pack: Pack, added: Iterable[Atom]) -> Pack:
             fresh = f"zz-{atom[0]}-{atom[1]}-{atom[2]}"
             hexes[fresh] = HexInfo(fresh, area.country if area else atom[1], area=area.id if area else None,
                                    rail=atom[0] == "xrail", borders=(atom[2],))
+        elif atom[0] == "xstrat-at":  # a listed hex is a Strategic Hex after all
+            hexes[atom[1]] = dataclasses.replace(hexes[atom[1]], strategic=True)
         elif atom[0] == "xhex":  # a hex of it the pack did not list (no unit can be in it)
             fresh = f"zz-hex-{atom[1]}"
             hexes[fresh] = HexInfo(fresh, atom[1], name=f"New hex of {atom[1]}")

@@ -110,7 +110,7 @@ def ds_world():
     pack = load_pack("ds")
     pack = dataclasses.replace(pack, hexes={**pack.hexes, **DS_ADDED})
     claims = full_claims(pack, ("city_hexes", "neighbors", "border_road_rail_hexes", "area_hexes",
-                                "country_hexes"))
+                                "country_hexes", "strategic_hexes", "area_city_hexes", "capital"))
     # The garrison's facts are claimed for the Japanese Dependents only: a ceded area's hex is a fact of its
     # country and of the Dependent it becomes alike, and a claim for the country (Hopeh) would settle the
     # Dependent's (Inner Mongolia) unseen by the engine, which reads the Dependent's.
@@ -140,23 +140,28 @@ def ds_position(rng: random.Random, pack) -> tuple[GameState, str]:
     if rng.random() < 0.5:
         counters.append({"id": "cl-im", "kind": "ceded_land", "area": "inner_mongolia",
                          "location": "ceded_lands"})
-    state = GameState.from_json({"pack": "ds", "turn": {"date": "1941-07", "phasing": phasing},
-                                 "countries": countries, "counters": counters})
+    card = rng.choice(DS_CARDS[phasing])
+    turn = {"date": "1941-07", "phasing": phasing, "current_cards": {phasing: card} if card else {}}
+    state = GameState.from_json({"pack": "ds", "turn": turn, "countries": countries, "counters": counters})
     return state, phasing
 
 
-DS_RULES = {"Axis": ("16.1.1", "16.1.2", "16.1.3", "16.1.6"), "Western": ("16.3.2", "16.3.8", "16.3.11"),
-            "Soviet": ("16.5.2", "16.5.5", "16.5.8")}
+DS_RULES = {"Axis": ("16.1.1", "16.1.2", "16.1.3", "16.1.6", "16.2.4", "16.2.5", "16.2.6"),
+            "Western": ("16.3.2", "16.3.8", "16.3.11", "16.4.1", "16.4.2", "16.4.3", "16.4.4", "16.4.5"),
+            "Soviet": ("16.5.2", "16.5.5", "16.5.8", "16.6.1", "16.6.2")}
+DS_CARDS = {"Axis": [None, None, "37a", "37d", "political_program", "concessions_russia"],
+            "Western": [None, "colonial_liberation", "operation_avalanche", "22", "37"],
+            "Soviet": [None, "29S", "25"]}
 
 
 def test_ds_world_decided_answers_survive_every_completion(ds_world):
     rng = random.Random(1613)
     dependent_facts = ("neighbors", "border_road_rail_hexes")
-    atoms = [a for a in atoms_of(ds_world, ("city", "rail", "road", "border", "claim"))
+    atoms = [a for a in atoms_of(ds_world, ("city", "rail", "road", "border", "claim", "strategic"))
              if a[0] != "claim" or (a[1] in dependent_facts and a[2] in DS_DEPENDENTS)
-             or (a[1] == "city_hexes" and a[2] in ("India", "Mongolia"))]
+             or (a[1] in ("city_hexes", "strategic_hexes") and a[2] in ("India", "Mongolia", "Russia"))]
     atoms = [a for a in atoms if a[0] == "claim" or ds_world.hexes[a[1]].country in
-             (*DS_DEPENDENTS, "India", "Mongolia", "Hopeh")]
+             (*DS_DEPENDENTS, "India", "Mongolia", "Hopeh", "Russia")]
     problems: list[str] = []
     for case in range(CASES):
         state, phasing = ds_position(rng, ds_world)

@@ -81,14 +81,6 @@ def _all_hexes_listed(ctx: EventContext, dependent: str) -> bool:
                                                                               area.country)
 
 
-def border_hexes(ctx: EventContext, japan: str, russia: str) -> tuple[dict[str, list[str]], list[str]]:
-    """The Japanese Dependents known to share a border with a Soviet Country -> their hexes, and their
-    known road/rail hexes on that border (16.1.3), recording nothing (for `_donors` and other readers)."""
-    checked = {d.name: d.hexes for d in dependents(ctx, japan, russia) if d.checked.true}
-    required = sorted(h for d in dependents(ctx, japan, russia) if d.checked.true for h in d.required)
-    return checked, required
-
-
 def _donors(ctx: EventContext, required: list[str], need: int,
             japan: str) -> tuple[dict[str, int], dict[str, int]]:
     """Japanese non-fortress ground units that may be redeployed -> steps each may give, and each border
@@ -190,12 +182,11 @@ def manchukuo_garrison_check(ctx: EventContext) -> None:
                     f"{listing or 'none listed'}")
         return
     for dep in found:
-        if dep.checked.false or dep.required.complete:
+        if dep.checked.false or dep.required.complete or (dep.required.closed and not dep.required.possible):
             continue
-        # Due; it may have border hexes short of steps too -- unless every hex it may add holds enough.
-        extra = Located((), dep.required.gaps, dep.required.possible, dep.required.closed)
-        if not extra.some_exactly(short_of).false:
-            ctx.undecided(dep.checked, dep.required)
+        # Due; a border road/rail hex the pack lacks would be short too, or keep its steps from the Soviet
+        # choice ("never ... units that are necessary to fulfill a Garrison Check elsewhere"): it matters.
+        ctx.undecided(dep.checked, dep.required)
     short = {h: need - japanese_steps(h) for h in required if short_of(h)}
     ctx.fire(f"{russia} is Neutral and border road/rail hex(es) "
              f"{', '.join(place_name(ctx.pack, h) for h in short)} hold fewer than {need} Japanese steps "

@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from rules.engine import EventContext, event_impl
-from rules.events.common import place_name
+from rules.events.common import located_cities, place_name
 from rules.state import DELAY, conditional_events, force_pool
+from rules.tri import Located
 
 
 def _posture_holds(ctx: EventContext, condition: dict[str, Any]) -> tuple[bool, str]:
@@ -159,16 +160,21 @@ def colonial_liberation(ctx: EventContext) -> None:
         cstate = ctx.state.country(country)
         if cstate.faction not in ("Axis", "Soviet"):
             continue
-        held = [h for h in board.cities(country, dependents=True)
-                if any(u.nationality == us and u.supplied for u in board.ground_units(h))]
-        if not held:
-            # "a City within the selected Country or one of its Dependents": unknown Cities leave it open.
-            lands = [country, *sorted(n for n, info in ctx.pack.countries.items()
-                                      if info.dependent_of == country)]
-            if [c for c in lands if ctx.need("city_hexes", c) is None]:
-                continue
-        if held:
-            eligible[country] = ", ".join(place_name(ctx.pack, h) for h in held)
+        def us_held(hex_id: str) -> bool:
+            return any(u.nationality == us and u.supplied for u in board.ground_units(hex_id))
+
+        # "a City within the selected Country or one of its Dependents", three-valued (rules.tri): one
+        # located City held decides it; unknown Cities leave "none is held" open.
+        lands = [country, *sorted(n for n, info in ctx.pack.countries.items()
+                                  if info.dependent_of == country)]
+        cities = Located(())
+        for land in lands:
+            cities = cities.union(located_cities(ctx, land))
+        verdict = cities.some_exactly(us_held)
+        if verdict.unknown:
+            ctx.undecided(verdict)
+        elif verdict.true:
+            eligible[country] = ", ".join(place_name(ctx.pack, h) for h in cities if us_held(h))
     if not eligible:
         listed = ", ".join(countries)
         ctx.not_due(f"no Axis or Soviet {listed} City (or Dependent City) holds a supplied {us} ground unit")

@@ -11,7 +11,7 @@ a pack param (rules/packs/ds/events.toml): `major`, `sac_by_card`, `sac_expansio
 from __future__ import annotations
 
 from rules.engine import EventContext, event_impl
-from rules.events.common import influence_choice, place_name
+from rules.events.common import candidate_hexes, influence_choice, place_name
 from rules.events.ds.common import country_chain
 from rules.events.ds.settlements import (
     add_posture_marker,
@@ -144,10 +144,34 @@ def forced_settlement(ctx: EventContext) -> None:
     # "Allied Strategic Hexes in a SAC or its Dependents" (issue 9): each SAC's and each Dependent's
     # Strategic Hexes must be known (`strategic_hexes`; an empty list only where [complete] says so).
     lands = sorted({*sacs, *(n for n in ctx.pack.countries if ctx.board.home_of(n) in sacs)})
-    unknown = [c for c in lands if ctx.need("strategic_hexes", c) is None]
     strategic = sorted(h for h, info in ctx.pack.hexes.items() if info.strategic and inside(h))
     held = [h for h in strategic if axis_controls(ctx, h, control_tag)]
     listing = ", ".join(place_name(ctx.pack, h) for h in held) or "none"
+    # Three-valued (rules.tri): a Strategic Hex the pack lacks counts only if the Axis controls it; where the
+    # pack lists every hex of a land, such a hex is one of its Axis-controlled hexes, so the count of held
+    # ones lies between the known count and that bound -- and which Settlement applies (none, one or two,
+    # three or more) is decided when both ends agree.
+    unknown: list[str] = []
+    open_gaps: list = []
+    more = 0
+    for land in lands:
+        gaps = ctx.located("strategic_hexes", land).gaps
+        if not gaps:
+            continue
+        candidates = candidate_hexes(ctx, land)
+        extra = None if candidates is None else sum(
+            1 for h in candidates if not ctx.pack.hex(h).strategic and axis_controls(ctx, h, control_tag))
+        if extra is None or extra:
+            unknown.append(land)
+            open_gaps.extend(gaps)
+            more = 3 if extra is None else more + extra
+
+    def settlement(count: int) -> int:  # none / "one or two" / "three or more"
+        return 0 if count == 0 else 1 if count <= 2 else 2
+
+    if unknown and settlement(len(held)) == settlement(len(held) + more):
+        unknown = []  # whatever the pack lacks, the same Settlement applies
+    ctx.undecided(*(open_gaps if unknown else ()))
     if unknown and len(held) < 3:
         # Fewer than three known: the unknown Strategic Hexes may change which Settlement applies.
         ctx.why(f"SACs {', '.join(sacs)}: Allied Strategic Hexes under Axis Control known: {listing} "
