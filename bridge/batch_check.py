@@ -92,6 +92,21 @@ def _start(module: str, pack: str, extensions: list[str], answers: tuple[dict[st
     _ANSWERS = answers
 
 
+def _warm(pipeline: Any) -> None:
+    """Plan an empty position once before any file (and before any fork): the first plan of a process
+    imports the pack's event modules and fills the mapping's and the engine's one-time tables,
+    which every worker then inherits instead of paying for it again. The plan is thrown away."""
+    import contextlib
+
+    from vassal_parser.errors import InputError
+
+    info = {"file": "<warm-up>", "kind": "save", "module_name": pipeline.module.name,
+            "module_version": pipeline.module.version, "vassal_version": "", "extensions": [],
+            "extension_versions": {}, "steps": 0, "step": None}
+    with contextlib.suppress(InputError):  # a pack that cannot plan: each file's line says so
+        pipeline.plan_pieces([], info)
+
+
 def check_files(files: list[Path], module: str | Path, pack: str | Path, extensions: Iterable[str] = (),
                 answers: Mapping[str, Any] | None = None, answers_source: str = "<answers>",
                 jobs: int | None = None) -> Iterator[dict[str, Any]]:
@@ -108,6 +123,7 @@ def check_files(files: list[Path], module: str | Path, pack: str | Path, extensi
     _PIPELINE = CheckPipeline(module, pack, extensions=extensions)
     _ANSWERS = (dict(answers or {}), answers_source)
     check_answer_ids(_ANSWERS[0], _PIPELINE.pack, answers_source)
+    _warm(_PIPELINE)
     started = time.perf_counter()
     if jobs == 1:
         yield from map(check_one, files)
