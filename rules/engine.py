@@ -78,6 +78,7 @@ def load_event_modules(impls: frozenset[str] | None = None) -> None:
 
     if impls is not None:
         modules = [package.IMPL_MODULES.get(name) for name in sorted(impls)]
+        modules += [extra for name in sorted(impls) for extra in package.EXTRA_MODULES.get(name, ())]
         if None not in modules:
             for module in dict.fromkeys(modules):
                 importlib.import_module(f"rules.events.{module}")

@@ -6,7 +6,8 @@ Modules are imported by `rules.engine.load_event_modules()`; the Dai Senso! even
 `IMPL_MODULES` says which module registers each implementation, so a plan imports only the
 modules its pack's events use (`load_event_modules(impls)`; issue 27: a small check of a TK pack
 no longer imports the Dai Senso! and A World at War events). A new implementation is one line
-here; tests/rules/test_event_index.py checks the table against what the full walk registers.
+here (and a module registering what one looks up by name, in `EXTRA_MODULES`);
+tests/rules/test_event_index.py checks both against what the full walk registers and imports.
 """
 
 # implementation name (a pack's `impl = "..."`) -> the module under rules.events that registers it
@@ -44,4 +45,10 @@ IMPL_MODULES: dict[str, str] = {
     "reactivation": "allied_minors",
     "russia_rises": "allied_permanent",
     "white_star_hexes": "allied_permanent",
+}
+
+# Modules an implementation needs beside its own, because they register what it looks up by name:
+# 16.1.2's occupation exceptions (`register_occupation_exception`; DS: showa_restoration).
+EXTRA_MODULES: dict[str, tuple[str, ...]] = {
+    "minor_occupation": ("ds.occupation",),
 }
