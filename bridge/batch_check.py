@@ -128,8 +128,7 @@ def check_files(files: list[Path], module: str | Path, pack: str | Path, extensi
     if jobs == 1:
         yield from map(check_one, files)
     elif hasattr(os, "fork"):
-        yield check_one(files[0])  # before the fork: the workers inherit what a first plan warms
-        for start in range(1, len(files), FORKED_FILES):  # what one pipe of numbers holds
+        for start in range(0, len(files), FORKED_FILES):  # what one pipe of numbers holds
             yield from _forked(files[start:start + FORKED_FILES], jobs - 1)
     else:  # no fork (Windows): a pool of spawned workers, each loading the pipeline once
         from concurrent.futures import ProcessPoolExecutor
