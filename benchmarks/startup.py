@@ -14,6 +14,8 @@ Rows:
                           editable install costs, minus the editable finder's own start-up)
   adjutant check --help   imports only the check command's module
   adjutant --version
+  adjutant check SAVE     the 38-piece demo save planned whole (issue 27: at most 4x the bare interpreter);
+                          timed interleaved with the bare interpreter, run by run, and given as their ratio
 It also lists which of the heavy modules (lxml, websockets, watchdog, the engine) `--help` imported:
 none should be.
 """
@@ -88,6 +90,18 @@ def main() -> int:
     for label, argv in rows:
         median, best = timed(argv, args.runs)
         print(f"  {label:<36} {median * 1000:6.0f} ms  ({best * 1000:.0f} ms)")
+    demo = PROJECT_ROOT / "module_patches" / "demo"
+    check = [script or python, *([] if script else ["-m", "adjutant"]), "check",
+             str(demo / "saves" / "05-case-yellow.vsav"), "--module", str(demo / "adjutant-demo.vmod"),
+             "--pack", str(demo / "pack")]
+    ratios, checks = [], []
+    for _ in range(args.runs):  # side by side: each check beside a bare start just before it
+        bare, _best = timed([python, "-c", "pass"], 1)
+        took, _best = timed(check, 1)
+        ratios.append(took / bare)
+        checks.append(took)
+    print(f"  {'adjutant check (demo save, 38 pieces)':<36} {statistics.median(checks) * 1000:6.0f} ms  "
+          f"= {statistics.median(ratios):.1f}x the bare interpreter (median of {args.runs} pairs)")
     heavy = heavy_imports(python)
     print(f"heavy modules imported by --help: {', '.join(heavy) if heavy else 'none'}")
     return 0

@@ -67,13 +67,24 @@ def event_impl(name: str) -> Callable[[EventFn], EventFn]:
 
 
 @functools.cache
-def load_event_modules() -> None:
-    """Import every module under rules.events (Dai Senso! events in rules/events/ds/ too) so they register.
+def load_event_modules(impls: frozenset[str] | None = None) -> None:
+    """Import the modules under rules.events that register `impls` (None: every module, Dai Senso!
+    events in rules/events/ds/ too) so they register.
 
-    Once per process (a walk that raised is tried again): the walk lists the package's folders on
-    disk, and every plan asks (a daemon plans each save); a module imported stays registered."""
+    Once per process and set (a walk that raised is tried again): the walk lists the package's
+    folders on disk, and every plan asks (a daemon plans each save); a module imported stays
+    registered. Why by implementation: importing every edition's events was a third of a small
+    check's start-up (issue 27); `rules.events.IMPL_MODULES` names each one's module, and an
+    implementation it does not list takes the full walk (so an unknown one is still reported)."""
     import rules.events as package
 
+    if impls is not None:
+        modules = [package.IMPL_MODULES.get(name) for name in sorted(impls)]
+        modules += [extra for name in sorted(impls) for extra in package.EXTRA_MODULES.get(name, ())]
+        if None not in modules:
+            for module in dict.fromkeys(modules):
+                importlib.import_module(f"rules.events.{module}")
+            return
     for info in pkgutil.walk_packages(package.__path__, prefix="rules.events."):
         importlib.import_module(info.name)
 
@@ -617,7 +628,7 @@ def plan(
     demo's first save) and gives the same plan."""
     from rules.war_peace import validate_actions
 
-    load_event_modules()
+    load_event_modules(frozenset(spec.impl for spec in pack.events.values()))
     validate_position(state, pack)
     answers = dict(answers or {})
     work = state if in_place else state.clone()

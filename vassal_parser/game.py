@@ -401,12 +401,51 @@ class _Board:
         # Draw order of top-level things (lone pieces, stacks, decks): Map.apply visits the top first.
         self.raised: dict[str, int] = {}
         self.merge_visits = 0  # things looked at by the merge finder (capped: MAX_MERGE_VISITS)
+        # The merge finder's index: point -> ids of top-level things put there (`_spot`), built at
+        # the first lookup (`_things_at`). Entries may be stale (a thing moved on, went into a stack):
+        # a lookup keeps those still top-level at the point. Why: looking at every top-level thing
+        # for every move made a replay moves x pieces (a 1,600-step log over 2,000 pieces: 10 s).
+        self.spots: dict[tuple[str | None, int, int], list[str]] | None = None
+        # Ids of the pieces whose placement the commands applied may have changed (`Game.walk`
+        # sets it; None: not tracked), so a walk places only those again after a step.
+        self.touched: set[str] | None = None
         self._clock = 0
         self._synthetic = 0
 
     def _raise(self, thing_id: str) -> None:
         self._clock += 1
         self.raised[thing_id] = self._clock
+        if self.spots is not None:
+            self._spot(thing_id)
+
+    def _spot(self, thing_id: str) -> None:
+        """Enter a top-level thing in the merge finder's index at the point it stands on now."""
+        point = self._at(thing_id)
+        if point is not None and self.spots is not None:
+            self.spots.setdefault(point, []).append(thing_id)
+
+    def _things_at(self, point: tuple[str | None, int, int]) -> list[str]:
+        """The top-level things at `point` (each once, in no set order); counts the ids it looks
+        at into `merge_visits`."""
+        raised = self.raised
+        if self.spots is None:
+            self.spots = {}
+            self.merge_visits += len(raised)
+            for thing_id in raised:
+                self._spot(thing_id)
+        candidates = self.spots.get(point)
+        if not candidates:
+            return []
+        self.merge_visits += len(candidates)
+        at = self._at
+        here = [thing_id for thing_id in dict.fromkeys(candidates)
+                if thing_id in raised and at(thing_id) == point]
+        self.spots[point] = list(here)  # the stale entries go
+        return here
+
+    def _touch(self, piece_ids: Iterable[str]) -> None:
+        if self.touched is not None:
+            self.touched.update(piece_ids)
 
     def copy(self) -> _Board:
         other = _Board(self.stacking, self.legacy, self.memo)
@@ -428,6 +467,7 @@ class _Board:
         other.selections = dict(self.selections)
         other.global_properties = dict(self.global_properties)
         other._synthetic = self._synthetic
+        other.merge_visits = self.merge_visits
         return other
 
     # --- membership ------------------------------------------------------------------------
@@ -438,6 +478,8 @@ class _Board:
         container = self.containers.get(container_id)
         if container is None:
             return
+        if self.touched is not None:  # the members above it move down one
+            self.touched.update(container.members)
         if piece_id in container.members:
             container.members.remove(piece_id)
         if not container.members and container.deck_name is None:
@@ -446,6 +488,9 @@ class _Board:
 
     def _set_members(self, container: _Container, member_ids: list[str]) -> None:
         """`Stack.setState`/`Deck.setState`: ids not (yet) known are skipped silently (spec §3.2)."""
+        if self.touched is not None:
+            self.touched.update(container.members)
+            self.touched.update(member for member in member_ids if member in self.pieces)
         for old in container.members:
             if self.parent.get(old) == container.id:
                 del self.parent[old]
@@ -480,6 +525,7 @@ class _Board:
         elif kind == "board_picker":
             map_id, selection = parse_board_picker(command.text)
             self.selections[map_id] = selection
+            self._touch(self.pieces)  # every piece on that map may stand on another board now
         elif kind == "global_property":
             fields = command.fields
             self.global_properties[(fields["container"], fields["name"])] = fields["value"]
@@ -540,6 +586,10 @@ class _Board:
                 pieces[piece_id] = thing
                 clock += 1
                 raised[piece_id] = clock
+                if self.spots is not None:  # (a log's AddPiece; none yet while a save is restored)
+                    self._spot(piece_id)
+                if self.touched is not None:
+                    self.touched.add(piece_id)
             else:
                 self._clock = clock
                 self._install_container(piece_id, thing)  # type: ignore[arg-type]
@@ -557,9 +607,11 @@ class _Board:
     def _remove(self, piece_id: str) -> None:
         self.raised.pop(piece_id, None)
         if piece_id in self.pieces:
+            self._touch((piece_id,))
             self._detach(piece_id)
             del self.pieces[piece_id]
         elif piece_id in self.containers:
+            self._touch(self.containers[piece_id].members)
             for member in self.containers[piece_id].members:
                 self.parent.pop(member, None)
             del self.containers[piece_id]
@@ -573,6 +625,8 @@ class _Board:
                 thing = Stack(piece_id, new_state)
             container.map, container.x, container.y = thing.map, thing.x, thing.y
             self._set_members(container, thing.member_ids)
+            if self.spots is not None and piece_id in self.raised:
+                self._spot(piece_id)
             return
         old = self.pieces.get(piece_id)
         if old is None:
@@ -591,6 +645,9 @@ class _Board:
             self._detach(piece_id)
             self._raise(piece_id)
         self.pieces[piece_id] = new
+        self._touch((piece_id,))
+        if self.spots is not None and piece_id in self.raised:
+            self._spot(piece_id)  # a lone piece's state says where it stands
 
     def _move(self, fields: dict) -> None:
         """`MovePiece.executeCommand`: merge onto `new_under` when it is at the new point, else let the
@@ -600,6 +657,7 @@ class _Board:
         if piece_id in self.containers:
             container = self.containers[piece_id]
             container.map, container.x, container.y = point
+            self._touch(container.members)
             self._raise(piece_id)
             if container.deck_name is None and point[0] is not None:
                 self._merge_here(piece_id, point, fields.get("new_under"))
@@ -607,6 +665,7 @@ class _Board:
         piece = self.pieces.get(piece_id)
         if piece is None:
             return
+        self._touch((piece_id,))
         self._detach(piece_id)
         self.pieces[piece_id] = piece.moved_to(*point)
         self._raise(piece_id)
@@ -639,14 +698,18 @@ class _Board:
         """`MovePiece.createMergeFinder`, top-most first: a Deck at the point always takes the piece;
         a non-empty Stack or a lone piece only when the map stacks and neither piece refuses to."""
         stacking = self.stacking(point[0] or "") and not self._does_not_stack(moving)
-        # Every top-level thing is looked at once (then only those at the point are sorted): a
-        # replay costs moves x pieces, so it is capped (MAX_MERGE_VISITS) like sizes and counts.
-        self.merge_visits += len(self.raised)
+        # Only the top-level things entered at the point are looked at (`_things_at`); many that
+        # do not stack on one point still make a replay moves x pieces, so it is capped
+        # (MAX_MERGE_VISITS) like sizes and counts.
+        here = [thing_id for thing_id in self._things_at(point) if thing_id != moving]
         if self.merge_visits > MAX_MERGE_VISITS:
             raise InputError(None, f"replay looks for stacks more than {MAX_MERGE_VISITS} times "
                                    "(moves x pieces); stopped")
-        here = [thing_id for thing_id in self.raised if thing_id != moving and self._at(thing_id) == point]
-        for thing_id in sorted(here, key=self.raised.__getitem__, reverse=True):
+        clock = self.raised.__getitem__
+        if len(set(map(clock, here))) < len(here):  # equal clocks: `raised` order breaks the tie
+            order = {thing_id: index for index, thing_id in enumerate(self.raised)}
+            here.sort(key=order.__getitem__)
+        for thing_id in sorted(here, key=clock, reverse=True):
             container = self.containers.get(thing_id)
             if container is not None:
                 if container.deck_name is not None and moving not in self.containers:
@@ -693,11 +756,31 @@ class _Board:
             container.members = [fixed]
             self.parent[fixed] = container.id
             self.raised[container.id] = self.raised.pop(fixed, 0)
+            if self.spots is not None:
+                self._spot(container.id)
             index = 1
         container.members[index:index] = incoming
         for member in incoming:
             self.parent[member] = container.id
             self.raised.pop(member, None)
+        self._touch(container.members)
+
+
+@dataclass
+class WalkedStep:
+    """One position of `Game.walk`: `placed` is every piece by id in position order; `before` holds,
+    for each piece the step may have changed, how it was placed before the step (None: it was not);
+    `reordered`: the step added pieces (or put one back), so pieces kept their places in `placed`
+    but not always their order."""
+
+    step: int
+    placed: dict[str, PlacedPiece]
+    before: dict[str, PlacedPiece | None]
+    reordered: bool = False
+
+    def pieces(self) -> list[PlacedPiece]:
+        """The position as `Game.position_at(step)` gives it."""
+        return list(self.placed.values())
 
 
 @dataclass
@@ -782,7 +865,46 @@ class Game:
             self._replayed = (index, board)
             return self._placed(board)
 
-    def _placed(self, board: _Board) -> list[PlacedPiece]:
+    def walk(self) -> Iterator[WalkedStep]:
+        """Every position of a log in order, from the log as opened (step 0) to the last step, each
+        one what `position_at(step)` gives (tests/grids/test_game_walk.py compares them).
+
+        Why not `position_at` for each step: that places every piece of the game again at every
+        step, and a long log's step mostly moves a few pieces of thousands. Here the board is
+        replayed once, step after step, and after each step only the pieces its commands may have
+        changed (`_Board.touched`: the pieces moved, changed, added or removed, the members of a
+        stack or deck they joined or left, every piece after a BoardPicker) are placed again.
+        The `WalkedStep` handed out is the walk's own and changes with the next step."""
+        board = self._start.copy()
+        with about(self.path), collector_paused():
+            placed = {piece.id: piece for piece in self._placed(board)}
+        walked = WalkedStep(0, placed, {}, False)
+        yield walked
+        board.touched = set()
+        for number, commands in enumerate(self.steps, 1):
+            with about(self.path), collector_paused():
+                for command in commands:
+                    board.apply(command)
+                touched, board.touched = board.touched, set()
+                before = {piece_id: placed.get(piece_id) for piece_id in touched}
+                present = [piece_id for piece_id in touched if piece_id in board.pieces]
+                for piece_id in touched:
+                    if piece_id not in board.pieces:
+                        placed.pop(piece_id, None)
+                pieces = board.pieces
+                now = self._placed(board, [(piece_id, pieces[piece_id]) for piece_id in present])
+                added = False
+                for piece in now:
+                    added = added or piece.id not in placed
+                    placed[piece.id] = piece
+                if added:  # the board's order: new pieces in the order they came
+                    reordered = {piece_id: placed[piece_id] for piece_id in pieces}
+                    placed.clear()
+                    placed.update(reordered)
+            walked.step, walked.before, walked.reordered = number, before, added
+            yield walked
+
+    def _placed(self, board: _Board, only: list[tuple[str, Piece]] | None = None) -> list[PlacedPiece]:
         """Every piece located. Per-map work (layout, map name) is done once per position; with a
         memo, a piece whose text and container are unchanged since an earlier position is reused.
 
@@ -793,7 +915,8 @@ class Game:
         (`put_many`) and its hit and miss counts once."""
         memo = self._memo
         if memo is not None:
-            memo.fit(len(board.pieces))
+            if only is None:
+                memo.fit(len(board.pieces))
             placed_get, token = memo.placed.get, memo.token
             unplaced_facts = memo.unplaced_facts
         else:  # pieces of one kind share their facts within this position all the same
@@ -808,7 +931,7 @@ class Game:
         hits = 0
         last_map: object = _MISSING  # the map id of the piece before (none yet)
         parent_of, containers = board.parent.get, board.containers
-        for piece_id, piece in board.pieces.items():
+        for piece_id, piece in board.pieces.items() if only is None else only:
             # A piece no read has placed yet has no `where`: no entry holds it (but one made for
             # an equal Piece the `pieces` table has since dropped, and a miss is right all the same).
             fresh = piece._where is None

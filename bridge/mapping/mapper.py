@@ -294,6 +294,45 @@ class VassalMapping:
                              unmapped_pieces=dict(unmapped_pieces), unmapped_places=dict(unmapped_places),
                              warnings=warnings)
 
+    def outcome_of(self, piece: PieceLike, pack: Any = None,
+                   prototypes: Mapping[str, tuple[str, ...]] | None = None,
+                   memo: MappingMemo | None = None) -> _Outcome:
+        """What `map_pieces` makes of this piece on its own (the same memo tables, the same order of
+        shortcuts), for a caller that follows a position piece by piece (bridge/reports/step_plans.py)."""
+        self._prototypes = prototypes or {}
+        kind = None
+        if memo is not None:
+            memo.use(self, pack, prototypes)
+            if self._first_reads_kind:
+                kind = getattr(piece, "kind", None)
+        if kind is not None:
+            outcome = memo.kinds.get(kind)  # type: ignore[union-attr]
+            if outcome is None:
+                outcome = self._unmatched(piece, self._first_names, memo,  # type: ignore[arg-type]
+                                          getattr(kind, "properties", None)) or _PER_PIECE
+                memo.kinds[kind] = outcome  # type: ignore[union-attr]
+            if outcome is not _PER_PIECE:
+                return outcome
+        key = getattr(piece, "memo_key", None) if memo is not None else None
+        found = memo.outcomes.get(key) if key is not None else None  # type: ignore[union-attr]
+        if isinstance(found, _Outcome):
+            return found
+        outcome = None
+        if memo is not None and self._first_names is not None and kind is None:
+            outcome = self._unmatched(piece, self._first_names, memo)
+        if not isinstance(outcome, _Outcome):
+            outcome = self._outcome(piece, getattr(pack, "hexes", None))
+        if key is not None:
+            memo.outcomes.put(key, outcome)  # type: ignore[union-attr]
+        return outcome
+
+    @staticmethod
+    def shapes_position(outcome: _Outcome) -> bool:
+        """Whether a piece with this outcome adds to `MappingResult.position` (a counter or a state
+        write): the position `map_pieces` gives is the one the pieces that do give, in their order.
+        The others only count as unmapped, are ignored, or warn."""
+        return not outcome.ignored and (bool(outcome.writes) or outcome.counter is not None)
+
     def _outcome(self, piece: PieceLike, known_hexes: Mapping[str, Any] | None) -> _Outcome:
         """What the rules make of one piece on its own; `map_pieces` then combines the pieces in order
         (state writes, counter-id clashes), so this part can be remembered per piece."""

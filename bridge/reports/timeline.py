@@ -59,7 +59,11 @@ def build_timeline(
     answers: Mapping[str, Any] | None = None,
     answers_source: str = "<answers>",
 ) -> dict[str, Any]:
-    """Every step's status changes; the final plan; JSON-able (format adjutant-timeline)."""
+    """Every step's status changes; the final plan; JSON-able (format adjutant-timeline).
+
+    The steps' plans come from `bridge.reports.step_plans` (the log replayed once, the engine run only
+    where a step changed the mapped position); the last step's is the full plan."""
+    from bridge.reports.step_plans import step_plans
     from vassal_parser.errors import InputError
 
     game, info = pipeline.load(path)
@@ -67,17 +71,13 @@ def build_timeline(
         raise InputError(path, "--timeline needs a log (.vlog); this file is a save with no replay steps")
     rows: list[dict[str, Any]] = []
     previous_status: dict[str, str] = {}
-    previous_pieces: dict[str, Any] = {}
     final: dict[str, Any] = {}
-    for step in range(info["steps"] + 1):
-        pieces = game.position_at(step)
-        by_id = {piece.id: piece for piece in pieces}
-        result = pipeline.plan_pieces(
-            pieces, {**info, "step": step}, answers, answers_source, layout_for=game.layout
-        )
-        final = result.plan
+    for planned in step_plans(pipeline, game, info, answers, answers_source):
+        step = planned.step
+        if planned.result is not None:
+            final = planned.result.plan
         changes = []
-        for event in final["events"]:
+        for event in planned.events:
             rule, status = event["rule"], event["status"]
             was = previous_status.get(rule, "not_due" if step else None)
             previous_status[rule] = status
@@ -93,10 +93,10 @@ def build_timeline(
                     m.get("text", "") for m in event.get("missing") or [] if isinstance(m, Mapping)
                 ]
             changes.append(entry)
-        what = describe_step(game.steps[step - 1], previous_pieces, by_id) if step else ["the log as opened"]
         if changes:
+            what = (describe_step(game.steps[step - 1], planned.before, planned.after) if step
+                    else ["the log as opened"])
             rows.append({"step": step, "did": what, "changes": changes})
-        previous_pieces = by_id
     return {**header("timeline"), "file": str(path), "steps": info["steps"], "rows": rows, "plan": final}
 
 

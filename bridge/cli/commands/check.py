@@ -28,11 +28,15 @@ examples:
   adjutant check game.vsav --format html --out report.html  one self-contained file to attach
   adjutant check session.vlog --timeline                    when each event became due
   adjutant check session.vlog --step 12                     the position after step 12
+  adjutant check round3/                                    every save and log in a folder, one line each
+  adjutant check a.vsav b.vsav c.vlog --format json         a list of summaries, on every core (--jobs N)
   adjutant check game.vsav --answer 16.2.1:country=Belgium-Holland
 
 --step N means "the position after N replay steps" (0 = the log as opened), as in `adjutant pieces`.
 exit status: 0 nothing is due; 1 events are due or a War & Peace action broke 6.1;
 3 nothing is due but an event is undecided (a fact it needs is missing); 2 bad input.
+Several files (or a folder): the worst status of them all (2 bad input, then 1, then 3, then 0);
+a file that cannot be read is its own line and the others are still checked.
 """
 
 
@@ -50,7 +54,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Read a VASSAL save (.vsav) or log (.vlog) with its module, map it through the pack's "
                     "[vassal] table and report which conditional events are due, with the rule cited.",
         epilog=EPILOG, formatter_class=HelpFormatter)
-    parser.add_argument("file", metavar="SAVE_OR_LOG", help="a .vsav save or .vlog log")
+    parser.add_argument("file", metavar="SAVE_OR_LOG", nargs="+",
+                        help="a .vsav save or .vlog log; several files or a folder: one summary line each")
     parser.add_argument("--module", help="the VASSAL module (.vmod) the file was saved with "
                                          "(or `module` in adjutant.toml)")
     parser.add_argument("--extension", action="append", default=[], metavar="VMDX",
@@ -68,6 +73,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--timeline", action="store_true",
                         help="for a log: at which step each event became due (and stopped being due)")
     parser.add_argument("--out", metavar="FILE", help="write the report to FILE (or `out` in adjutant.toml)")
+    parser.add_argument("--jobs", type=int, metavar="N",
+                        help="several files: check them in N processes (default: one per core)")
     config.opt_in(parser, ("module", "extensions", "pack", "out"), anchor="file", required=("module", "pack"))
     parser.set_defaults(handler=run)
 
@@ -156,6 +163,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(None, f"--json and --format {args.format} disagree: give one")
     faction = canonical_faction(args.faction)
     answers, source = collect_answers(args)
+    files = list(args.file)
+    if len(files) > 1 or Path(files[0]).is_dir():
+        return run_batch(args, files, fmt, answers, source)
+    args.file = files[0]
     if args.timeline and args.step is not None:
         raise InputError(args.file, "--timeline walks every step; it takes no --step")
     pipeline = CheckPipeline(args.module, args.pack, extensions=args.extension)
@@ -184,3 +195,40 @@ def note_writeback_gap(pipeline, path, step, answers, plan: dict) -> None:
     if gap is not None:
         plan["vassal"]["not_writable"] = gap
         plan["vassal"]["warnings"].append(f"adjutant apply cannot write this plan into VASSAL: {gap}")
+
+
+def run_batch(args: argparse.Namespace, names: list[str], fmt: str, answers: dict[str, Any],
+              source: str) -> int:
+    """Several files or a folder (bridge/cli/batch_check.py): one line per file and a total, or JSON."""
+    from bridge.cli import batch_check
+    from bridge.common.jsonout import dumps
+    from vassal_parser.errors import InputError
+
+    for flag, given in (("--timeline", args.timeline), ("--step", args.step is not None)):
+        if given:
+            raise InputError(None, f"{flag} reads one log; give one file, not {len(names)} or a folder")
+    if fmt not in ("text", "json"):
+        raise InputError(None, f"several files are summarised as text or json, not {fmt}")
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError(None, f"--jobs {args.jobs}: give at least 1")
+    files = batch_check.game_files(names)
+    results = batch_check.check_files(files, args.module, args.pack, args.extension, answers, source,
+                                      jobs=args.jobs)
+    entries = []
+    lines = []
+    for entry in results:
+        entries.append(entry)
+        if fmt == "text":
+            line = batch_check.summary_line(entry)
+            if args.out is None:
+                print(line, flush=True)  # as each file is done
+            lines.append(line)
+    if fmt == "json":
+        emit(dumps(batch_check.document(entries)), args.out)
+    else:
+        total = batch_check.total_line(entries)
+        if args.out is None:
+            print(total)
+        else:
+            emit("\n".join([*lines, total]), args.out)
+    return batch_check.worst(entry["exit_status"] for entry in entries)

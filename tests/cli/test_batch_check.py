@@ -1,0 +1,119 @@
+"""`adjutant check A.vsav B.vsav ... | DIR` (issue 27): one summary line per file and a total, or a JSON
+list; a bad file is its own line and the others are still checked; the exit status is the worst."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from bridge.cli.batch_check import worst
+from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.main import main
+from module_patches.demo_story import load_story, save_path
+
+ROOT = Path(__file__).resolve().parents[2]
+STORY = load_story()
+NOTHING_DUE, DUE = save_path(STORY[0]), save_path(STORY[1])  # 01-opening: nothing; 02: 16.1.1
+
+
+def check(capsys, *args: str) -> tuple[int, str, str]:
+    status = main(["check", *map(str, args), "--module", str(DEMO_MODULE), "--pack", str(DEMO_PACK)])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.fixture
+def undecided(tmp_path: Path) -> Path:
+    """The opening save with 300 markers the demo pack does not map: most of it unmapped, so nothing
+    can be ruled out (exit 3)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from long_log import write_long_log
+
+    return write_long_log(tmp_path / "padded.vsav", steps=0, pieces=340)
+
+
+def test_undecided_fixture_exits_3_alone(capsys, undecided: Path) -> None:
+    assert check(capsys, undecided)[0] == 3
+
+
+def test_a_folder_of_good_and_bad_files_one_line_each_and_the_worst_status(
+    capsys, tmp_path: Path, undecided: Path
+) -> None:
+    folder = tmp_path / "round"
+    folder.mkdir()
+    for source in (NOTHING_DUE, DUE):
+        shutil.copy(source, folder / source.name)
+    (folder / "03-broken.vsav").write_bytes(b"PK\x03\x04 not really a zip")
+    (folder / "notes.txt").write_text("not a game file")  # not a save or log: not checked
+    shutil.copy(undecided, folder / "04-padded.vsav")
+    status, out, err = check(capsys, folder)
+    lines = out.splitlines()
+    assert status == 2 and err == ""
+    assert lines == [
+        f"{folder / NOTHING_DUE.name}: nothing due",
+        f"{folder / DUE.name}: 1 due (16.1.1)",
+        f"{folder / '03-broken.vsav'}: bad input: " + lines[2].split(": bad input: ", 1)[1],
+        f"{folder / '04-padded.vsav'}: undecided (a fact the position does not give)",
+        "total: 4 files: 1 nothing due, 1 due, 1 undecided, 1 bad input (exit 2)",
+    ]
+    assert "Traceback" not in out and "\n" not in lines[2]
+
+
+@pytest.mark.parametrize(("names", "expected"), [
+    (["nothing"], 0), (["nothing", "undecided"], 3), (["undecided", "due", "nothing"], 1),
+    (["due", "missing", "undecided"], 2),
+])
+def test_exit_status_is_the_worst_of_the_files(capsys, tmp_path: Path, undecided: Path, names: list[str],
+                                               expected: int) -> None:
+    paths = {"nothing": NOTHING_DUE, "due": DUE, "undecided": undecided, "missing": tmp_path / "gone.vsav"}
+    files = [paths[name] for name in names]
+    if len(files) == 1:
+        files.append(save_path(STORY[2]))  # two names make a batch (03-poland-settled: nothing due)
+    status, out, _ = check(capsys, *files)
+    assert status == expected
+    assert out.splitlines()[-1].endswith(f"(exit {expected})")
+    assert len(out.splitlines()) == len(files) + 1
+
+
+def test_json_is_a_list_of_summaries_and_bad_files_do_not_stop_the_others(capsys, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.vsav"
+    broken.write_text("junk")
+    status, out, _ = check(capsys, broken, DUE, "--format", "json", "--jobs", "2")
+    document = json.loads(out)
+    assert status == 2
+    assert document["format"] == "adjutant-check-batch" and document["exit_status"] == 2
+    first, second = document["files"]
+    assert (first["file"], first["status"], first["exit_status"]) == (str(broken), "bad_input", 2)
+    assert "not a VASSAL file" in first["error"]
+    assert (second["status"], second["due"], second["exit_status"]) == ("due", ["16.1.1"], 1)
+    assert document["total"] == {"files": 2, "nothing_due": 0, "due": 1, "undecided": 0, "bad_input": 1,
+                                 "internal_error": 0}
+
+
+def test_one_process_and_a_pool_give_the_same_lines(capsys) -> None:
+    saves = [save_path(scene) for scene in STORY]
+    one = check(capsys, *saves, "--jobs", "1")
+    pool = check(capsys, *saves, "--jobs", "2")
+    assert one == pool
+    assert one[0] == 1 and len(one[1].splitlines()) == len(saves) + 1
+
+
+@pytest.mark.parametrize("flags", [["--timeline"], ["--step", "1"], ["--format", "html"], ["--jobs", "0"]])
+def test_batch_refuses_what_reads_one_file_in_one_line(capsys, flags: list[str]) -> None:
+    status, out, err = check(capsys, NOTHING_DUE, DUE, *flags)
+    assert status == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and err.startswith("adjutant: ")
+
+
+def test_a_folder_without_games_is_bad_input(capsys, tmp_path: Path) -> None:
+    status, _out, err = check(capsys, tmp_path)
+    assert status == 2 and "holds no VASSAL save or log" in err
+
+
+def test_worst_ranks_bad_input_over_due_over_undecided() -> None:
+    assert worst([0, 3]) == 3 and worst([3, 1]) == 1 and worst([1, 2, 3]) == 2 and worst([2, 70]) == 70
+    assert worst([]) == 0
