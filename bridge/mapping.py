@@ -18,6 +18,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
+from bridge.tracks import Tracks, parse_tracks
 from rules.records import deep_copy
 from vassal_parser.errors import InputError
 
@@ -31,7 +32,8 @@ COUNTER_FIELDS = (frozenset({"id", "name", "kind"}) | INT_FIELDS | BOOL_FIELDS |
 TRUE_WORDS = frozenset({"true", "yes", "1", "y"})
 PLACE_KEYS = frozenset({"@location", "@map", "@zone", "@board"})
 SPECIAL_KEYS = {"@name": "BasicName", "@location": "location", "@map": "map", "@zone": "zone",
-                "@board": "board"}
+                "@board": "board", "@track": "track"}
+STATE_TYPES = frozenset({"int"})  # `[[vassal.state]] types`: how a filled text becomes the position's value
 _TEMPLATE = re.compile(r"\{([^{}]+)\}")
 
 
@@ -59,6 +61,8 @@ class Rule:
     match: dict[str, str]
     values: dict[str, Any]
     steps_delta: int = 0
+    types: dict[str, str] = field(default_factory=dict)  # state path -> "int"
+    unlocated: dict[str, Any] = field(default_factory=dict)  # state writes when `{hex}` names no pack hex
 
     def __post_init__(self) -> None:
         # Pre-split conditions once: `test` runs for every piece x rule (5,000-piece saves).
@@ -252,6 +256,8 @@ class VassalMapping:
     countries: dict[str, dict[str, Any]]
     turn: dict[str, Any]
     not_boxes: list[re.Pattern[str]] = field(default_factory=list)  # zones whose markers only give state
+    tracks: Tracks = field(default_factory=Tracks)  # printed tracks read from where a marker stands
+    defaults: dict[str, Any] = field(default_factory=dict)  # position parts before any piece is read
 
     # ---- loading --------------------------------------------------------------------------------
     @classmethod
@@ -302,6 +308,8 @@ class VassalMapping:
             turn=_as_table(table.get("turn", {}), source, "[vassal.turn]"),
             not_boxes=[_regex(n[3:] if str(n).startswith("re:") else re.escape(str(n)), source)
                        for n in _strings(places.get("not_boxes", []), source, "[vassal.places] not_boxes")],
+            tracks=parse_tracks(table.get("tracks"), source),
+            defaults=_defaults(table.get("defaults", {}), source),
         )
 
     # ---- module check -----------------------------------------------------------------------------
@@ -338,6 +346,10 @@ class VassalMapping:
                 hit = pattern.fullmatch(name)
                 if hit:
                     return template.format(*hit.groups(), **hit.groupdict())
+        if self.tracks:  # a box of a track that places counters (`places = true`): its value is the box id
+            found = self.tracks.box_of(piece, getattr(self, "_origins", {}), places=True)
+            if found is not None:
+                return str(found[1].value)
         for map_name, pattern, template in self.hex_maps:
             if piece.map != map_name:
                 continue
@@ -351,7 +363,8 @@ class VassalMapping:
     # ---- the whole position -------------------------------------------------------------------------
     def map_pieces(self, pieces: Iterable[PieceLike], pack: Any = None,
                    prototypes: Mapping[str, tuple[str, ...]] | None = None,
-                   memo: MappingMemo | None = None) -> MappingResult:
+                   memo: MappingMemo | None = None,
+                   board_origins: Mapping[tuple[str, str], tuple[int, int]] | None = None) -> MappingResult:
         """Map every piece.  `prototypes` (gpid -> prototype names, from `slot_prototypes(module)`,
         computed once per module) lets `@prototype` rules match pieces in a save.
 
@@ -360,9 +373,11 @@ class VassalMapping:
         an outcome depends only on the piece, this mapping, the pack's hexes and the prototypes."""
         known_hexes = getattr(pack, "hexes", None)
         self._prototypes = prototypes or {}
+        # (map, board) -> board origin in map pixels: where a track's boxes are (bridge/tracks.py)
+        self._origins = dict(board_origins or {})
         if memo is not None:
             pieces = pieces if isinstance(pieces, list) else list(pieces)
-            memo.use(self, pack, prototypes)
+            memo.use(self, pack, prototypes, self._origins if self.tracks else None)
             memo.fit(len(pieces))
         counters: dict[str, dict[str, Any]] = {}
         piece_counters: dict[str, str] = {}
@@ -378,6 +393,7 @@ class VassalMapping:
             "turn": deep_copy(self.turn),
             "countries": deep_copy(self.countries),
             "counters": [],
+            **deep_copy(self.defaults),
         }
         first_names = self._first_names if memo is not None else None
         remembered = memo.outcomes.get if memo is not None else None
@@ -467,13 +483,15 @@ class VassalMapping:
             return _Outcome(True, _concealment(piece))
         warning_list: list[str] = []
         write_list: list[tuple[str, Any]] = []
-        used_by_state = self._apply_state(piece, variables, write_list, warning_list)
+        unplaced: list[str] = []
+        used_by_state = self._apply_state(piece, variables, write_list, warning_list, known_hexes, unplaced)
         counter = self._counter_fields(piece, variables, warning_list)
         writes = tuple(write_list) if write_list else ()
         warnings = tuple(warning_list) if warning_list else ()
         if counter is None:
             unmapped = None if used_by_state else (piece.basic_name or piece.piece_name or "?")
-            return _Outcome(False, None, writes, warnings, None, unmapped)
+            # a state marker on no pack hex (`{hex}`): its place is reported, as a counter's would be
+            return _Outcome(False, None, writes, warnings, None, unmapped, unplaced[0] if unplaced else None)
         place = self.place_of(piece, known_hexes)
         if place is None:
             where = f"{piece.map or 'no map'}: {piece.location or 'offboard'}"
@@ -490,8 +508,8 @@ class VassalMapping:
         names: list[str] = []
         for rule in (*self.ignore, *self.state, *self.counters):
             key, name, _pattern, _expected = rule._conditions[0]  # type: ignore[attr-defined]
-            if key.startswith("@") and key not in SPECIAL_KEYS:
-                return None  # read from the piece's attributes (`_lookup`)
+            if (key.startswith("@") and key not in SPECIAL_KEYS) or key == "@track":
+                return None  # read from the piece's attributes (`_lookup`) or its board point
             if name not in names:
                 names.append(name)
         return tuple(names)
@@ -586,6 +604,10 @@ class VassalMapping:
         variables.update({"BasicName": piece.basic_name, "PieceName": piece.piece_name,
                           "location": piece.location or "", "map": piece.map or "",
                           "zone": piece.zone or "", "board": piece.board or "", "piece_id": piece.id})
+        if self.tracks:
+            found = self.tracks.box_of(piece, getattr(self, "_origins", {}))
+            if found is not None:
+                variables.update(found[1].variables(found[0].name))
         prototypes = getattr(piece, "prototypes", None)
         if prototypes is None and not self._uses_prototypes:
             return variables
@@ -635,21 +657,52 @@ class VassalMapping:
         return fields
 
     def _apply_state(self, piece: PieceLike, variables: dict[str, str], writes: list[tuple[str, Any]],
-                     warnings: list[str]) -> bool:
-        """The state rules' (path, value) writes for one piece, in rule order; True if any matched."""
+                     warnings: list[str], known_hexes: Mapping[str, Any] | None = None,
+                     unplaced: list[str] | None = None) -> bool:
+        """The state rules' (path, value) writes for one piece, in rule order; True if any matched.
+
+        `{hex}` is the pack hex the piece stands in; a rule using it on a piece that stands on no pack
+        hex writes its `unlocated` table instead (so the position can say what it could not place)."""
         used = False
         for rule, found in _matching(self.state, piece, variables):
             used = True
             where = f"{self.source} [[vassal.state]] #{rule.index + 1}"
-            for dotted, template in rule.values.items():
+            values = rule.values
+            if any("{hex}" in str(k) or "{hex}" in str(v) for k, v in values.items()):
+                place = self.place_of(piece, known_hexes)
+                if place is not None and (known_hexes is None or place in known_hexes):
+                    found = {**found, "hex": place}
+                else:
+                    values = rule.unlocated
+                    if unplaced is not None:
+                        unplaced.append(f"{piece.map or 'no map'}: {piece.location or 'offboard'}")
+            for dotted, template in values.items():
                 try:
                     path = fill(dotted, found, where)
-                    value = fill(template, found, where)
+                    value = self._state_value(template, found, where, rule.types.get(dotted), piece)
                 except _MissingValue as problem:
                     warnings.append(f"piece {piece.basic_name!r}: {problem}")
                     continue
                 writes.append((path, value))
         return used
+
+    def _state_value(self, template: Any, found: Mapping[str, str], where: str, kind: str | None,
+                     piece: PieceLike) -> Any:
+        """A state value: a whole `{track_...}` template keeps the box's own TOML type; `types` converts."""
+        form = _template_form(template) if isinstance(template, str) else None
+        if form and form.startswith("track_") and self.tracks and form in found:
+            box = self.tracks.box_of(piece, getattr(self, "_origins", {}))
+            value = box[1].typed(form) if box is not None else None
+            if value is None:
+                value = fill(template, found, where)
+        else:
+            value = fill(template, found, where)
+        if kind == "int" and not isinstance(value, int):
+            try:
+                return int(str(value).strip())
+            except ValueError:
+                raise _MissingValue(f"{where}: {value!r} is not a whole number") from None
+        return value
 
 
 # The variables `VassalMapping._variables` takes from the piece itself (over its properties):
@@ -735,14 +788,18 @@ class MappingMemo:
         # memo's, so this holds no more of them than `fit` allows
         self.kinds: dict[Any, Any] = {}
         self._for: tuple[Any, Any, Any] | None = None
+        self._origins: Any = None
 
-    def use(self, mapping: VassalMapping, pack: Any, prototypes: Any) -> None:
+    def use(self, mapping: VassalMapping, pack: Any, prototypes: Any, origins: Any = None) -> None:
+        """`origins`: the board origins a pack with tracks read this save's points against."""
         current = self._for
-        if current is None or not (current[0] is mapping and current[1] is pack and current[2] is prototypes):
+        if current is None or not (current[0] is mapping and current[1] is pack and current[2] is prototypes
+                                   and self._origins == origins):
             self.outcomes.clear()
             self.unmatched.clear()
             self.kinds.clear()
             self._for = (mapping, pack, prototypes)
+            self._origins = origins
 
     def fit(self, piece_count: int) -> None:
         capacity = max(self.minimum, self.factor * piece_count)
@@ -770,6 +827,17 @@ def _assign(position: dict[str, Any], dotted: str, value: Any) -> None:
             bucket.append(value)
     else:
         node[keys[-1]] = value
+
+
+def _defaults(value: Any, source: str) -> dict[str, Any]:
+    """`[vassal.defaults]`: parts of the position a module never shows on a piece (`awaw.scenario`);
+    `turn` and `countries` have their own tables, counters come from pieces only."""
+    table = _as_table(value, source, "[vassal.defaults]")
+    clash = sorted(set(table) & {"turn", "countries", "counters", "pack"})
+    if clash:
+        raise InputError(source, f"[vassal.defaults] cannot set {', '.join(clash)} (use [vassal.turn] / "
+                                 "[vassal.countries]; counters come from pieces)")
+    return table
 
 
 def _version_key(version: str) -> tuple[int, ...]:
@@ -825,7 +893,7 @@ def _rules(entries: Any, kind: str, source: str) -> list[Rule]:
     rules = []
     for index, entry in enumerate(_as_list(entries, source, f"[[vassal.{kind}]]")):
         where = f"[[vassal.{kind}]] #{index + 1}"
-        unknown = set(entry) - {"match", "set", "steps_delta", "note"}
+        unknown = set(entry) - {"match", "set", "steps_delta", "note", "types", "unlocated"}
         if unknown:
             raise InputError(source, f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
         match = _as_table(entry.get("match", {}), source, f"{where} match")
@@ -842,8 +910,15 @@ def _rules(entries: Any, kind: str, source: str) -> list[Rule]:
         delta = entry.get("steps_delta", 0)
         if not isinstance(delta, int) or isinstance(delta, bool):
             raise InputError(source, f"{where}: steps_delta must be a whole number, not {delta!r}")
+        types = _as_table(entry.get("types", {}), source, f"{where} types")
+        bad_types = {str(v) for v in types.values()} - STATE_TYPES
+        if bad_types or (types and kind != "state"):
+            raise InputError(source, f"{where}: types are for state rules and may only be "
+                                     f"{', '.join(sorted(STATE_TYPES))}")
+        unlocated = _as_table(entry.get("unlocated", {}), source, f"{where} unlocated")
         rules.append(Rule(kind=kind, index=index, match={str(k): str(v) for k, v in match.items()},
-                          values=dict(values), steps_delta=delta))
+                          values=dict(values), steps_delta=delta,
+                          types={str(k): str(v) for k, v in types.items()}, unlocated=dict(unlocated)))
     return rules
 
 

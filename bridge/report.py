@@ -184,6 +184,13 @@ def choice_state(choice: Mapping[str, Any]) -> str:
     return f"answered: {label}" if label else f"answered: {choice.get('answer')!r}"
 
 
+def fact_lines(plan: Mapping[str, Any]) -> list[str]:
+    """The game facts given (with who gave them) and the questions still open (bridge/game_facts.py)."""
+    from bridge.game_facts import render_lines
+
+    return render_lines(plan.get("game_facts") or {})
+
+
 def answer_hint(plan: Mapping[str, Any]) -> list[str]:
     """How to answer the open choices: `--answer ID=VALUE` with each id and its values."""
     open_ids = set(plan.get("pending_choices", []))
@@ -214,6 +221,7 @@ def render_text(plan: Mapping[str, Any], only_due: bool = False, faction: str | 
         lines += [f"note: {note}" for note in plan.get("notes", [])]
         lines += reading_texts(plan)
     lines += [f"missing: {text}" for text in plan_missing(plan)]
+    lines += fact_lines(plan)
     lines += table_text(plan)
     if plan.get("violations"):
         lines.append(violations_heading(plan) + ":")
@@ -293,6 +301,7 @@ def render_markdown(plan: Mapping[str, Any], only_due: bool = False, faction: st
         lines += [f"- note: {_md(n)}" for n in plan.get("notes", [])]
         lines += [f"- {_md(r)}" for r in reading_texts(plan)]
     lines += [f"- **missing:** {_md(m)}" for m in plan_missing(plan)]
+    lines += [f"- {_md(f)}" for f in fact_lines(plan)]
     lines.append("")
     for table in plan.get("tables") or []:
         lines.append(f"**{_md(table.get('title', 'Table'))}** ({_md(table.get('rule', ''))})")
@@ -433,6 +442,7 @@ def render_html(plan: Mapping[str, Any], only_due: bool = False, faction: str | 
         body += [f'<p class="head">note: {_h(n)}</p>' for n in plan.get("notes", [])]
         body += [f'<p class="head">{_h(r)}</p>' for r in reading_texts(plan)]
     body += [f'<p class="missing">missing: {_h(m)}</p>' for m in plan_missing(plan)]
+    body += [f'<p class="fact">{_h(f)}</p>' for f in fact_lines(plan)]
     for table in plan.get("tables") or []:
         rows = "".join(
             f"<tr><td>{_h(r.get('label', ''))}</td><td>{_h(r.get('figure', ''))}</td>"

@@ -15,6 +15,7 @@ from rules.events.awaw.common import (
     eliminate_russian_units,
     repatriate,
     set_control,
+    turn_unknown,
     units_and_hexes,
     units_in,
 )
@@ -27,6 +28,8 @@ def surrender_effects(ctx: EventContext) -> None:
     pos = board.pos
     conqueror = ctx.require_param("conqueror")
     surrender = pos.surrender
+    if surrender.state == "surrendered" and turn_unknown(ctx, board, "game_year"):
+        return ctx.why("Russia has surrendered: whether on this game turn is not known (60.21)")
     if surrender.state != "surrendered" or surrender.turn != pos.game_turn:
         return ctx.not_due("Russia has not surrendered this game turn (60.21)")
     if surrender.procedure_done:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.engine import EventContext, event_impl
-from rules.events.awaw.common import awaw_board
+from rules.events.awaw.common import awaw_board, turn_unknown
 
 
 @event_impl("awaw_brp_grants")
@@ -63,6 +63,9 @@ def brp_grants(ctx: EventContext) -> None:
             "detail": basis,
         }
     ]
+    if turn_unknown(ctx, board, "player_turn", "phase", "game_year"):
+        return ctx.why("the grant is made in a Russian unit construction phase from the next Russian "
+                       "player turn on (60.61): the turn is not known")
     construction = pos.phase == "unit_construction" and pos.russian_player_turn
     started = pos.game_turn > surrender.turn
     if not (construction and started):
