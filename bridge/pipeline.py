@@ -370,6 +370,9 @@ class CheckPipeline:
         data["factions"] = list(FACTIONS)  # for the overlay: a faction in a URL is checked against these
         if facts is not None:
             data["game_facts"] = facts
+        if state.awaw is not None and state.awaw.phasing_faction is None:
+            # whose player turn it is is a game fact not yet given: the plan names no phasing faction
+            data["phasing"] = None
         data["vassal"] = {
             "file": info["file"],
             "kind": info["kind"],
