@@ -30,7 +30,7 @@ OPTIONAL_TEXT_FIELDS = frozenset({"reinforcement", "colonial_of", "area", "facti
 COUNTER_FIELDS = (frozenset({"id", "name", "kind"}) | INT_FIELDS | BOOL_FIELDS | LIST_FIELDS
                   | OPTIONAL_TEXT_FIELDS)
 TRUE_WORDS = frozenset({"true", "yes", "1", "y"})
-PLACE_KEYS = frozenset({"@location", "@map", "@zone", "@board"})
+PLACE_KEYS = frozenset({"@location", "@map", "@zone", "@board", "@track"})
 SPECIAL_KEYS = {"@name": "BasicName", "@location": "location", "@map": "map", "@zone": "zone",
                 "@board": "board", "@track": "track"}
 STATE_TYPES = frozenset({"int"})  # `[[vassal.state]] types`: how a filled text becomes the position's value

@@ -24,7 +24,13 @@ from bridge.hexnaming import HexNaming, detect_hex_naming
 from bridge.hexnaming import grid_summary as _grid_summary
 from bridge.hexnaming import location_pattern as _location_pattern
 from bridge.mapping import VassalMapping, slot_pieces
-from bridge.pack_report import coverage_report, hex_id_report, render_coverage
+from bridge.pack_report import (
+    country_report,
+    coverage_report,
+    hex_id_report,
+    render_countries,
+    render_coverage,
+)
 from rules.packs import PACKS_DIR, Pack, load_pack
 from vassal_parser.errors import InputError
 from vassal_parser.layout import OFFBOARD
@@ -278,6 +284,7 @@ def check_report(pack_arg: str, module_path: str | None, extensions: list[str],
         m.identifier for m in module.maps
         if m.identifier not in hex_maps and any(_grid_summary(b.grid)[1] for b in m.boards))
     report["hex_ids"] = hex_id_report(pack, mapping, module)
+    report["countries"] = country_report(pack, mapping, module, report)
     if save:
         from bridge.pipeline import CheckPipeline
 
@@ -310,6 +317,8 @@ def render_check(report: dict[str, Any]) -> str:
     lines.append(f"hex ids naming a location of the module: {hex_ids['verified']} of {hex_ids['checked']}")
     lines += [f"  not in the module: {h} ({why})" for h, why in hex_ids["not_in_module"].items()]
     lines += [f"  not verified: {h} ({why})" for h, why in hex_ids["unverified"].items()]
+    if "countries" in report:
+        lines += render_countries(report["countries"])
     slots = report["unmapped_piece_slots"]
     lines.append(f"piece slots no rule recognises: {sum(slots.values())}")
     lines += [f"  {name} x{count}" for name, count in slots.items()]

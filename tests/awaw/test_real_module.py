@@ -138,3 +138,21 @@ def test_a_bad_fact_is_one_line_naming_it_and_its_legal_values() -> None:
         apply_facts(table, {"dp": GivenFact(1, "cli")}, {}, "--fact")
     with pytest.raises(InputError, match=r"atomic_attacks: -1 is outside 0\.\."):
         apply_facts(table, {"atomic_attacks": GivenFact("-1", "cli")}, {}, "--fact")
+
+
+def test_pack_check_says_per_country_which_module_hexes_the_pack_locates(corpus_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """The 265-hex sample stays what it is: `pack check` counts the module's hexes it locates (257 of the
+    A3R European Front's), per country, the facts each lacks, the game facts asked, the unverified tracks."""
+    module = str(corpus_dir / FOLDER / MODULE)
+    assert main(["pack", "check", "awaw", "--module", module, "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)["countries"]
+    assert report["located"] == 257 and report["module_hexes"] > 1000
+    russia = report["countries"]["Russia"]
+    assert russia["hexes_located"] > 100 and not russia["missing"]
+    assert "no hex of the module located" in report["countries"]["Belgium"]["missing"]
+    assert any("Capital" in m for m in report["countries"]["Belgium"]["missing"])
+    assert "dp_level" in {f["name"] for f in report["game_facts"]}
+    assert {t["name"]: t["verified"] for t in report["tracks"]}["Turn Record Track"] is False
+    assert main(["pack", "check", "awaw", "--module", module]) == 1
+    text = capsys.readouterr().out
+    assert "module hexes the pack locates: 257 of" in text and "  Russia: " in text
