@@ -227,8 +227,8 @@ def apply_facts(table: FactTable, given: Mapping[str, GivenFact], position: dict
         value = spec.parse(fact.value, source)
         for path, item in spec.writes(value):
             _put(position, path, item)
-        used.append({"name": name, "value": value, "by": fact.by, "rules": list(spec.rules),
-                     "question": spec.question, **({"turn": fact.turn} if fact.turn else {})})
+        used.append({**spec.question_json(), "value": value, "by": fact.by,
+                     **({"turn": fact.turn} if fact.turn else {})})
     return {"turn": turn, "given": used, "questions": questions}
 
 
