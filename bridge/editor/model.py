@@ -83,6 +83,7 @@ class EditorSession:
         self.changed_hexes: set[str] = set()
         self.changed_border: set[str] = set()
         self.changed_boxes: set[str] = set()
+        self.track_edits: dict[str, dict[str, Any]] = {}  # tracks drawn on the page (bridge/editor/tracks.py)
         self.cells = module_cells(self.module)
 
     # ---- what the page shows -------------------------------------------------------------------
@@ -149,13 +150,16 @@ class EditorSession:
             "hexes": self.hexes,
             "border": self.border,
             "boxes": self.boxes,
+            "tracks": [{"name": t.name, "map": t.map, "board": t.board, "verified": t.verified}
+                       for t in (self.mapping.tracks.tracks if self.mapping else [])],
             "coverage": self.coverage(),
             "dirty": self.dirty,
         }
 
     @property
     def dirty(self) -> bool:
-        return bool(self.changed_hexes or self.changed_border or self.changed_boxes or self.changed_complete)
+        return bool(self.changed_hexes or self.changed_border or self.changed_boxes or self.changed_complete
+                    or self.track_edits)
 
     def preview_pack(self) -> Pack:
         """The pack as edited so far (not saved), for coverage."""
@@ -201,6 +205,16 @@ class EditorSession:
             self._box(message.get("zone"), message.get("box"))
         elif kind == "complete":
             self._complete(message.get("fact"), message.get("subject"), message.get("value"))
+        elif kind == "track":
+            from bridge.editor.tracks import TrackError, check_track
+
+            if self.mapping is None:
+                raise EditError(f"pack {self.pack.name} has no [vassal] table to keep tracks in")
+            try:
+                track = check_track(message.get("track"), self.module)
+            except TrackError as exc:
+                raise EditError(str(exc)) from None
+            self.track_edits[track["name"]] = track
         else:
             raise EditError(f"unknown edit {kind!r}")
 
@@ -409,6 +423,13 @@ class EditorSession:
                     boxes[zone] = self.boxes[zone]
                 elif zone in boxes:
                     del boxes[zone]
+        if self.track_edits:
+            from bridge.editor.tracks import write_tracks
+
+            path = self._file_with("vassal")
+            if path is None:
+                raise EditError(f"pack {self.pack.name} has no [vassal] table to keep tracks in")
+            write_tracks(document(path)["vassal"], self.track_edits)
         for path, doc in documents.items():
             write_atomically(path, tomlkit.dumps(doc).encode("utf-8"))
         try:
@@ -427,6 +448,9 @@ class EditorSession:
         self.changed_border.clear()
         self.changed_boxes.clear()
         self.changed_complete.clear()
+        self.track_edits.clear()
+        if isinstance(reloaded.extra.get("vassal"), dict):
+            self.mapping = VassalMapping.from_pack(reloaded)
         return sorted(p.name for p in documents)
 
     def _file_with(self, table: str) -> Path | None:
