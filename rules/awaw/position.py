@@ -17,7 +17,8 @@ from vassal_parser.errors import InputError
 PHASES = ("end_of_player_turn", "unit_construction")
 SIDES = ("Allied", "Axis")
 SCENARIOS = ("European", "Pacific", "Global")
-SURRENDER_STATES = ("none", "offered", "rejected", "surrendered")
+# "unknown": a VASSAL game shows no surrender state (asked as the game fact `russian_surrender`)
+SURRENDER_STATES = ("none", "offered", "rejected", "surrendered", "unknown")
 MINOR_RELATIONS = ("ally", "associated", "diplomatic", "conquest")
 # A game turn is a season (the turn record track); `date` counts game turns from the 1939 campaign's
 # first, Fall 1939 = turn 1, so that turns read from a VASSAL game's track compare as numbers.

@@ -22,7 +22,7 @@ SURRENDER_FACTS = {
     "player_turn": "Russia", "phase": "end_of_player_turn", "game_year": 1942, "dp_level": -1,
     "atomic_attacks": 0, "cities_firestormed": 0, "oil_effects": 0, "unbuilt_factors": 0,
     "western_at_war_with_germany": ["Britain", "France"], "japan_at_war_with_russia": "no",
-    "brps": 20, "brp_base": 100,
+    "brps": 20, "brp_base": 100, "russian_surrender": "none",
 }
 
 
@@ -89,6 +89,24 @@ def test_surrender_situation_gives_the_offer_and_germanys_choice_60_11(corpus_di
     assert choice["id"] == "60.1:germany" and choice["decider"] == "Germany"
     assert [o["value"] for o in choice["options"]] == ["accept", "reject"]
     assert {f["by"] for f in plan["game_facts"]["given"]} == {f"answers file {answers}"}
+
+
+def test_the_surrender_state_is_a_fact_the_russian_turn_end_needs(corpus_dir: Path, surrender: Path,
+                                                                  tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """No piece shows whether Russia surrendered: at the end of a Russian player turn 60.1 is undecided
+    naming `russian_surrender` (never "not due"), and 60.2 too; in the Axis turn 60.1 is not due anyway."""
+    facts = {k: v for k, v in SURRENDER_FACTS.items() if k != "russian_surrender"}
+    answers = tmp_path / "facts.json"
+    answers.write_text(json.dumps({"facts": facts}))
+    code, plan = _check(corpus_dir, surrender, "--answers", str(answers), capsys=capsys)
+    assert code == 3
+    for rule in ("60.1", "60.2"):
+        event = _event(plan, rule)
+        assert event["status"] == "undecided" and "russian_surrender" in {m["fact"] for m in event["missing"]}
+    assert _event(plan, "60.8")["status"] == "not_due"  # no action to validate, whatever the state
+    answers.write_text(json.dumps({"facts": {**facts, "player_turn": "Axis"}}))
+    _code, plan = _check(corpus_dir, surrender, "--answers", str(answers), capsys=capsys)
+    assert _event(plan, "60.1")["status"] == "not_due"
 
 
 def test_accepted_surrender_is_written_back_and_read_back_60_21_60_33(corpus_dir: Path, surrender: Path,

@@ -25,6 +25,16 @@ TURN_FACT_TEXT = {
 }
 
 
+def surrender_unknown(ctx: EventContext, board: AwawBoard) -> bool:
+    """Record the surrender state as missing where the position does not know it (a VASSAL game: no
+    piece shows whether Russia surrendered or Germany rejected an offer); True when unknown."""
+    if board.pos.surrender.state != "unknown":
+        return False
+    ctx.missing("russian_surrender", None, "the position does not say whether Russia has surrendered, or "
+                "Germany rejected an offer, and when (no save carries it)")
+    return True
+
+
 def turn_unknown(ctx: EventContext, board: AwawBoard, *names: str) -> bool:
     """Record the turn facts among `names` (game facts, bridge/game_facts.py) the position leaves
     unknown; True when any is. Why through `ctx.missing`: an event that needs one is `undecided`,
