@@ -15,7 +15,7 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
-from tests.awaw.vassal_situation import FOLDER, MODULE, SAVE
+from tests.awaw.vassal_situation import FOLDER, MODULE, SAVE, season_save
 from tests.cli.test_watch_cli import PROJECT, _read_until, _snapshot, _stop
 
 
@@ -78,5 +78,14 @@ def test_watch_serves_the_awaw_plan_and_keeps_facts_across_a_restart(corpus_dir:
         rule = _event(plan, "60.1")
         assert rule["status"] == "not_due"
         assert any("only at the end of an Allied player turn" in w for w in rule["why"])
+        # A new game turn: the Season marker moved to the Winter box -> the turn facts are asked again.
+        season_save(corpus_dir, tmp_path / "winter.vsav")
+        (folder / "game.vsav").write_bytes((tmp_path / "winter.vsav").read_bytes())
+        _read_until(process, lines, "game.vsav: planned")
+        plan = asyncio.run(_snapshot(_control_ws(lines)))["plan"]
+        assert plan["game_facts"]["turn"] == "Winter"
+        again = {q["name"]: q for q in plan["game_facts"]["questions"]}
+        assert "given for Fall (control view)" in again["player_turn"]["again"]
+        assert _event(plan, "60.1")["status"] == "undecided"
     finally:
         _stop(process)

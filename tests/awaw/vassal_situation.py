@@ -38,11 +38,22 @@ def point_of(pipeline: CheckPipeline, game, location: str) -> tuple[int, int]:  
     return x, y
 
 
+def season_save(corpus_dir: Path, out: Path, x: int = 166, y: int = 2193) -> Path:
+    """The 1939 save with the Season marker moved (by default into the turn track's Winter box)."""
+    def ops(pipeline: CheckPipeline, game, pieces) -> list[Op]:  # type: ignore[no-untyped-def]
+        season = next(p for p in pieces if p.basic_name == "Season")
+        return [Move(season.id, "Map Window", x, y)]
+
+    return rewrite_save(corpus_dir, out, ops)
+
+
 def surrender_save(corpus_dir: Path, out: Path) -> Path:
     """Write the surrender situation: four Russian ICs captured, twelve German ground units on Russian
     hexes of the sample graph, one Russian infantry unit in London (Western Allied: repatriated, 60.33)."""
-    pipeline = CheckPipeline(corpus_dir / FOLDER / MODULE, "awaw", remember=False)
-    game, pieces, _info = pipeline._position(corpus_dir / FOLDER / SAVE, None)
+    return rewrite_save(corpus_dir, out, _surrender_ops)
+
+
+def _surrender_ops(pipeline: CheckPipeline, game, pieces) -> list[Op]:  # type: ignore[no-untyped-def]
     ops: list[Op] = []
     for piece in pieces:
         if piece.basic_name == "RUS Industrial Center" and piece.location in TAKEN_ICS:
@@ -55,6 +66,14 @@ def surrender_save(corpus_dir: Path, out: Path) -> Path:
     russian = next(p for p in pieces if p.basic_name.startswith("RUS Inf") and p.map == "Scenario Card")
     x, y = point_of(pipeline, game, LONDON)
     ops.append(Move(russian.id, "Map Window", x, y))
+    return ops
+
+
+def rewrite_save(corpus_dir: Path, out: Path, make_ops) -> Path:  # type: ignore[no-untyped-def]
+    """The corpus save with `make_ops(pipeline, game, pieces)` applied, written as `adjutant apply` does."""
+    pipeline = CheckPipeline(corpus_dir / FOLDER / MODULE, "awaw", remember=False)
+    game, pieces, _info = pipeline._position(corpus_dir / FOLDER / SAVE, None)
+    ops = make_ops(pipeline, game, pieces)
     container = open_container(corpus_dir / FOLDER / SAVE)
     tree = decode_stream(container.command_text())
     table = Table.from_placed(pieces, _stacking(pipeline.module), _locator(game, pipeline.module))
