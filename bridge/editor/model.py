@@ -23,6 +23,7 @@ import tomlkit.exceptions
 from tomlkit.items import Table
 
 from bridge.cells import module_cells
+from bridge.editor.tracks import track_models
 from bridge.mapping import VassalMapping
 from rules.facts import coverage
 from rules.packs import FACTIONS, PACKS_DIR, HexInfo, Pack, inherited_tables, load_pack
@@ -150,8 +151,7 @@ class EditorSession:
             "hexes": self.hexes,
             "border": self.border,
             "boxes": self.boxes,
-            "tracks": [{"name": t.name, "map": t.map, "board": t.board, "verified": t.verified}
-                       for t in (self.mapping.tracks.tracks if self.mapping else [])],
+            "tracks": track_models(self.mapping),
             "coverage": self.coverage(),
             "dirty": self.dirty,
         }

@@ -21,6 +21,24 @@ class TrackError(ValueError):
     """A track the page must not save (sent back as one line)."""
 
 
+def track_models(mapping: Any) -> list[dict[str, Any]]:
+    """The pack's tracks for the page: each box as a rect where its shape is one (a polygon of four
+    axis-aligned corners included), so the page can load a track and adjust its boxes; a track with a
+    box that is a VASSAL location or another polygon is listed, not editable."""
+    out = []
+    for track in mapping.tracks.tracks if mapping is not None else []:
+        boxes = []
+        for box in track.boxes:
+            xs, ys = sorted({x for x, _y in box.polygon}), sorted({y for _x, y in box.polygon})
+            if box.location is not None or len(box.polygon) != 4 or len(xs) != 2 or len(ys) != 2:
+                boxes = None
+                break
+            boxes.append({"name": box.name, "value": box.value, "rect": [xs[0], ys[0], xs[1], ys[1]]})
+        out.append({"name": track.name, "map": track.map, "board": track.board, "verified": track.verified,
+                    "places": track.places, "boxes": boxes})
+    return out
+
+
 def check_track(raw: Any, module: Any) -> dict[str, Any]:
     """The track as the page drew it: a name, a map and board of the module, boxes in board pixels."""
     if not isinstance(raw, dict):
@@ -46,7 +64,11 @@ def check_track(raw: Any, module: Any) -> dict[str, Any]:
         except InputError as exc:
             raise TrackError(exc.one_line() if hasattr(exc, "one_line") else str(exc)) from None
         checked.append({"name": str(box["name"]), "value": box["value"], "rect": list(box["rect"])})
-    return {"name": name.strip(), "map": map_id, **({"board": board} if board else {}), "boxes": checked}
+    verified = raw.get("verified", True)
+    if not isinstance(verified, bool):
+        raise TrackError("verified is true or false")
+    return {"name": name.strip(), "map": map_id, **({"board": board} if board else {}), "boxes": checked,
+            "verified": verified}
 
 
 def write_tracks(vassal: Any, tracks: dict[str, dict[str, Any]]) -> None:
@@ -65,6 +87,12 @@ def write_tracks(vassal: Any, tracks: dict[str, dict[str, Any]]) -> None:
                 table[key] = track[key]
             elif key in table:
                 del table[key]
+        if track.get("verified", True):  # drawn on the board image: checked now
+            for key in ("verified", "note"):
+                if key in table:
+                    del table[key]
+        else:
+            table["verified"] = False
         boxes = tomlkit.array()
         for box in track["boxes"]:
             item = tomlkit.inline_table()

@@ -33,6 +33,7 @@
   const countField = label("Boxes", node("input", {id: "track-count", type: "number", min: "1", value: "2"}));
   const valuesField = label("Values", node("input", {id: "track-values", placeholder: "1-12, or Fall, Winter, …"}));
   const namesField = label("Names", node("input", {id: "track-names", placeholder: "as printed (default: the values)"}));
+  const checkedField = label("Checked against the board image", node("input", {id: "track-verified", type: "checkbox"}));
   const buttons = node("div", {class: "track-buttons"}, panel);
   const firstButton = node("button", {id: "track-first", type: "button"}, buttons, "Drag the first box");
   const lastButton = node("button", {id: "track-last", type: "button"}, buttons, "Drag the last box");
@@ -50,10 +51,30 @@
   function fillBoards() {
     boardField.replaceChildren();
     for (const b of map().boards) node("option", {value: b.name}, boardField, b.name);
+    checkedField.checked = map().boards.some((b) => b.image);
     known.replaceChildren();
     for (const t of state.model.tracks || []) {
-      if (t.map === map().id) node("li", {}, known, `${t.name}${t.verified ? "" : " (unverified)"}`);
+      if (t.map !== map().id) continue;
+      const item = node("li", {"data-track": t.name}, known, `${t.name}${t.verified ? "" : " (unverified)"} `);
+      if (t.boxes) {
+        const adjust = node("button", {type: "button", class: "track-adjust"}, item, "Adjust");
+        adjust.addEventListener("click", () => load(t));
+      }
     }
+  }
+
+  // An existing track into the layer: its boxes can be moved, then added again under its name.
+  function load(t) {
+    nameField.value = t.name;
+    if (t.board) boardField.value = t.board;
+    track.boxes = t.boxes.map((b) => ({name: b.name, value: b.value, rect: b.rect.slice()}));
+    track.first = track.last = null;
+    track.selected = null;
+    countField.value = String(track.boxes.length);
+    valuesField.value = track.boxes.map((b) => b.value).join(", ");
+    addButton.disabled = false;
+    hint.textContent = `${t.name}: click a box to adjust it, then Add the track`;
+    drawLayer();
   }
 
   // ---- the layer on the map ---------------------------------------------------------------------
@@ -128,7 +149,8 @@
   async function addTrack() {
     const name = nameField.value.trim();
     if (!name) { hint.textContent = "give the track's name"; nameField.focus(); return; }
-    const reply = await send({type: "track", track: {name, map: map().id, board: board().name, boxes: track.boxes}});
+    const reply = await send({type: "track", track: {name, map: map().id, board: board().name, boxes: track.boxes,
+      verified: checkedField.checked}});
     if (reply.type === "error") { hint.textContent = reply.text; return; }
     hint.textContent = `track ${name} added: Save writes it to the pack`;
     status(`track ${name} added (not saved yet)`);
