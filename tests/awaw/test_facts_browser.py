@@ -66,4 +66,12 @@ def test_a_fact_given_in_the_control_view_replans_60_1(chromium: Any, tabs: list
         control.fill("form.fact[data-fact='dp_level'] input", "-2")
         control.press("form.fact[data-fact='dp_level'] input", "Enter")
         control.wait_for_selector("form.fact[data-fact='dp_level'][data-given='yes']", timeout=WAIT_MS)
+        western = "form.fact[data-fact='western_at_war_with_germany']"
+        control.check(f"{western} input[value='Britain']")
+        control.check(f"{western} input[value='France']")
+        control.click(f"{western} button.fact-give")
+        control.wait_for_selector(f"{western}[data-given='yes']", timeout=WAIT_MS)
+        assert "= Britain, France (given by control view)" in control.inner_text(western)
+        assert control.is_checked(f"{western} input[value='France']")  # the form shows what was given
+        assert not control.is_checked(f"{western} input[value='USA']")
         assert player.locator("#facts").count() == 0  # questions are the control view's only
