@@ -232,6 +232,28 @@ def apply_facts(table: FactTable, given: Mapping[str, GivenFact], position: dict
     return {"turn": turn, "given": used, "questions": questions}
 
 
+def changed_by_plan(table: FactTable, section: Mapping[str, Any],
+                    resulting: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The facts this plan changes (Germany accepts: Russia's surrender state), to give for the next save.
+
+    Why a list and not an automatic answer: the facts describe the file just planned; applied to it, the
+    plan would change (no offer once Russia has surrendered). Players give them for the next save."""
+    if not resulting:
+        return []
+    given = {g["name"]: g["value"] for g in section.get("given", [])}
+    out = []
+    for name, spec in table.facts.items():
+        if spec.path is None:
+            continue
+        after = _get(resulting, spec.path)
+        if after is None or after == given.get(name):
+            continue
+        if spec.type == "choice" and after not in spec.values:
+            continue
+        out.append({"name": name, "value": after})
+    return out
+
+
 def render_lines(section: Mapping[str, Any]) -> list[str]:
     """The plan text's lines for the facts: given (and by whom), then the questions still open."""
     lines = []
@@ -246,6 +268,10 @@ def render_lines(section: Mapping[str, Any]) -> list[str]:
         again = f" [{question['again']}]" if question.get("again") else ""
         lines.append(f"question {question['name']} ({', '.join(question['rules'])}): {question['question']} "
                      f"— {legal}; answer with --fact {question['name']}=VALUE{again}")
+    after = section.get("after_plan") or []
+    if after:
+        lines.append("this plan changes game facts; for the next save give: "
+                     + " ".join(f"--fact {a['name']}={a['value']}" for a in after))
     return lines
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bridge.game_facts import apply_facts, fact_table, render_lines, split_answers
+from bridge.game_facts import apply_facts, changed_by_plan, fact_table, render_lines, split_answers
 from bridge.inset import InsetGeometry, LayoutFor, add_insets, hex_places
 from bridge.mapping import MappingMemo, MappingResult, VassalMapping, slot_prototypes
 from rules.engine import check_answer_ids
@@ -369,6 +369,7 @@ class CheckPipeline:
         data = plan.to_json()
         data["factions"] = list(FACTIONS)  # for the overlay: a faction in a URL is checked against these
         if facts is not None:
+            facts["after_plan"] = changed_by_plan(self.facts, facts, data.get("resulting_position"))
             data["game_facts"] = facts
         if state.awaw is not None and state.awaw.phasing_faction is None:
             # whose player turn it is is a game fact not yet given: the plan names no phasing faction

@@ -115,6 +115,10 @@ def test_accepted_surrender_is_written_back_and_read_back_60_21_60_33(corpus_dir
     answers.write_text(json.dumps({"60.1:germany": "accept", "facts": SURRENDER_FACTS}))
     code, plan = _check(corpus_dir, surrender, "--answers", str(answers), capsys=capsys)
     assert code == 1 and _event(plan, "60.2")["status"] == "fired"
+    # the surrender state is a fact no save carries: the plan says what to give for the next save
+    turn = plan["resulting_position"]["awaw"]["game_turn"]
+    after = {(a["name"], a["value"]) for a in plan["game_facts"]["after_plan"]}
+    assert after >= {("russian_surrender", "surrendered"), ("russian_surrender_turn", turn)}
     moves = [s for s in _event(plan, "60.2")["steps"] if s["action"] == "move"]
     assert moves and all(s["rule"] == "60.33" for s in moves)
     out = tmp_path / "next.vlog"
