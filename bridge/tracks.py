@@ -20,6 +20,9 @@ GEOMETRY_KEYS = frozenset({"rect", "polygon", "location"})
 TRACK_KEYS = frozenset({"name", "map", "board", "boxes", "note", "verified", "places"})
 # Variables a track gives the mapping's rules (bridge/mapping.py `_variables`), besides `track_<key>`.
 TRACK_VARIABLES = ("track", "track_box", "track_value")
+# Caps (a pack is user input too): every piece on a track's map is tested against its boxes.
+MAX_BOXES = 1000
+MAX_POINTS = 64
 
 
 @dataclass(frozen=True)
@@ -139,8 +142,8 @@ def parse_box(raw: Any, where: str, source: str) -> TrackBox:
         polygon = ((left, top), (right, top), (right, bottom), (left, bottom))
     elif "polygon" in raw:
         points = raw["polygon"]
-        if not isinstance(points, list) or len(points) < 3:
-            raise InputError(source, f"{where}: a polygon has at least three [x, y] points")
+        if not isinstance(points, list) or not 3 <= len(points) <= MAX_POINTS:
+            raise InputError(source, f"{where}: a polygon has 3 to {MAX_POINTS} [x, y] points")
         polygon = tuple(_point(p, where, source) for p in points)
     else:
         if not isinstance(raw["location"], str) or not raw["location"]:
@@ -176,8 +179,9 @@ def parse_tracks(entries: Any, source: str) -> Tracks:
             raise InputError(source, f"{where}: a second track named {entry['name']!r}")
         names.add(entry["name"])
         raw_boxes = entry.get("boxes")
-        if not isinstance(raw_boxes, list) or not raw_boxes:
-            raise InputError(source, f"{where} ({entry['name']}) needs a non-empty 'boxes' array")
+        if not isinstance(raw_boxes, list) or not raw_boxes or len(raw_boxes) > MAX_BOXES:
+            raise InputError(source, f"{where} ({entry['name']}) needs a 'boxes' array of 1 to "
+                                     f"{MAX_BOXES} boxes")
         boxes = tuple(parse_box(b, f"{where} ({entry['name']}) box #{n + 1}", source)
                       for n, b in enumerate(raw_boxes))
         board = entry.get("board")

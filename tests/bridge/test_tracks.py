@@ -67,6 +67,15 @@ def test_bad_tracks_are_one_line() -> None:
                      "v.toml")
 
 
+def test_a_track_is_capped() -> None:
+    box = {"name": "a", "value": 1, "rect": [0, 0, 5, 5]}
+    with pytest.raises(InputError, match="1 to 1000 boxes"):
+        parse_tracks([{"name": "T", "map": "M", "boxes": [box] * 1001}], "v.toml")
+    with pytest.raises(InputError, match="3 to 64"):
+        parse_tracks([{"name": "T", "map": "M", "boxes": [{"name": "a", "value": 1,
+                                                            "polygon": [[0, 0]] * 65}]}], "v.toml")
+
+
 def test_a_row_of_boxes_is_spaced_evenly_from_the_first_to_the_last() -> None:
     boxes = row_of_boxes((0, 0, 40, 40), (90, 0, 130, 40), 4, [1, 2, 3, 4])
     assert [b["rect"][0] for b in boxes] == [0, 30, 60, 90] and boxes[3]["value"] == 4
