@@ -11,10 +11,8 @@ from typing import Any
 import tomlkit
 from tomlkit.items import AoT
 
-from bridge.tracks import parse_box
+from bridge.tracks import MAX_BOXES, parse_box
 from vassal_parser.errors import InputError
-
-MAX_BOXES = 500
 
 
 class TrackError(ValueError):
