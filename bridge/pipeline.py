@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bridge.mapping.game_facts import apply_facts, changed_by_plan, fact_table, render_lines, split_answers
 from bridge.mapping.inset import InsetGeometry, LayoutFor, add_insets, hex_places
 from bridge.mapping.mapper import MappingResult, VassalMapping
 from bridge.mapping.memo import MappingMemo
@@ -93,6 +94,7 @@ class CheckPipeline:
         self.pack: Pack = pack if isinstance(pack, Pack) else load_pack(pack)
         self.mapping = pack_mapping(self.pack, self.module, self.module_path)
         self.prototypes = slot_prototypes(self.module)
+        self.facts = fact_table(self.pack)  # the game facts no save carries (bridge/mapping/game_facts.py)
         # Pack hex id -> (map, grid location), for the map insets of due events (bridge/mapping/inset.py).
         self.hex_places = hex_places(getattr(self.pack, "hexes", None) or {}, self.mapping.hex_maps)
         # (map id, VASSAL location) -> pack hex id: where a hidden piece stands (`concealed_places`)
@@ -344,13 +346,19 @@ class CheckPipeline:
         `layout_for` (the loaded game's `layout`, map id -> MapLayout) lets each due event carry a map
         inset drawn from the module's own grid; without it (pieces from elsewhere) there is none."""
         pieces = list(pieces)
-        check_answer_ids(answers or {}, self.pack, answers_source)
-        mapped = self.mapping.map_pieces(pieces, self.pack, self.prototypes, memo=self.mapping_memo)
+        answers, given = split_answers(answers or {}, answers_source)
+        check_answer_ids(answers, self.pack, answers_source)
+        origins = board_origins(self.mapping, layout_for)
+        mapped = self.mapping.map_pieces(pieces, self.pack, self.prototypes, memo=self.mapping_memo,
+                                         board_origins=origins)
         version = info["module_version"] or self.module.version
         warnings = self.file_warnings(info)
         warnings += self.mapping.module_warnings(info["module_name"], version, info["extensions"])
         warnings += mapped.warnings
         source = f"{info['file']} (as mapped by {self.mapping.source})"
+        facts = None
+        if self.facts or given:
+            facts = apply_facts(self.facts, given, mapped.position, answers_source)
         state = GameState.from_json(mapped.position, source=source)
         # in place: `state` is this plan's own (from_json shares nothing with the mapping's position)
         plan = run_plan(state, self.pack, answers=dict(answers or {}), answers_source=answers_source,
@@ -365,6 +373,12 @@ class CheckPipeline:
             plan.missing.append(MissingFact("events", None, text))
         data = plan.to_json()
         data["factions"] = list(FACTIONS)  # for the overlay: a faction in a URL is checked against these
+        if facts is not None:
+            facts["after_plan"] = changed_by_plan(self.facts, facts, data.get("resulting_position"))
+            data["game_facts"] = facts
+        if state.awaw is not None and state.awaw.phasing_faction is None:
+            # whose player turn it is is a game fact not yet given: the plan names no phasing faction
+            data["phasing"] = None
         data["vassal"] = {
             "file": info["file"],
             "kind": info["kind"],
@@ -389,6 +403,22 @@ class CheckPipeline:
         text = render_text(plan.render_text(), data["vassal"], data)
         return PlanResult(plan=data, exit_status=plan.exit_status, text=text,
                           mapping=mapped)
+
+
+def board_origins(mapping: VassalMapping,
+                  layout_for: LayoutFor | None) -> dict[tuple[str, str], tuple[int, int]]:
+    """(map, board) -> the board's origin in map pixels, for the maps the pack's tracks are on.
+
+    Why from the save's layout: a track's boxes are in the board's own pixels (as the module's zones
+    are), and where a board sits in its map depends on the boards the game chose."""
+    origins: dict[tuple[str, str], tuple[int, int]] = {}
+    if layout_for is None or not mapping.tracks:
+        return origins
+    for map_name in {t.map for t in mapping.tracks.tracks}:
+        layout = layout_for(map_name)
+        for placed in getattr(layout, "boards", None) or []:
+            origins[(map_name, placed.name)] = (placed.x, placed.y)
+    return origins
 
 
 def pack_mapping(pack: Pack, module: Module, module_path: Path) -> VassalMapping:
@@ -536,5 +566,6 @@ def render_text(plan_text: str, vassal: Mapping[str, Any], plan: Mapping[str, An
         lines.append(f"unmapped places ({total} counter{'' if total == 1 else 's'} left out): "
                      + ", ".join(f"{name} x{count}" for name, count in vassal["unmapped_places"].items()))
     lines.append(plan_text)
+    lines.extend(render_lines((plan or {}).get("game_facts") or {}))
     lines.extend(answers_hint(plan or {}))
     return "\n".join(lines)

@@ -416,10 +416,11 @@ class GameState:
             from rules.awaw.position import parse_awaw  # A World at War positions only
 
             awaw = parse_awaw(deep_copy(data["awaw"]), src)
-            if "phasing" in turn_data and turn.phasing != awaw.phasing_faction:
-                raise InputError(src, f"turn.phasing {turn.phasing!r} contradicts awaw side/powers "
-                                      f"({awaw.phasing_faction})")
-            turn.phasing = awaw.phasing_faction
+            if awaw.phasing_faction is not None:  # None: whose player turn is a game fact not yet given
+                if "phasing" in turn_data and turn.phasing != awaw.phasing_faction:
+                    raise InputError(src, f"turn.phasing {turn.phasing!r} contradicts awaw side/powers "
+                                          f"({awaw.phasing_faction})")
+                turn.phasing = awaw.phasing_faction
         return cls(
             pack=data.get("pack"),
             turn=turn,

@@ -139,6 +139,9 @@ class PlanCoordinator:
             previous = self.answers.get(choice)
             if option is None:
                 self.answers.pop(choice, None)
+            elif choice.startswith("fact:"):  # a game fact: kept with who gave it and the map's game turn
+                turn = ((self.plan or {}).get("game_facts") or {}).get("turn")
+                self.answers[choice] = {"value": option, "by": "control view", "turn": turn}
             else:
                 self.answers[choice] = option
             self._publish({"answers": dict(self.answers)})

@@ -33,18 +33,21 @@ from bridge.mapping.pack_rules import (
     _as_table,
     _assign,
     _check_box_template,
+    _defaults,
     _MissingValue,
     _optional_text,
     _quick_fill,
     _regex,
     _rules,
     _strings,
+    _template_form,
     _typed,
     _version_key,
     fill,
     fill_general,
 )
 from bridge.mapping.slots import _gpid
+from bridge.mapping.tracks import Tracks, parse_tracks
 from rules.records import deep_copy
 from vassal_parser.errors import InputError
 
@@ -87,6 +90,8 @@ class VassalMapping:
     countries: dict[str, dict[str, Any]]
     turn: dict[str, Any]
     not_boxes: list[re.Pattern[str]] = field(default_factory=list)  # zones whose markers only give state
+    tracks: Tracks = field(default_factory=Tracks)  # printed tracks read from where a marker stands
+    defaults: dict[str, Any] = field(default_factory=dict)  # position parts before any piece is read
 
     # ---- loading --------------------------------------------------------------------------------
     @classmethod
@@ -137,6 +142,8 @@ class VassalMapping:
             turn=_as_table(table.get("turn", {}), source, "[vassal.turn]"),
             not_boxes=[_regex(n[3:] if str(n).startswith("re:") else re.escape(str(n)), source)
                        for n in _strings(places.get("not_boxes", []), source, "[vassal.places] not_boxes")],
+            tracks=parse_tracks(table.get("tracks"), source),
+            defaults=_defaults(table.get("defaults", {}), source),
         )
 
     # ---- module check -----------------------------------------------------------------------------
@@ -173,6 +180,10 @@ class VassalMapping:
                 hit = pattern.fullmatch(name)
                 if hit:
                     return template.format(*hit.groups(), **hit.groupdict())
+        if self.tracks:  # a box of a track that places counters (`places = true`): its value is the box id
+            found = self.tracks.box_of(piece, getattr(self, "_origins", {}), places=True)
+            if found is not None:
+                return str(found[1].value)
         for map_name, pattern, template in self.hex_maps:
             if piece.map != map_name:
                 continue
@@ -186,7 +197,8 @@ class VassalMapping:
     # ---- the whole position -------------------------------------------------------------------------
     def map_pieces(self, pieces: Iterable[PieceLike], pack: Any = None,
                    prototypes: Mapping[str, tuple[str, ...]] | None = None,
-                   memo: MappingMemo | None = None) -> MappingResult:
+                   memo: MappingMemo | None = None,
+                   board_origins: Mapping[tuple[str, str], tuple[int, int]] | None = None) -> MappingResult:
         """Map every piece.  `prototypes` (gpid -> prototype names, from `slot_prototypes(module)`,
         computed once per module) lets `@prototype` rules match pieces in a save.
 
@@ -195,9 +207,11 @@ class VassalMapping:
         an outcome depends only on the piece, this mapping, the pack's hexes and the prototypes."""
         known_hexes = getattr(pack, "hexes", None)
         self._prototypes = prototypes or {}
+        # (map, board) -> board origin in map pixels: where a track's boxes are (bridge/mapping/tracks.py)
+        self._origins = dict(board_origins or {})
         if memo is not None:
             pieces = pieces if isinstance(pieces, list) else list(pieces)
-            memo.use(self, pack, prototypes)
+            memo.use(self, pack, prototypes, self._origins if self.tracks else None)
             memo.fit(len(pieces))
         counters: dict[str, dict[str, Any]] = {}
         piece_counters: dict[str, str] = {}
@@ -213,6 +227,7 @@ class VassalMapping:
             "turn": deep_copy(self.turn),
             "countries": deep_copy(self.countries),
             "counters": [],
+            **deep_copy(self.defaults),
         }
         first_names = self._first_names if memo is not None else None
         remembered = memo.outcomes.get if memo is not None else None
@@ -341,13 +356,15 @@ class VassalMapping:
             return _Outcome(True, _concealment(piece))
         warning_list: list[str] = []
         write_list: list[tuple[str, Any]] = []
-        used_by_state = self._apply_state(piece, variables, write_list, warning_list)
+        unplaced: list[str] = []
+        used_by_state = self._apply_state(piece, variables, write_list, warning_list, known_hexes, unplaced)
         counter = self._counter_fields(piece, variables, warning_list)
         writes = tuple(write_list) if write_list else ()
         warnings = tuple(warning_list) if warning_list else ()
         if counter is None:
             unmapped = None if used_by_state else (piece.basic_name or piece.piece_name or "?")
-            return _Outcome(False, None, writes, warnings, None, unmapped)
+            # a state marker on no pack hex (`{hex}`): its place is reported, as a counter's would be
+            return _Outcome(False, None, writes, warnings, None, unmapped, unplaced[0] if unplaced else None)
         place = self.place_of(piece, known_hexes)
         if place is None:
             where = f"{piece.map or 'no map'}: {piece.location or 'offboard'}"
@@ -364,8 +381,8 @@ class VassalMapping:
         names: list[str] = []
         for rule in (*self.ignore, *self.state, *self.counters):
             key, name, _pattern, _expected = rule._conditions[0]  # type: ignore[attr-defined]
-            if key.startswith("@") and key not in SPECIAL_KEYS:
-                return None  # read from the piece's attributes (`_lookup`)
+            if (key.startswith("@") and key not in SPECIAL_KEYS) or key == "@track":
+                return None  # read from the piece's attributes (`_lookup`) or its board point
             if name not in names:
                 names.append(name)
         return tuple(names)
@@ -460,6 +477,10 @@ class VassalMapping:
         variables.update({"BasicName": piece.basic_name, "PieceName": piece.piece_name,
                           "location": piece.location or "", "map": piece.map or "",
                           "zone": piece.zone or "", "board": piece.board or "", "piece_id": piece.id})
+        if self.tracks:
+            found = self.tracks.box_of(piece, getattr(self, "_origins", {}))
+            if found is not None:
+                variables.update(found[1].variables(found[0].name))
         prototypes = getattr(piece, "prototypes", None)
         if prototypes is None and not self._uses_prototypes:
             return variables
@@ -509,21 +530,52 @@ class VassalMapping:
         return fields
 
     def _apply_state(self, piece: PieceLike, variables: dict[str, str], writes: list[tuple[str, Any]],
-                     warnings: list[str]) -> bool:
-        """The state rules' (path, value) writes for one piece, in rule order; True if any matched."""
+                     warnings: list[str], known_hexes: Mapping[str, Any] | None = None,
+                     unplaced: list[str] | None = None) -> bool:
+        """The state rules' (path, value) writes for one piece, in rule order; True if any matched.
+
+        `{hex}` is the pack hex the piece stands in; a rule using it on a piece that stands on no pack
+        hex writes its `unlocated` table instead (so the position can say what it could not place)."""
         used = False
         for rule, found in _matching(self.state, piece, variables):
             used = True
             where = f"{self.source} [[vassal.state]] #{rule.index + 1}"
-            for dotted, template in rule.values.items():
+            values = rule.values
+            if any("{hex}" in str(k) or "{hex}" in str(v) for k, v in values.items()):
+                place = self.place_of(piece, known_hexes)
+                if place is not None and (known_hexes is None or place in known_hexes):
+                    found = {**found, "hex": place}
+                else:
+                    values = rule.unlocated
+                    if unplaced is not None:
+                        unplaced.append(f"{piece.map or 'no map'}: {piece.location or 'offboard'}")
+            for dotted, template in values.items():
                 try:
                     path = fill(dotted, found, where)
-                    value = fill(template, found, where)
+                    value = self._state_value(template, found, where, rule.types.get(dotted), piece)
                 except _MissingValue as problem:
                     warnings.append(f"piece {piece.basic_name!r}: {problem}")
                     continue
                 writes.append((path, value))
         return used
+
+    def _state_value(self, template: Any, found: Mapping[str, str], where: str, kind: str | None,
+                     piece: PieceLike) -> Any:
+        """A state value: a whole `{track_...}` template keeps the box's own TOML type; `types` converts."""
+        form = _template_form(template) if isinstance(template, str) else None
+        if form and form.startswith("track_") and self.tracks and form in found:
+            box = self.tracks.box_of(piece, getattr(self, "_origins", {}))
+            value = box[1].typed(form) if box is not None else None
+            if value is None:
+                value = fill(template, found, where)
+        else:
+            value = fill(template, found, where)
+        if kind == "int" and not isinstance(value, int):
+            try:
+                return int(str(value).strip())
+            except ValueError:
+                raise _MissingValue(f"{where}: {value!r} is not a whole number") from None
+        return value
 
 
 # The variables `VassalMapping._variables` takes from the piece itself (over its properties):

@@ -74,14 +74,18 @@ class MappingMemo:
         # memo's, so this holds no more of them than `fit` allows
         self.kinds: dict[Any, Any] = {}
         self._for: tuple[Any, Any, Any] | None = None
+        self._origins: Any = None
 
-    def use(self, mapping: VassalMapping, pack: Any, prototypes: Any) -> None:
+    def use(self, mapping: VassalMapping, pack: Any, prototypes: Any, origins: Any = None) -> None:
+        """`origins`: the board origins a pack with tracks read this save's points against."""
         current = self._for
-        if current is None or not (current[0] is mapping and current[1] is pack and current[2] is prototypes):
+        if current is None or not (current[0] is mapping and current[1] is pack and current[2] is prototypes
+                                   and self._origins == origins):
             self.outcomes.clear()
             self.unmatched.clear()
             self.kinds.clear()
             self._for = (mapping, pack, prototypes)
+            self._origins = origins
 
     def fit(self, piece_count: int) -> None:
         capacity = max(self.minimum, self.factor * piece_count)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -24,9 +24,10 @@ OPTIONAL_TEXT_FIELDS = frozenset({"reinforcement", "colonial_of", "area", "facti
 COUNTER_FIELDS = (frozenset({"id", "name", "kind"}) | INT_FIELDS | BOOL_FIELDS | LIST_FIELDS
                   | OPTIONAL_TEXT_FIELDS)
 TRUE_WORDS = frozenset({"true", "yes", "1", "y"})
-PLACE_KEYS = frozenset({"@location", "@map", "@zone", "@board"})
+PLACE_KEYS = frozenset({"@location", "@map", "@zone", "@board", "@track"})
 SPECIAL_KEYS = {"@name": "BasicName", "@location": "location", "@map": "map", "@zone": "zone",
-                "@board": "board"}
+                "@board": "board", "@track": "track"}
+STATE_TYPES = frozenset({"int"})  # `[[vassal.state]] types`: how a filled text becomes the position's value
 _TEMPLATE = re.compile(r"\{([^{}]+)\}")
 
 
@@ -54,6 +55,8 @@ class Rule:
     match: dict[str, str]
     values: dict[str, Any]
     steps_delta: int = 0
+    types: dict[str, str] = field(default_factory=dict)  # state path -> "int"
+    unlocated: dict[str, Any] = field(default_factory=dict)  # state writes when `{hex}` names no pack hex
 
     def __post_init__(self) -> None:
         # Pre-split conditions once: `test` runs for every piece x rule (5,000-piece saves).
@@ -228,6 +231,17 @@ def _assign(position: dict[str, Any], dotted: str, value: Any) -> None:
         node[keys[-1]] = value
 
 
+def _defaults(value: Any, source: str) -> dict[str, Any]:
+    """`[vassal.defaults]`: parts of the position a module never shows on a piece (`awaw.scenario`);
+    `turn` and `countries` have their own tables, counters come from pieces only."""
+    table = _as_table(value, source, "[vassal.defaults]")
+    clash = sorted(set(table) & {"turn", "countries", "counters", "pack"})
+    if clash:
+        raise InputError(source, f"[vassal.defaults] cannot set {', '.join(clash)} (use [vassal.turn] / "
+                                 "[vassal.countries]; counters come from pieces)")
+    return table
+
+
 def _version_key(version: str) -> tuple[int, ...]:
     """Dotted numbers compared numerically; trailing zeros dropped so that "1" == "1.0"."""
     parts = [int(part) for part in re.findall(r"\d+", str(version or ""))]
@@ -281,7 +295,7 @@ def _rules(entries: Any, kind: str, source: str) -> list[Rule]:
     rules = []
     for index, entry in enumerate(_as_list(entries, source, f"[[vassal.{kind}]]")):
         where = f"[[vassal.{kind}]] #{index + 1}"
-        unknown = set(entry) - {"match", "set", "steps_delta", "note"}
+        unknown = set(entry) - {"match", "set", "steps_delta", "note", "types", "unlocated"}
         if unknown:
             raise InputError(source, f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
         match = _as_table(entry.get("match", {}), source, f"{where} match")
@@ -298,6 +312,13 @@ def _rules(entries: Any, kind: str, source: str) -> list[Rule]:
         delta = entry.get("steps_delta", 0)
         if not isinstance(delta, int) or isinstance(delta, bool):
             raise InputError(source, f"{where}: steps_delta must be a whole number, not {delta!r}")
+        types = _as_table(entry.get("types", {}), source, f"{where} types")
+        bad_types = {str(v) for v in types.values()} - STATE_TYPES
+        if bad_types or (types and kind != "state"):
+            raise InputError(source, f"{where}: types are for state rules and may only be "
+                                     f"{', '.join(sorted(STATE_TYPES))}")
+        unlocated = _as_table(entry.get("unlocated", {}), source, f"{where} unlocated")
         rules.append(Rule(kind=kind, index=index, match={str(k): str(v) for k, v in match.items()},
-                          values=dict(values), steps_delta=delta))
+                          values=dict(values), steps_delta=delta,
+                          types={str(k): str(v) for k, v in types.items()}, unlocated=dict(unlocated)))
     return rules

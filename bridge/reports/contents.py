@@ -181,6 +181,13 @@ def choice_state(choice: Mapping[str, Any]) -> str:
     return f"answered: {label}" if label else f"answered: {choice.get('answer')!r}"
 
 
+def fact_lines(plan: Mapping[str, Any]) -> list[str]:
+    """The game facts given (with who gave them) and the questions still open (mapping/game_facts.py)."""
+    from bridge.mapping.game_facts import render_lines
+
+    return render_lines(plan.get("game_facts") or {})
+
+
 def answer_hint(plan: Mapping[str, Any]) -> list[str]:
     """How to answer the open choices: `--answer ID=VALUE` with each id and its values."""
     open_ids = set(plan.get("pending_choices", []))

@@ -14,6 +14,7 @@ from bridge.reports.contents import (
     answer_hint,
     choice_state,
     errata_texts,
+    fact_lines,
     header_lines,
     missing_texts,
     nothing_line,
@@ -79,6 +80,7 @@ def render_html(plan: Mapping[str, Any], only_due: bool = False, faction: str | 
         body += [f'<p class="head">note: {_h(n)}</p>' for n in plan.get("notes", [])]
         body += [f'<p class="head">{_h(r)}</p>' for r in reading_texts(plan)]
     body += [f'<p class="missing">missing: {_h(m)}</p>' for m in plan_missing(plan)]
+    body += [f'<p class="fact">{_h(f)}</p>' for f in fact_lines(plan)]
     for table in plan.get("tables") or []:
         rows = "".join(
             f"<tr><td>{_h(r.get('label', ''))}</td><td>{_h(r.get('figure', ''))}</td>"

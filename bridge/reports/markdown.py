@@ -10,6 +10,7 @@ from bridge.reports.contents import (
     answer_hint,
     choice_state,
     errata_texts,
+    fact_lines,
     header_lines,
     missing_texts,
     nothing_line,
@@ -49,6 +50,7 @@ def render_markdown(plan: Mapping[str, Any], only_due: bool = False, faction: st
         lines += [f"- note: {_md(n)}" for n in plan.get("notes", [])]
         lines += [f"- {_md(r)}" for r in reading_texts(plan)]
     lines += [f"- **missing:** {_md(m)}" for m in plan_missing(plan)]
+    lines += [f"- {_md(f)}" for f in fact_lines(plan)]
     lines.append("")
     for table in plan.get("tables") or []:
         lines.append(f"**{_md(table.get('title', 'Table'))}** ({_md(table.get('rule', ''))})")

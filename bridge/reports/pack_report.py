@@ -84,6 +84,69 @@ def _locations_for(hex_id: str, mapping: VassalMapping) -> list[tuple[str, str]]
     return out
 
 
+def country_report(pack: Pack, mapping: VassalMapping, module: Module,
+                   coverage: dict[str, Any]) -> dict[str, Any]:
+    """Which of the module's hexes the pack locates, per country, with the facts each country lacks;
+    the game facts the plan will ask; the tracks and whether their geometry was checked.
+
+    Why per country: a pack for a real map is completed country by country (issue 25: the AWAW pack's
+    265-hex sample must say plainly how much of the A3R map it covers)."""
+    from bridge.mapping.cells import module_cells
+    from bridge.mapping.game_facts import fact_table
+
+    cells = module_cells(module)
+    module_hexes: set[tuple[str, str]] = set()
+    for map_id, pattern, _template in mapping.hex_maps:
+        found = cells.get(map_id)
+        if found is not None:
+            module_hexes.update((map_id, name) for name in found.names() if pattern.fullmatch(name))
+    located: dict[str, list[str]] = {}
+    for hex_id, info in sorted(pack.hexes.items()):
+        if any(place in module_hexes for place in _locations_for(hex_id, mapping)):
+            located.setdefault(info.country or "(no country)", []).append(hex_id)
+    lacking: dict[str, list[str]] = {}
+    for line in coverage.get("coverage", []):
+        if line.get("per") == "country":
+            for subject in line["missing"]:
+                lacking.setdefault(subject, []).append(f"{line['label']} ({line['rule']})")
+    countries = {}
+    for name in sorted(set(pack.countries) | set(located)):
+        hexes = located.get(name, [])
+        missing = list(lacking.get(name, []))
+        if not hexes:
+            missing.append("no hex of the module located")
+        countries[name] = {"hexes_located": len(hexes), "missing": missing}
+    facts = fact_table(pack)
+    return {
+        "module_hexes": len(module_hexes),
+        "located": sum(len(v) for v in located.values()),
+        "countries": countries,
+        "game_facts": [{"name": f.name, "rules": list(f.rules), "asked_again": f.asked_again}
+                       for f in facts.facts.values()],
+        "tracks": [{"name": t.name, "map": t.map, "board": t.board, "boxes": len(t.boxes),
+                    "verified": t.verified, "note": t.note} for t in mapping.tracks.tracks],
+    }
+
+
+def render_countries(report: dict[str, Any]) -> list[str]:
+    lines = [f"module hexes the pack locates: {report['located']} of {report['module_hexes']} "
+             f"(the rest have no pack hex: counters there are unmapped places)"]
+    lines.append("per country (hexes of the module located; facts missing):")
+    for name, entry in report["countries"].items():
+        missing = f"; missing: {', '.join(entry['missing'])}" if entry["missing"] else ""
+        lines.append(f"  {name}: {entry['hexes_located']}{missing}")
+    if report["game_facts"]:
+        lines.append("game facts no save carries, asked in the plan until given:")
+        lines += [f"  {f['name']} ({', '.join(f['rules'])}; asked again: {f['asked_again']})"
+                  for f in report["game_facts"]]
+    for track in report["tracks"]:
+        why = track["note"] or "not checked against the board"
+        checked = "" if track["verified"] else f" UNVERIFIED: {why}"
+        lines.append(f"track {track['name']}: {track['boxes']} boxes on {track['map']}"
+                     f"{' / ' + track['board'] if track['board'] else ''}{checked}")
+    return lines
+
+
 def _fact_label(fact: str) -> str:
     from rules.facts import FACT_KINDS
 

@@ -22,6 +22,7 @@ from bridge.reports.contents import (
     answer_hint,
     choice_state,
     errata_texts,
+    fact_lines,
     header_lines,
     missing_texts,
     nothing_line,
@@ -51,6 +52,7 @@ def render_text(plan: Mapping[str, Any], only_due: bool = False, faction: str | 
         lines += [f"note: {note}" for note in plan.get("notes", [])]
         lines += reading_texts(plan)
     lines += [f"missing: {text}" for text in plan_missing(plan)]
+    lines += fact_lines(plan)
     lines += table_text(plan)
     if plan.get("violations"):
         lines.append(violations_heading(plan) + ":")

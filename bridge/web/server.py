@@ -435,6 +435,12 @@ class OverlayServer:
 
     def _answer_value(self, choice_id: str, option: str | tuple[str, ...] | None) -> Any:
         """The plan's own option value(s) for this answer (None clears it); unknown ids are errors."""
+        if choice_id.startswith("fact:"):  # a game fact the plan asks or shows (bridge/mapping/game_facts.py)
+            facts = (self.history.state.get("plan") or {}).get("game_facts") or {}
+            names = {f["name"] for f in [*facts.get("questions", []), *facts.get("given", [])]}
+            if choice_id[len("fact:"):] not in names:
+                raise protocol.ProtocolError(f"no game fact {choice_id[5:]!r} in the current plan")
+            return list(option) if isinstance(option, tuple) else option
         choice = protocol.find_choice(self.history.state.get("plan"), choice_id)
         if choice is None:
             raise protocol.ProtocolError(f"no choice {choice_id!r} in the current plan")

@@ -36,7 +36,10 @@ REMOVED = "removed"
 # Plan actions that move their counter to the step's `to` (docs/plan-format.md).
 MOVING_ACTIONS = frozenset({"move", "eliminate", "set_aside", "remove_from_game"})
 # Actions that only announce (the moves that carry them out are their own steps): chat line only.
-ANNOUNCING_ACTIONS = frozenset({"note", "roll", "breakdown", "lose_steps", "intern", "set_country"})
+ANNOUNCING_ACTIONS = frozenset({"note", "roll", "breakdown", "lose_steps", "intern", "set_country",
+                                # AWAW rule 60: the surrender state, a standing restriction, a BRP grant
+                                # and a hex control change without a marker rule: chat lines (docs/awaw.md)
+                                "set_surrender", "restriction", "grant", "set_control"})
 _TEMPLATE = re.compile(r"\{([^{}]+)\}")
 
 

@@ -120,15 +120,17 @@ class AwawBoard:
             ("ic_values", self.pos.ic_values),
             ("supply", self.pos.supply),
             ("partisan_held", self.pos.partisan_held),
+            ("ic_hexes", self.pos.ic_hexes or []),
         ):
             unknown = sorted(set(hexes) - set(pack.hexes))
             if unknown:
                 raise InputError(state.source, f"awaw.{where} names unknown hex(es) {', '.join(unknown)}")
         src = state.source
-        for power in self.pos.powers:
+        for power in self.pos.powers or []:
             if power not in pack.countries or pack.countries[power].kind != "major":
                 raise InputError(src, f"awaw.powers: {power!r} is not a major power of pack {pack.name}")
-        wrong_side = [p for p in self.pos.powers if (self.side(p) == "Axis") != (self.pos.side == "Axis")]
+        wrong_side = [p for p in self.pos.powers or []
+                      if self.pos.side is not None and (self.side(p) == "Axis") != (self.pos.side == "Axis")]
         if wrong_side:
             raise InputError(src, f"awaw.powers: {', '.join(wrong_side)} not on the {self.pos.side} side")
         for power in self.pos.western_at_war_with_germany or []:
@@ -199,9 +201,11 @@ class AwawBoard:
 
     # ---- named facts ------------------------------------------------------------------------------
     def ic_hexes(self) -> list[str]:
-        """Pack IC hexes and any IC the position gives a production value for (ICs are built and lost)."""
+        """Pack IC hexes and any IC the position gives a production value for (ICs are built and lost);
+        where the position lists the game's own IC markers (`awaw.ic_hexes`, a VASSAL game), those."""
         if self._ics is None:  # events never add ICs: read once per board
-            self._ics = sorted(self.facts.ic_hexes | set(self.pos.ic_values))
+            base = self.facts.ic_hexes if self.pos.ic_hexes is None else set(self.pos.ic_hexes)
+            self._ics = sorted(base | set(self.pos.ic_values))
         return self._ics
 
     def in_britain(self, hex_id: str) -> bool:

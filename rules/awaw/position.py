@@ -17,8 +17,15 @@ from vassal_parser.errors import InputError
 PHASES = ("end_of_player_turn", "unit_construction")
 SIDES = ("Allied", "Axis")
 SCENARIOS = ("European", "Pacific", "Global")
-SURRENDER_STATES = ("none", "offered", "rejected", "surrendered")
+# "unknown": a VASSAL game shows no surrender state (asked as the game fact `russian_surrender`)
+SURRENDER_STATES = ("none", "offered", "rejected", "surrendered", "unknown")
 MINOR_RELATIONS = ("ally", "associated", "diplomatic", "conquest")
+# A game turn is a season (the turn record track); `date` counts game turns from the 1939 campaign's
+# first, Fall 1939 = turn 1, so that turns read from a VASSAL game's track compare as numbers.
+SEASONS = ("Winter", "Spring", "Summer", "Fall")
+FIRST_TURN = (1939, "Fall")
+# What a VASSAL game leaves unknown until a player answers (mapping/game_facts.py): the fact that names it.
+TURN_FACTS = {"side": "player_turn", "powers": "player_turn", "phase": "phase", "game_turn": "game_year"}
 RUSSIA_COUNTS = (
     "dp_level",
     "atomic_attacks",
@@ -55,12 +62,19 @@ class Surrender:
     second_war: SecondWar | None = None
 
 
+def turn_of(year: int, season: str) -> int:
+    """Fall 1939 -> 1, Winter 1940 -> 2 ... (SEASONS, FIRST_TURN)."""
+    first_year, first_season = FIRST_TURN
+    return (year - first_year) * len(SEASONS) + SEASONS.index(season) - SEASONS.index(first_season) + 1
+
+
 @dataclass
 class AwawPosition:
-    game_turn: int
-    phase: str
-    side: str
-    powers: list[str]
+    # None: the VASSAL game does not show it and no player has said (a game fact, mapping/game_facts.py)
+    game_turn: int | None
+    phase: str | None
+    side: str | None
+    powers: list[str] | None
     scenario: str
     russia: dict[str, int | None] = field(default_factory=dict)
     western_at_war_with_germany: list[str] | None = None
@@ -75,18 +89,35 @@ class AwawPosition:
     minors: dict[str, dict[str, str]] = field(default_factory=dict)
     western_grants_to_russia: int = 0
     actions: list[dict[str, Any]] = field(default_factory=list)
+    date: dict[str, Any] = field(default_factory=dict)  # {"year": 1939, "season": "Fall"}
+    ic_hexes: list[str] | None = None  # where the game's IC markers stand (replaces the pack's list)
+    unlocated_ics: list[str] = field(default_factory=list)  # IC markers where the pack has no hex
 
     # ---- the turn -------------------------------------------------------------------------------
     @property
-    def russian_player_turn(self) -> bool:
+    def russian_player_turn(self) -> bool | None:
+        """None when whose player turn it is is not known (a missing game fact)."""
+        if self.side is None or self.powers is None:
+            return None
         return self.side == "Allied" and "Russia" in self.powers
 
     @property
-    def phasing_faction(self) -> str:
+    def turn_known(self) -> bool:
+        return None not in (self.side, self.powers, self.phase, self.game_turn)
+
+    def unknown_turn_facts(self) -> list[str]:
+        """The game facts (bridge/mapping/game_facts.py names) whose absence leaves the turn unknown."""
+        missing = [fact for name, fact in TURN_FACTS.items() if getattr(self, name) is None]
+        return list(dict.fromkeys(missing))
+
+    @property
+    def phasing_faction(self) -> str | None:
         """The engine's faction for this player turn: Axis; Soviet when Russia moves; else Western."""
+        if self.side is None:
+            return None
         if self.side == "Axis":
             return "Axis"
-        return "Soviet" if "Russia" in self.powers else "Western"
+        return "Soviet" if "Russia" in (self.powers or []) else "Western"
 
     def count(self, name: str) -> int | None:
         return self.russia.get(name)
@@ -126,12 +157,20 @@ def parse_awaw(data: Any, src: str) -> AwawPosition:
     unknown = set(data) - known
     if unknown:
         raise InputError(src, f"awaw: unknown field(s) {', '.join(sorted(unknown))}")
-    for required in ("game_turn", "phase", "side", "powers", "scenario"):
-        if required not in data:
-            raise InputError(src, f"awaw: {required!r} is required")
-    game_turn = _int_or_none(src, "game_turn", data["game_turn"])
-    powers = data["powers"]
-    if not isinstance(powers, list) or not powers or not all(isinstance(p, str) for p in powers):
+    if "scenario" not in data:
+        raise InputError(src, "awaw: 'scenario' is required")
+    date = _date(src, data.get("date", {}))
+    game_turn = _int_or_none(src, "game_turn", data.get("game_turn"))
+    if game_turn is None and "year" in date and "season" in date:
+        game_turn = turn_of(date["year"], date["season"])
+    elif game_turn is not None and "year" in date and "season" in date \
+            and game_turn != turn_of(date["year"], date["season"]):
+        raise InputError(src, f"awaw.game_turn {game_turn} contradicts awaw.date "
+                              f"{date['season']} {date['year']}")
+    powers = data.get("powers")
+    if powers is not None and (
+        not isinstance(powers, list) or not powers or not all(isinstance(p, str) for p in powers)
+    ):
         raise InputError(src, "awaw.powers must be a non-empty list of major powers (whose player turn)")
     russia_raw = data.get("russia", {})
     if not isinstance(russia_raw, dict):
@@ -184,11 +223,19 @@ def parse_awaw(data: Any, src: str) -> AwawPosition:
     ):
         raise InputError(src, "awaw.actions must be a list of objects with a 'type'")
     grants = _int_or_none(src, "western_grants_to_russia", data.get("western_grants_to_russia", 0)) or 0
+    ic_list = data.get("ic_hexes")
+    if ic_list is not None and (
+        not isinstance(ic_list, list) or not all(isinstance(h, str) for h in ic_list)
+    ):
+        raise InputError(src, "awaw.ic_hexes must be a list of hexes")
+    unlocated = data.get("unlocated_ics", [])
+    if not isinstance(unlocated, list) or not all(isinstance(h, str) for h in unlocated):
+        raise InputError(src, "awaw.unlocated_ics must be a list of locations")
     return AwawPosition(
-        game_turn=game_turn or 0,
-        phase=_choice(src, "phase", data["phase"], PHASES),
-        side=_choice(src, "side", data["side"], SIDES),
-        powers=list(powers),
+        game_turn=game_turn,
+        phase=None if data.get("phase") is None else _choice(src, "phase", data["phase"], PHASES),
+        side=None if data.get("side") is None else _choice(src, "side", data["side"], SIDES),
+        powers=None if powers is None else list(powers),
         scenario=_choice(src, "scenario", data["scenario"], SCENARIOS),
         russia=russia,
         western_at_war_with_germany=list(western) if western is not None else None,
@@ -205,7 +252,21 @@ def parse_awaw(data: Any, src: str) -> AwawPosition:
         minors={k: dict(v) for k, v in minors.items()},
         western_grants_to_russia=grants,
         actions=copy.deepcopy(actions),
+        date=date,
+        ic_hexes=None if ic_list is None else sorted(set(ic_list)),
+        unlocated_ics=sorted(set(unlocated)),
     )
+
+
+def _date(src: str, raw: Any) -> dict[str, Any]:
+    if not isinstance(raw, dict) or set(raw) - {"year", "season"}:
+        raise InputError(src, 'awaw.date must be {"year": ..., "season": ...}')
+    date: dict[str, Any] = {}
+    if raw.get("year") is not None:
+        date["year"] = _int_or_none(src, "date.year", raw["year"])
+    if raw.get("season") is not None:
+        date["season"] = _choice(src, "date.season", raw["season"], SEASONS)
+    return date
 
 
 def _surrender(src: str, raw: Any) -> Surrender:

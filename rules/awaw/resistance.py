@@ -135,6 +135,11 @@ def _ic_lines(board: AwawBoard) -> list[Line]:
     unknown = board.unknown_control(ics)
     below = "ICs controlled by Russia below 7 (-1 each: 6 ICs -1, 5 ICs -2, 4 ICs -3 ...)"
     above = "ICs controlled by Russia above 7 (+1 each: 8 ICs +1, 9 ICs +2, 10 ICs +3 ...)"
+    if board.pos.unlocated_ics:
+        where = ", ".join(board.pos.unlocated_ics)
+        missing = [("ic_hexes", f"IC markers stand where the pack locates no hex ({where}): who controls "
+                                "them is unknown")]
+        return [Line(below, None, "60.11", "", missing), Line(above, None, "60.11", "", [])]
     if not ics:
         missing = [("ic_hexes", "the pack locates no IC")]
         return [Line(below, None, "60.11", "", missing), Line(above, None, "60.11", "", [])]

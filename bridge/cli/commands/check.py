@@ -46,6 +46,9 @@ def add_answer_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--answer", action="append", default=[], metavar="ID=VALUE",
                         help="one answer (repeatable; wins over --answers); VALUE is text, or JSON "
                              "for a list or number, e.g. --answer '16.5.4:redeploy=[\"GE-1\"]'")
+    parser.add_argument("--fact", action="append", default=[], metavar="NAME=VALUE",
+                        help="a game fact no save carries (repeatable; the plan's questions name them), "
+                             "e.g. --fact dp_level=-2 or --fact western_at_war=Britain,France")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -103,11 +106,16 @@ def collect_answers(args: argparse.Namespace, reader: Any = None) -> tuple[dict[
     if reader is None:
         from bridge.pipeline import load_answers as reader
 
+    from bridge.mapping.game_facts import parse_fact_flags
+
     answers = dict(reader(args.answers))
     answers.update(parse_answer_flags(args.answer))
+    answers.update(parse_fact_flags(getattr(args, "fact", []) or []))
     source = args.answers or "<answers>"
     if args.answer:
         source = f"{args.answers} and --answer" if args.answers else "--answer"
+    elif getattr(args, "fact", None) and not args.answers:
+        source = "--fact"
     return answers, source
 
 

@@ -25,7 +25,13 @@ from bridge.mapping.hexnaming import grid_summary as _grid_summary
 from bridge.mapping.hexnaming import location_pattern as _location_pattern
 from bridge.mapping.mapper import VassalMapping
 from bridge.mapping.slots import slot_pieces
-from bridge.reports.pack_report import coverage_report, hex_id_report, render_coverage
+from bridge.reports.pack_report import (
+    country_report,
+    coverage_report,
+    hex_id_report,
+    render_countries,
+    render_coverage,
+)
 from rules.packs import PACKS_DIR, Pack, load_pack
 from vassal_parser.errors import InputError
 from vassal_parser.layout import OFFBOARD
@@ -292,6 +298,7 @@ def check_report(pack_arg: str, module_path: str | None, extensions: list[str],
         m.identifier for m in module.maps
         if m.identifier not in hex_maps and any(_grid_summary(b.grid)[1] for b in m.boards))
     report["hex_ids"] = hex_id_report(pack, mapping, module)
+    report["countries"] = country_report(pack, mapping, module, report)
     if save:
         from bridge.pipeline import CheckPipeline
 
@@ -340,6 +347,8 @@ def render_check(report: dict[str, Any], verbose: bool = False) -> str:
     lines += _limited([f"  not in the module: {h} ({why})" for h, why in hex_ids["not_in_module"].items()]
                       + [f"  not verified: {h} ({why})" for h, why in hex_ids["unverified"].items()],
                       verbose, "hex ids")
+    if "countries" in report:
+        lines += render_countries(report["countries"])
     slots = report["unmapped_piece_slots"]
     lines.append(f"piece slots no rule recognises: {sum(slots.values())} of {len(slots)} kinds"
                  + ("" if verbose or not slots else " (-v lists them)"))

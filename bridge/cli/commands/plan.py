@@ -159,6 +159,9 @@ def run(args: argparse.Namespace) -> int:
     data = read_json(args.position, "position")
     refuse_non_positions(args.position, data)
     answers, answers_source = collect_answers(args, read_answers)
+    if any(str(k).startswith("fact:") or k == "facts" for k in answers):
+        raise InputError(answers_source, "game facts (--fact, \"facts\") are for VASSAL files (check, apply, "
+                                         "watch); a position JSON carries its facts itself")
     if is_combined(data):
         if args.pack is not None:
             raise InputError(

@@ -26,6 +26,7 @@ from tomlkit.items import Table
 from bridge.mapping.cells import module_cells
 from bridge.mapping.mapper import VassalMapping
 from bridge.web.editor.history import EditHistory, Key
+from bridge.web.editor.tracks import track_models
 from rules.facts import FACT_KINDS, coverage
 from rules.packs import FACTIONS, PACKS_DIR, HexInfo, Pack, inherited_tables, load_pack
 from rules.state import BOX_KINDS, BOX_LABELS
@@ -105,6 +106,7 @@ class EditorSession:
         self.changed_hexes: set[str] = set()
         self.changed_border: set[str] = set()
         self.changed_boxes: set[str] = set()
+        self.track_edits: dict[str, dict[str, Any]] = {}  # tracks drawn on the page (web/editor/tracks.py)
         self.cells = module_cells(self.module)
         # Every pack hex id the module's maps have: a located fact on a hex the module lacks (the base
         # pack's France Capital w3516 on another game's map) locates nothing here.
@@ -186,11 +188,12 @@ class EditorSession:
             "border": self.border,
             "boxes": self.boxes,
             **self.edit_state(),
+            "tracks": track_models(self.mapping),
         }
 
     @property
     def dirty(self) -> bool:
-        return self.unsaved() > 0
+        return self.unsaved() > 0 or bool(self.track_edits)
 
     def unsaved(self) -> int:
         """How many entries (hexes, border lists, boxes, [complete] facts) differ from the files on disk."""
@@ -363,6 +366,16 @@ class EditorSession:
             self._box(message.get("zone"), message.get("box"))
         elif kind == "complete":
             self._complete(message.get("fact"), message.get("subject"), message.get("value"))
+        elif kind == "track":
+            from bridge.web.editor.tracks import TrackError, check_track
+
+            if self.mapping is None:
+                raise EditError(f"pack {self.pack.name} has no [vassal] table to keep tracks in")
+            try:
+                track = check_track(message.get("track"), self.module)
+            except TrackError as exc:
+                raise EditError(str(exc)) from None
+            self.track_edits[track["name"]] = track
         else:
             raise EditError(f"unknown edit {kind!r}")
 
@@ -570,6 +583,13 @@ class EditorSession:
                     boxes[zone] = self.boxes[zone]
                 elif zone in boxes:
                     del boxes[zone]
+        if self.track_edits:
+            from bridge.web.editor.tracks import write_tracks
+
+            path = self._file_with("vassal")
+            if path is None:
+                raise EditError(f"pack {self.pack.name} has no [vassal] table to keep tracks in")
+            write_tracks(document(path)["vassal"], self.track_edits)
         try:
             texts = {path: tomlkit.dumps(doc).encode("utf-8") for path, doc in documents.items()}
         except UnicodeEncodeError as exc:  # (apply refuses such text; this keeps a save from half-writing)
@@ -595,6 +615,9 @@ class EditorSession:
         self.changed_boxes.clear()
         self.changed_complete.clear()
         self._saved = self._entries()
+        self.track_edits.clear()
+        if isinstance(reloaded.extra.get("vassal"), dict):
+            self.mapping = VassalMapping.from_pack(reloaded)
         return sorted(p.name for p in documents)
 
     def _file_with(self, table: str) -> Path | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.engine import EventContext, event_impl
-from rules.events.awaw.common import awaw_board
+from rules.events.awaw.common import awaw_board, surrender_unknown
 
 EUROPEAN_AXIS = ("Germany", "Italy")
 
@@ -20,6 +20,11 @@ def after_surrender(ctx: EventContext) -> None:
     board = awaw_board(ctx)
     pos = board.pos
     surrender = pos.surrender
+    if surrender.state == "unknown":
+        if not pos.actions:  # nothing 60.8 could find broken, whatever the state
+            return ctx.not_due("no action of this turn that rule 60.8 governs")
+        surrender_unknown(ctx, board)
+        return ctx.why("the actions are checked against the surrender state, which is not known (60.8)")
     if surrender.state != "surrendered":
         return ctx.not_due("Russia is not in a state of surrender (60.8)")
     in_surrender = surrender.second_war is None

@@ -17,6 +17,34 @@ def awaw_board(ctx: EventContext) -> AwawBoard:
     return AwawBoard(ctx.state, ctx.pack)
 
 
+TURN_FACT_TEXT = {
+    "player_turn": "whose player turn it is (Axis, or which Allied powers): the VASSAL game shows no "
+                   "marker for it",
+    "phase": "which phase of the player turn it is (end of the player turn, or unit construction)",
+    "game_year": "the game year: the turn track shows the season only",
+}
+
+
+def surrender_unknown(ctx: EventContext, board: AwawBoard) -> bool:
+    """Record the surrender state as missing where the position does not know it (a VASSAL game: no
+    piece shows whether Russia surrendered or Germany rejected an offer); True when unknown."""
+    if board.pos.surrender.state != "unknown":
+        return False
+    ctx.missing("russian_surrender", None, "the position does not say whether Russia has surrendered, or "
+                "Germany rejected an offer, and when (no save carries it)")
+    return True
+
+
+def turn_unknown(ctx: EventContext, board: AwawBoard, *names: str) -> bool:
+    """Record the turn facts among `names` (game facts, bridge/mapping/game_facts.py) the position leaves
+    unknown; True when any is. Why through `ctx.missing`: an event that needs one is `undecided`,
+    naming it, never not due (issue 25: a fact no save carries is asked, never guessed)."""
+    unknown = [n for n in board.pos.unknown_turn_facts() if n in names]
+    for name in unknown:
+        ctx.missing(name, None, f"the position does not say {TURN_FACT_TEXT[name]}")
+    return bool(unknown)
+
+
 def set_control(
     ctx: EventContext,
     board: AwawBoard,

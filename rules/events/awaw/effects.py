@@ -15,6 +15,8 @@ from rules.events.awaw.common import (
     eliminate_russian_units,
     repatriate,
     set_control,
+    surrender_unknown,
+    turn_unknown,
     units_and_hexes,
     units_in,
 )
@@ -27,6 +29,10 @@ def surrender_effects(ctx: EventContext) -> None:
     pos = board.pos
     conqueror = ctx.require_param("conqueror")
     surrender = pos.surrender
+    if surrender_unknown(ctx, board):
+        return ctx.why("whether Russia surrendered this game turn is not known (60.21)")
+    if surrender.state == "surrendered" and turn_unknown(ctx, board, "game_year"):
+        return ctx.why("Russia has surrendered: whether on this game turn is not known (60.21)")
     if surrender.state != "surrendered" or surrender.turn != pos.game_turn:
         return ctx.not_due("Russia has not surrendered this game turn (60.21)")
     if surrender.procedure_done:
@@ -163,6 +169,10 @@ def japanese_participation(ctx: EventContext) -> None:
     pos = board.pos
     decider = ctx.require_param("decider")
     surrender = pos.surrender
+    if surrender_unknown(ctx, board):
+        return ctx.why("whether Russia surrendered this game turn is not known (60.71)")
+    if surrender.state == "surrendered" and turn_unknown(ctx, board, "game_year"):
+        return ctx.why("Russia has surrendered: whether on this game turn is not known (60.71)")
     if surrender.state != "surrendered" or surrender.turn != pos.game_turn:
         return ctx.not_due("Russia has not surrendered this game turn (60.71)")
     if surrender.japan is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.engine import EventContext, event_impl
-from rules.events.awaw.common import awaw_board
+from rules.events.awaw.common import awaw_board, surrender_unknown, turn_unknown
 
 
 @event_impl("awaw_brp_grants")
@@ -19,6 +19,8 @@ def brp_grants(ctx: EventContext) -> None:
     grantee = ctx.require_param("grantee")
     no_ic = int(ctx.require_param("no_ic_grant"))
     surrender = pos.surrender
+    if surrender_unknown(ctx, board):
+        return ctx.why("whether Russia has surrendered is not known (60.61)")
     if surrender.state != "surrendered" or surrender.turn is None:
         return ctx.not_due("Russia has not surrendered: no BRP grants (60.61)")
     if surrender.second_war is not None:
@@ -63,6 +65,9 @@ def brp_grants(ctx: EventContext) -> None:
             "detail": basis,
         }
     ]
+    if turn_unknown(ctx, board, "player_turn", "phase", "game_year"):
+        return ctx.why("the grant is made in a Russian unit construction phase from the next Russian "
+                       "player turn on (60.61): the turn is not known")
     construction = pos.phase == "unit_construction" and pos.russian_player_turn
     started = pos.game_turn > surrender.turn
     if not (construction and started):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rules.awaw.readings import TIMINGS, check_point
 from rules.awaw.resistance import resistance_lines, table_json, total
 from rules.engine import EventContext, event_impl
-from rules.events.awaw.common import awaw_board
+from rules.events.awaw.common import awaw_board, surrender_unknown, turn_unknown
 from vassal_parser.errors import InputError
 
 ACCEPT, REJECT = "accept", "reject"
@@ -41,7 +41,21 @@ def russian_resistance(ctx: EventContext) -> None:
         )
     lines = resistance_lines(board)
     level = total(lines)
+    if turn_unknown(ctx, board, "player_turn", "phase"):
+        ctx.entry.tables.append(table_json(lines, "Zero or less: Russia offers to surrender (60.11)."))
+        return ctx.why("the table is consulted only at the end of an Allied player turn (60.11, 60.12): "
+                       "whose player turn and which phase it is are not known")
     russian_turn_end = pos.russian_player_turn and pos.phase == "end_of_player_turn"
+    if surrender.state == "unknown":
+        # Not due whatever the state, where neither a check (60.11, 60.12) nor 60.82's Russian turn end is.
+        timing = ctx.erratum("check_timing")
+        open_check = any(check_point(pos, timing, rejected)[0] for rejected in (False, True))
+        if not open_check and not russian_turn_end:
+            ctx.entry.tables.append(table_json(lines, "Zero or less: Russia offers to surrender (60.11)."))
+            return ctx.not_due(check_point(pos, timing, False)[1])
+        surrender_unknown(ctx, board)
+        ctx.entry.tables.append(table_json(lines, "Zero or less: Russia offers to surrender (60.11)."))
+        return ctx.why("whether the table is consulted depends on the surrender state (60.11, 60.12, 60.82)")
 
     def need_inputs() -> None:
         """Missing inputs matter only where the level is used (a check, or 60.82's Russian turn end)."""
@@ -82,6 +96,8 @@ def russian_resistance(ctx: EventContext) -> None:
     if not due:
         return ctx.not_due(why)
     ctx.why(why)
+    if turn_unknown(ctx, board, "game_year"):
+        return ctx.why("the game turn is not known (an offer and Germany's answer are recorded with it)")
     if after_rejection and surrender.turn is not None and pos.game_turn <= surrender.turn:
         return ctx.not_due(
             f"Germany rejected the offer of turn {surrender.turn}: it cannot change its mind and "
