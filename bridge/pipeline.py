@@ -4,6 +4,10 @@ Why a class: the daemon (`adjutant watch`) plans every save the players write, s
 pack — the slow parts — are loaded once in `CheckPipeline.__init__`, and `plan_file` only reads the
 save, maps it and runs the engine.  Everything a user can get wrong (a save from another module, a
 step past the end of a log, a pack without a `[vassal]` table) is an `InputError`, one line.
+
+Why over 500 lines: it is the one hall where a file becomes a plan (docs/architecture.md); the
+mapping, reports and write-back wings live elsewhere, and what stays is the `CheckPipeline` with the
+small helpers only it uses (answers, concealed pieces, the unmapped verdict).
 """
 
 from __future__ import annotations

@@ -35,6 +35,8 @@ PACKAGE_IMPORTS: dict[str, frozenset[str]] = {
     "bridge": frozenset({"vassal_parser", "rules", "module_patches"}),
     "adjutant": frozenset({"bridge"}),
 }
+MAX_LINES = 500
+LONG_REASON = "Why over 500 lines:"
 
 
 def wing_of(relative: Path) -> str:
@@ -138,3 +140,13 @@ def test_a_forbidden_import_is_caught(relative, source):
 ])
 def test_an_allowed_import_passes(relative, source):
     assert violations(relative, source) == []
+
+
+def test_no_long_bridge_module_without_a_reason():
+    """A module of bridge/ over 500 lines says why at its top (its docstring holds 'Why over 500 lines:')."""
+    long = []
+    for path in project_files("bridge"):
+        text = (ROOT / path).read_text("utf-8")
+        if text.count("\n") > MAX_LINES and LONG_REASON not in (ast.get_docstring(ast.parse(text)) or ""):
+            long.append(f"{path}: {text.count(chr(10))} lines")
+    assert long == []

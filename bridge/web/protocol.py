@@ -8,6 +8,10 @@ its last sequence number; a client further behind gets a full snapshot instead.
 
 Why views are projected here (server-side): the stream view is public (OBS), so pieces VASSAL
 hides or masks must never reach it — the page is not trusted to filter. See `docs/protocol.md`.
+
+Why over 500 lines: it is the wire protocol whole, section by section as docs/protocol.md has it
+(state, privacy, step keys, server and client messages, log replay); the privacy section's primitives sit
+beside the messages they filter, and `bridge/web/view_filter.py` composes them into the one filter.
 """
 
 from __future__ import annotations

@@ -9,6 +9,10 @@ Why per-client queues: one stalled browser (a laptop gone to sleep, an OBS scene
 must never delay the others. Each client has a bounded queue drained by its own sender task; when
 the queue is full the client is disconnected, and on reconnect it resyncs from its last sequence
 number (docs/protocol.md).
+
+Why over 500 lines: one HTTP + websocket server whose hardening (Host, Origin, tokens, methods,
+static files, framing headers, per-client queues) must be read together; the tokens are in access.py,
+the view filter in view_filter.py.
 """
 
 from __future__ import annotations

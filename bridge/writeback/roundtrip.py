@@ -38,10 +38,19 @@ def normalised(position: Mapping[str, Any]) -> dict[str, Any]:
     return data
 
 
-def read_back(pipeline: Any, path: str | Path) -> dict[str, Any]:
-    """The position `path` maps to through the pack (a log: after its last step), normalised."""
+def read_back(pipeline: Any, path: str | Path, answers: Mapping[str, Any] | None = None,
+              source: str = "answers") -> dict[str, Any]:
+    """The position `path` maps to through the pack (a log: after its last step), normalised.
+
+    The game facts given with the answers (bridge/mapping/game_facts.py) are applied as the plan applied
+    them: no piece carries them, in the input or in the written file, so they are the players' to give."""
+    from bridge.mapping.game_facts import apply_facts, split_answers
+
     _game, pieces, _info = pipeline._position(Path(path), None)
     mapped = pipeline.mapping.map_pieces(pieces, pipeline.pack, pipeline.prototypes)
+    _choices, given = split_answers(answers or {}, source)
+    if getattr(pipeline, "facts", None) or given:
+        apply_facts(pipeline.facts, given, mapped.position, source)
     return normalised(mapped.position)
 
 

@@ -31,7 +31,8 @@ def _start(folder: Path, state: Path, module: Path) -> tuple[subprocess.Popen[st
 
 def _control_ws(lines: list[str]) -> str:
     url = next(re.search(r"(http://\S+)", line).group(1) for line in lines if "control (" in line)
-    return url.split("?")[0].replace("http://", "ws://") + "ws?view=control"
+    token = re.search(r"[?&]token=([^&\s]+)", url).group(1)  # the control token the daemon printed
+    return url.split("?")[0].replace("http://", "ws://") + f"ws?view=control&token={token}"
 
 
 async def _give(url: str, name: str, value: str) -> None:

@@ -85,6 +85,7 @@ def test_a_track_drawn_on_the_demo_turn_track_is_read_back_by_check(browser, tmp
         index = next(i for i, m in enumerate(model["maps"]) if m["id"] == world.boxes_window)
         page.select_option("#map-choice", str(index))
         page.click("#zoom-out")
+        page.click("#zoom-out")  # the whole Boxes window, turn track included, in the viewport
         board = model["maps"][index]["boards"][0]
         origin = (board["x"], board["y"])
         page.fill("#track-name", "Demo Turn Track")

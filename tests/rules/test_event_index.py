@@ -23,7 +23,7 @@ def _imported_after_a_plan(position: Path, pack: str) -> set[str]:
     """The rules.events modules a fresh `adjutant plan POSITION --pack PACK` process imported."""
     code = (
         "import contextlib, io, json, sys\n"
-        "from bridge.cli import main\n"
+        "from bridge.cli.main import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    main(['plan', {str(position)!r}, '--pack', {pack!r}, '--json'])\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith('rules.events'))))\n"

@@ -41,9 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--extension", action="append", default=[], metavar="VMDX",
                         help="a module extension in use (repeatable)")
     parser.add_argument("--pack", required=True, help="rules pack: a name or a directory")
-    add_answer_arguments(parser)  # --answers FILE and --answer ID=VALUE, as `check` takes them
-    parser.add_argument("--fact", action="append", default=[], metavar="NAME=VALUE",
-                        help="a game fact no save carries (repeatable), as for `adjutant check`")
+    add_answer_arguments(parser)  # --answers FILE, --answer ID=VALUE and --fact NAME=VALUE, as `check`
     parser.add_argument("--step", type=int, help="for a log: plan the position after this many replay steps "
                                                   "(default: the last); later steps are not kept")
     parser.add_argument("--partial", action="store_true",
@@ -57,9 +55,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     answers, source = collect_answers(args, load_answers)
-    from bridge.mapping.game_facts import parse_fact_flags
-
-    answers.update(parse_fact_flags(args.fact))
     pipeline = CheckPipeline(args.module, args.pack, extensions=args.extension, remember=False)
     try:
         applied = apply_plan(pipeline, args.file, args.out, answers, step=args.step, partial=args.partial,

@@ -10,6 +10,10 @@ and leaves every other byte as it was. A save writes all its files or none (vass
 every temp file written and fsynced, then each renamed, modes kept); the pack is then reloaded, and on
 any error the previous files are put back, so a save never leaves a pack `check` cannot read. Temp
 files a killed save left are removed when a session starts.
+
+Why over 500 lines: `EditorSession` is one working copy — the hexes, border lists, boxes, tracks
+and [complete] claims, their coverage and their all-or-nothing save — and every edit, undo and save
+must see the same state; its history (history.py) and track drawing (tracks.py) are modules of their own.
 """
 
 from __future__ import annotations
