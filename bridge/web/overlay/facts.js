@@ -7,9 +7,6 @@
   const params = new URLSearchParams(window.location.search);
   if ((params.get("view") || "player") !== "control") return; // only the control view gives facts
   let state = null;
-  let run = null;
-  let seq = 0;
-  let socket = null;
   const editing = new Set(); // facts whose form a player is filling: not redrawn under their hands
 
   const box = document.createElement("section");
@@ -20,32 +17,13 @@
   if (anchor && anchor.parentNode) anchor.parentNode.insertBefore(box, anchor);
   else document.body.appendChild(box);
 
-  function send(message) {
-    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
-  }
+  function send(message) { feed.send(message); }
 
-  function connect() {
-    const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
-    socket = new WebSocket(`${scheme}//${window.location.host}/ws?view=control`);
-    socket.onmessage = (event) => {
-      let message;
-      try { message = JSON.parse(event.data); } catch (error) { return; }
-      if (message.type === "snapshot") {
-        state = message.state; run = message.run; seq = message.seq; render();
-      } else if (message.type === "delta") {
-        if (state === null || message.run !== run || message.seq !== seq + 1) {
-          send({ type: "resync", since: seq || 0, run: run });
-          return;
-        }
-        Object.assign(state, message.set);
-        seq = message.seq;
-        if ("plan" in message.set) render();
-      } else if (message.type === "heartbeat" && (message.run !== run || message.seq > seq)) {
-        send({ type: "resync", since: seq || 0, run: run });
-      }
-    };
-    socket.onclose = () => { socket = null; setTimeout(connect, 1000); };
-  }
+  // bridge/web/overlay/feed.js: the state kept in step with the daemon's
+  const feed = window.adjutantFeed("control", (set) => {
+    state = feed.state;
+    if (set === null || "plan" in set) render(); // a snapshot, or a plan that changed
+  });
 
   function element(tag, cls, text) {
     const node = document.createElement(tag);
@@ -138,5 +116,4 @@
     for (const given of facts.given) box.appendChild(renderFact(given, given));
   }
 
-  connect();
 })();

@@ -7,9 +7,6 @@
   const view = params.get("view") || "player";
   if (!["player", "stream", "control"].includes(view)) return; // overlay.js reports a mistyped view
   let state = null;
-  let run = null;
-  let seq = 0;
-  let socket = null;
 
   const box = document.createElement("section");
   box.id = "writeback";
@@ -19,33 +16,10 @@
   if (anchor && anchor.parentNode) anchor.parentNode.insertBefore(box, anchor);
   else document.body.appendChild(box);
 
-  function send(message) {
-    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
-  }
+  function send(message) { feed.send(message); }
 
-  function connect() {
-    const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
-    const token = params.get("token") ? `&token=${encodeURIComponent(params.get("token"))}` : "";
-    socket = new WebSocket(`${scheme}//${window.location.host}/ws?view=${encodeURIComponent(view)}${token}`);
-    socket.onmessage = (event) => {
-      let message;
-      try { message = JSON.parse(event.data); } catch (error) { return; }
-      if (message.type === "snapshot") {
-        state = message.state; run = message.run; seq = message.seq; render();
-      } else if (message.type === "delta") {
-        if (state === null || message.run !== run || message.seq !== seq + 1) {
-          send({ type: "resync", since: seq || 0, run: run });
-          return;
-        }
-        Object.assign(state, message.set);
-        seq = message.seq;
-        render();
-      } else if (message.type === "heartbeat" && (message.run !== run || message.seq > seq)) {
-        send({ type: "resync", since: seq || 0, run: run });
-      }
-    };
-    socket.onclose = () => { socket = null; setTimeout(connect, 1000); };
-  }
+  // bridge/web/overlay/feed.js: the state kept in step with the daemon's
+  const feed = window.adjutantFeed(view, (set) => { state = feed.state; render(); });
 
   function hasSteps(plan) {
     return (plan.events || []).some((event) => event.status === "fired" && (event.steps || []).length > 0);
@@ -109,5 +83,4 @@
     }
   }
 
-  connect();
 })();
