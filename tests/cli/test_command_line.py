@@ -199,3 +199,21 @@ def test_apply_and_extension_json_say_what_was_written(tmp_path: Path, capsys) -
         str(vmdx),
         "Adjutant Demo",
     )
+
+
+def test_verify_says_each_missing_image_once(corpus_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 24: a module given as a bare buildFile has no board images; `verify` says so once per
+    board (a `note:` on stdout), not again as a `warning:` on stderr."""
+    tld = corpus_dir / "uckelman__tld-mod"
+    if not (tld / "buildFile").exists():
+        pytest.skip(f"The Longest Day's buildFile not found under {tld}")
+    status = main(["verify", str(tld / "game" / "0606-1.log"), "--module", str(tld / "buildFile")])
+    captured = capsys.readouterr()
+    assert status == 0
+    notes = [line for line in captured.out.splitlines() if line.startswith("note: ")]
+    image_notes = [line for line in notes if "is not in the module" in line]
+    assert image_notes, "the bare buildFile has no images: verify must say so"
+    assert len(image_notes) == len(set(image_notes))
+    assert "warning" not in captured.err
+    for note in image_notes:
+        assert (captured.out + captured.err).count(note[len("note: "):]) == 1
