@@ -630,12 +630,10 @@ def _chain_name(namers: list[Trait], basic_name: str) -> str:
 def _int(text: str) -> int:
     """Integer.parseInt of a trimmed token, 0 where Java would throw (also for out-of-range).
 
-    Looked up in `java_int`'s table first (only `java_parse_int`'s answers, for tokens holding no
-    blank, which trimming leaves as they are), then read by it, which keeps short answers there:
-    a big save's stacks repeat a few hundred coordinates and `@@-1` layers (Almoravid: 1,502
-    stacks, where the sign made every `@@-1` take the parse's slow path)."""
-    value = _KNOWN_INTS.get(text)
-    return value if value is not None else sequence.java_int(text.strip(), 0)
+    Read through `java_int`, whose table keeps short answers: a big save's stacks repeat a few
+    hundred coordinates and `@@-1` layers (Almoravid: 1,502 stacks, where the sign made every
+    `@@-1` take the parse's slow path)."""
+    return sequence.java_int(text.strip(), 0)
 
 
 def make_piece(piece_id: str | None, type_string: str, state_string: str | None) -> Piece | Stack | Deck:
