@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import pkgutil
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -85,6 +84,8 @@ def load_event_modules(impls: frozenset[str] | None = None) -> None:
             for module in dict.fromkeys(modules):
                 importlib.import_module(f"rules.events.{module}")
             return
+    import pkgutil  # only for a pack that does not name its events' modules (a small check never does)
+
     for info in pkgutil.walk_packages(package.__path__, prefix="rules.events."):
         importlib.import_module(info.name)
 

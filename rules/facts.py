@@ -327,6 +327,8 @@ def present(pack: Pack, fact: str, subject: str) -> bool:
 
 @dataclass(frozen=True)
 class CoverageLine:
+    """One line of what a pack has and lacks of a map fact, for `pack check` and the editor's sidebar."""
+
     rule: str
     fact: str
     label: str

@@ -10,12 +10,12 @@ See docs/pack-format.md.
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rules.facts import Need, parse_needs
+from vassal_parser import user_cache
 from vassal_parser.errors import InputError
 
 PACKS_DIR = Path(__file__).resolve().parent / "packs"
@@ -28,6 +28,8 @@ COUNTRY_KINDS = ("major", "minor", "dependent")  # "dependent": a Dependent, not
 
 @dataclass(frozen=True)
 class HexInfo:
+    """What the rules read of one hex; what is not given is the rules' default (not a City, no Port...)."""
+
     id: str
     country: str
     area: str | None = None  # a region / ceded-land area inside the country
@@ -47,6 +49,8 @@ class HexInfo:
 
 @dataclass(frozen=True)
 class CountryInfo:
+    """What the rules read of one country: its kind decides which events can ever touch it."""
+
     name: str
     kind: str  # "major" | "minor" | "dependent" (a Dependent that is not a Minor Country: never conquered)
     capital: str | None = None
@@ -79,6 +83,8 @@ class AreaInfo:
 
 @dataclass(frozen=True)
 class CardInfo:
+    """A card and the events it puts in play (the events' own text lives in the pack's events table)."""
+
     id: str
     title: str
     faction: str
@@ -99,6 +105,8 @@ class EventSpec:
 
 @dataclass
 class Pack:
+    """One edition's static facts, read once: the engine never reads TOML itself."""
+
     name: str
     edition: str
     title: str
@@ -174,6 +182,21 @@ def _unreadable(path: Path, exc: OSError) -> str:
     return f"cannot be read ({exc.strerror or exc})"
 
 
+def parse_toml(text: str) -> dict[str, Any]:
+    """`tomllib.loads(text)`, kept between runs under the exact text (vassal_parser/user_cache.py).
+
+    Why: parsing a pack's TOML (and importing `tomllib` to do it) is a tenth of a small `check`
+    (issue 27), and a pack's files seldom change between two checks. A bad file is never kept."""
+    kept = user_cache.store("toml").get(text)
+    if isinstance(kept, dict):
+        return kept
+    import tomllib
+
+    data = tomllib.loads(text)
+    user_cache.store("toml").put(text, data)
+    return data
+
+
 def _read_tables(pack_dir: Path) -> tuple[dict[str, Any], dict[str, Path]]:
     merged: dict[str, Any] = {}
     origin: dict[str, Path] = {}
@@ -182,8 +205,8 @@ def _read_tables(pack_dir: Path) -> tuple[dict[str, Any], dict[str, Path]]:
         raise InputError(pack_dir, "pack directory holds no .toml files")
     for path in files:
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            data = parse_toml(path.read_text(encoding="utf-8"))
+        except ValueError as exc:  # tomllib.TOMLDecodeError, UnicodeDecodeError
             raise InputError(path, f"not valid TOML: {exc}") from None
         except OSError as exc:  # a link to nowhere (`map.toml -> gone`), a file one may not read
             raise InputError(path, _unreadable(path, exc)) from None

@@ -151,6 +151,8 @@ class ErratumNote:
 
 @dataclass
 class EventEntry:
+    """One event checked in rule order: its status, why, and the steps it asks for."""
+
     rule: str
     title: str
     source: str  # "permanent" or "card:<id>"
@@ -209,6 +211,8 @@ def trusted_line(pack: str, trusted: list[str]) -> str:
 
 @dataclass
 class Plan:
+    """The engine's whole answer for one position: events in rule order, violations, the position after."""
+
     pack: str
     phasing: str
     turn: str

@@ -264,6 +264,8 @@ class CountryState:
 
 @dataclass
 class Turn:
+    """Whose turn and which segment it is, and what the rules remember across turns (fired events, cards)."""
+
     date: str = ""
     seasonal: bool = False
     phasing: str = "Axis"

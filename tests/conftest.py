@@ -6,7 +6,10 @@ skip with a message saying where they looked.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +18,12 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = Path(os.environ.get("ADJUTANT_SHARED", PROJECT_ROOT.parent / "shared")).resolve()
 CORPUS_DIR = SHARED_DIR / "corpus"
 RULES_TEXT_DIR = SHARED_DIR / "rules-text"
+
+# The commands the tests run keep their start-up caches (vassal_parser/user_cache.py) in a folder of
+# this session's own: never the developer's ~/.cache/adjutant, and every session starts cold.
+if "ADJUTANT_CACHE_DIR" not in os.environ:
+    os.environ["ADJUTANT_CACHE_DIR"] = tempfile.mkdtemp(prefix="adjutant-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["ADJUTANT_CACHE_DIR"], True)
 
 
 def _require(path: Path, what: str) -> Path:

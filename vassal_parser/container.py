@@ -24,14 +24,17 @@ Public API:
 from __future__ import annotations
 
 import binascii
+import contextlib
 import lzma
 import os
 import struct
 import zipfile
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vassal_parser import xml_light
 from vassal_parser.errors import InputError
 
 if TYPE_CHECKING:  # lxml is loaded when XML is first read: a save's decode needs none
@@ -101,7 +104,9 @@ def read_metadata_xml(data: bytes, source: str | Path) -> dict[str, str]:
     Untranslated elements win; translations (`lang=`) are skipped because the pre-3.6.11 swap
     quirk makes them unreliable and nothing downstream needs them.
     """
-    root = parse_xml(data, source)
+    root = xml_light.parse(data)  # the fast path; lxml where it cannot read it (vassal_parser/xml_light.py)
+    if root is None:
+        root = parse_xml(data, source)
     result: dict[str, str] = {}
     for child in root:
         if not isinstance(child.tag, str) or child.get("lang") is not None:
@@ -220,10 +225,14 @@ def decode_savedgame(data: bytes, source: str | Path) -> tuple[str, str]:
 class Container:
     """One VASSAL file opened read-only; entries are read on demand (never all at once)."""
 
-    def __init__(self, path: Path, kind: str, entries: dict[str, bytes] | None) -> None:
+    def __init__(self, path: Path, kind: str, entries: dict[str, bytes] | None,
+                 names: list[str] | None = None) -> None:
         self.path = path
         self.kind = kind
         self._bare = entries  # None for zips: read lazily from the archive
+        self._names = names  # a zip's entry names, as read when it was opened
+        self._archive: zipfile.ZipFile | None = None  # held open only inside `kept_open`
+        self._held = False  # `_archive` was left open by `open_container(hold=True)` for `kept_open`
         self._cache: dict[str, bytes] = {}
         self._command_text: str | None = None
         self._encoding: str | None = None
@@ -237,8 +246,36 @@ class Container:
     def entry_names(self) -> list[str]:
         if self._bare is not None:
             return list(self._bare)
-        with _open_zip(self.path) as archive:
-            return archive.namelist()
+        if self._names is None:
+            with self._zip() as archive:
+                self._names = archive.namelist()
+        return list(self._names)
+
+    @contextlib.contextmanager
+    def kept_open(self) -> Iterator[None]:
+        """The archive opened once for a run of reads (a module's build file, metadata and board
+        images; a save's stream and metadata), and closed at the end.
+
+        Why: each read used to open the archive and parse its directory afresh — 14 times for the
+        demo module and save together (issue 27). Why not open for the container's life: the
+        watched save must not stay open (VASSAL replaces it; Windows refuses to while it is open).
+        """
+        if self._bare is not None or (self._archive is not None and not self._held):
+            yield
+            return
+        if self._archive is None:
+            self._archive = _open_zip(self.path)
+        self._held = False
+        try:
+            yield
+        finally:
+            archive, self._archive = self._archive, None
+            archive.close()
+
+    def _zip(self) -> contextlib.AbstractContextManager[zipfile.ZipFile]:
+        if self._archive is not None:
+            return contextlib.nullcontext(self._archive)
+        return _open_zip(self.path)
 
     def has_entry(self, name: str) -> bool:
         return name in self.entry_names
@@ -251,7 +288,7 @@ class Container:
             if name not in self._bare:
                 raise InputError(self.path, f"has no entry {name!r}")
             return self._bare[name]
-        with _open_zip(self.path) as archive:
+        with self._zip() as archive:
             data = _read_zip_entry(archive, name, self.path)
         if name in _METADATA_ENTRIES:  # small; savedGame is decoded once and not kept
             self._cache[name] = data
@@ -291,7 +328,10 @@ class Container:
         return merged
 
     def _build_root_attributes(self) -> dict[str, str]:
-        root = parse_xml(self.build_xml_bytes(), self.path, huge=True)
+        data = self.build_xml_bytes()
+        root = xml_light.parse(data)
+        if root is None:
+            root = parse_xml(data, self.path, huge=True)
         attributes = dict(root.attrib)
         result = {key: attributes[key] for key in ("name", "version", "description") if key in attributes}
         vassal = attributes.get("VassalVersion") or attributes.get("vassalVersion")
@@ -450,8 +490,11 @@ def _bare_kind(path: Path, data: bytes) -> tuple[str, dict[str, bytes]]:
     raise InputError(path, "not a VASSAL file (not a zip, VASSAL XML or command stream)")
 
 
-def open_container(path: str | os.PathLike[str]) -> Container:
-    """Open a VASSAL file of any kind; InputError (one line) when it is not one or is broken."""
+def open_container(path: str | os.PathLike[str], hold: bool = False) -> Container:
+    """Open a VASSAL file of any kind; InputError (one line) when it is not one or is broken.
+
+    `hold=True`: a zip's archive stays open for the caller's `with container.kept_open():`, which
+    follows at once and closes it (so its directory is read once, not twice)."""
     path = Path(path)
     if not path.exists():
         raise InputError(path, "no such file")
@@ -465,9 +508,18 @@ def open_container(path: str | os.PathLike[str]) -> Container:
     if not head:
         raise InputError(path, "empty file")
     if head.startswith(_ZIP_MAGICS):
-        with _open_zip(path) as archive:
+        archive = _open_zip(path)
+        try:
             kind = _kind_of_zip(path, archive)
-        container = Container(path, kind, None)
+            names = archive.namelist()
+        except BaseException:
+            archive.close()
+            raise
+        container = Container(path, kind, None, names)
+        if hold:
+            container._archive, container._held = archive, True
+        else:
+            archive.close()
         if kind == "save?":
             container.kind = "save"
             container.kind = "log" if _looks_like_log(container.command_text()) else "save"

@@ -1075,7 +1075,9 @@ def load_game(
     per-piece work from earlier reads; the result is the same with or without it."""
     path = Path(path)
     with about(path):
-        return game_from_container(path, open_container(path), module, memo)
+        container = open_container(path, hold=True)
+        with container.kept_open():
+            return game_from_container(path, container, module, memo)
 
 
 @collector_paused()

@@ -562,6 +562,8 @@ class SquareGrid(NumberedGrid):
 
 @dataclass(frozen=True)
 class Region:
+    """A named point of a RegionGrid: VASSAL names a piece by the nearest one (spec §6.8)."""
+
     name: str
     x: int
     y: int

@@ -22,15 +22,14 @@ import math
 import os
 import re
 import struct
+import sys
 import zipfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from lxml import etree
-
-from vassal_parser import grids
+from vassal_parser import grids, xml_light
 from vassal_parser.container import Container, open_container, parse_xml, safe_xml_parser
 from vassal_parser.errors import InputError, about
 from vassal_parser.oblique_numbering import module_hex_numberings
@@ -47,12 +46,22 @@ NumberingT = TypeVar("NumberingT", bound=grids.RegularGridNumbering)
 
 BoardSelection = list[tuple[str, bool, int, int]]
 
+if TYPE_CHECKING:  # lxml is imported where a big build file or an extension needs it
+    from lxml import etree
+
+    # A build file's element: lxml's, or the same tree read by expat (vassal_parser/xml_light.py).
+    Element = etree._Element | xml_light.LightElement
+
 # Caps (docs/vassal-reader.md, "Caps"): boards one BoardPicker chooses, and the largest column or
 # row number of a board cell.
 MAX_BOARDS = 1000
 MAX_BOARD_CELL = 1000
 # Elements of one build file (the largest corpus module has about 60,000).
 MAX_ELEMENTS = 1_000_000
+# The largest build file expat reads (vassal_parser/xml_light.py): up to about here its tree comes
+# quicker than lxml's import and tree together (a 0.67 MB one: 7 ms against 3 + 15; 4 MB: 45 against
+# 19 + 15); a bigger one goes to lxml.
+LIGHT_BUILD_BYTES = 2 * 1024 * 1024
 # Steps of an extension's target path (real ones have 2-4).
 MAX_TARGET_STEPS = 200
 # Smallest grid cell size (dx, dy) in pixels.
@@ -93,12 +102,16 @@ def _jpeg_size(data: bytes) -> tuple[int, int] | None:
 
 
 def _svg_size(data: bytes) -> tuple[int, int] | None:
-    try:
-        root = etree.fromstring(data, parser=safe_xml_parser())
-    except etree.XMLSyntaxError:
-        return None
+    root: Any = xml_light.root_attributes(data)  # the fast path; lxml where expat cannot say
     if root is None:
-        return None
+        from lxml import etree
+
+        try:
+            root = etree.fromstring(data, parser=safe_xml_parser())
+        except etree.XMLSyntaxError:
+            return None
+        if root is None:
+            return None
     width = _SVG_LENGTH.match(root.get("width") or "")
     height = _SVG_LENGTH.match(root.get("height") or "")
     if width and height:
@@ -146,6 +159,8 @@ class PieceSlotDef:
 
 @dataclass
 class GlobalPropertyDef:
+    """A Global Property's starting value, which a save's own value overrides (spec §3.4)."""
+
     name: str
     initial_value: str
     container: str  # "Module", the map name, or "<mapName>:<zoneName>" (spec §3.4)
@@ -231,6 +246,8 @@ class MapDef:
 
 @dataclass
 class Module:
+    """What of a module (with its extensions) the readers need: maps, boards, grids, zones, slots."""
+
     path: str
     name: str
     version: str
@@ -270,11 +287,11 @@ class Module:
 _INT_MIN, _INT_MAX = -(1 << 31), (1 << 31) - 1
 
 
-def _attribute_text(element: etree._Element, key: str) -> str:
+def _attribute_text(element: Element, key: str) -> str:
     return f"{element.tag.rsplit('.', 1)[-1]} {key}={element.get(key)!r}"
 
 
-def _int(element: etree._Element, key: str, default: int) -> int:
+def _int(element: Element, key: str, default: int) -> int:
     """An int attribute as VASSAL reads it (Integer.valueOf), leniently: a decimal like `12.5` is
     truncated, text that is no number gives the default. A number no Java int can hold (`1e400`,
     `NaN`, 99999999999) is an InputError: VASSAL cannot load such a module either."""
@@ -292,18 +309,18 @@ def _int(element: etree._Element, key: str, default: int) -> int:
     return int(number)
 
 
-def _refuse(element: etree._Element, key: str) -> int:
+def _refuse(element: Element, key: str) -> int:
     raise InputError(None, f"{_attribute_text(element, key)} is not a number VASSAL can use (32-bit int)")
 
 
-def _float(element: etree._Element, key: str, default: float) -> float:
+def _float(element: Element, key: str, default: float) -> float:
     """A double attribute as Double.valueOf reads it; text that is no number gives the default.
     May be infinite or NaN (as in Java): `_pitch` refuses those where geometry needs a size."""
     value = java_parse_double(element.get(key) or "")
     return default if value is None else value
 
 
-def _pitch(element: etree._Element, key: str, default: float) -> float:
+def _pitch(element: Element, key: str, default: float) -> float:
     """A grid's cell size (dx, dy): finite and at least MIN_PITCH pixels across, else InputError.
 
     Why refuse: VASSAL divides by it; zero, NaN or infinity give no cell names at all, and a
@@ -315,12 +332,12 @@ def _pitch(element: etree._Element, key: str, default: float) -> float:
     return value
 
 
-def _bool(element: etree._Element, key: str, default: bool) -> bool:
+def _bool(element: Element, key: str, default: bool) -> bool:
     text = element.get(key)
     return default if text is None else text.strip().lower() == "true"
 
 
-def _first_letter(element: etree._Element, key: str, default: str) -> str:
+def _first_letter(element: Element, key: str, default: str) -> str:
     text = element.get(key) or ""
     return text[0] if text else default
 
@@ -359,7 +376,7 @@ def parse_board_picker(text: str) -> tuple[str, BoardSelection]:
 # --------------------------------------------------------------------------------------------
 
 
-def _numbering_fields(element: etree._Element) -> dict[str, object]:
+def _numbering_fields(element: Element) -> dict[str, object]:
     return {
         "first": _first_letter(element, "first", "H"),
         "sep": element.get("sep") or "",
@@ -375,7 +392,7 @@ def _numbering_fields(element: etree._Element) -> dict[str, object]:
     }
 
 
-def _snap_fields(element: etree._Element) -> dict[str, Any]:
+def _snap_fields(element: Element) -> dict[str, Any]:
     """Snapping attributes every regular grid (hex, square) reads alike, with VASSAL's defaults."""
     return {
         "snap_to": _bool(element, "snapTo", True),
@@ -385,7 +402,7 @@ def _snap_fields(element: etree._Element) -> dict[str, Any]:
 
 
 def _grid_numbering(
-    element: etree._Element, known: Mapping[str, Callable[[etree._Element], NumberingT]]
+    element: Element, known: Mapping[str, Callable[[Element], NumberingT]]
 ) -> tuple[NumberingT | None, str | None]:
     """The grid's numbering child built by `known[tag]`, and the tag of a numbering class we lack.
 
@@ -404,7 +421,7 @@ def _grid_numbering(
     return numbering, unknown
 
 
-def _hex_grid(element: etree._Element, size: tuple[int, int] | None) -> grids.HexGrid:
+def _hex_grid(element: Element, size: tuple[int, int] | None) -> grids.HexGrid:
     sqrt3_2 = math.sqrt(3) / 2.0
     dy = _pitch(element, "dy", 64.0)
     dx = _pitch(element, "dx", sqrt3_2 * 64.0)
@@ -434,7 +451,7 @@ def _hex_grid(element: etree._Element, size: tuple[int, int] | None) -> grids.He
     )
 
 
-def _square_grid(element: etree._Element, size: tuple[int, int] | None) -> grids.SquareGrid:
+def _square_grid(element: Element, size: tuple[int, int] | None) -> grids.SquareGrid:
     numbering, unknown = _grid_numbering(element, {
         GRID_PKG + "mapgrid.SquareGridNumbering": lambda child: grids.SquareGridNumbering(
             **_numbering_fields(child)
@@ -452,7 +469,7 @@ def _square_grid(element: etree._Element, size: tuple[int, int] | None) -> grids
     )
 
 
-def _region_grid(element: etree._Element, size: tuple[int, int] | None) -> grids.RegionGrid:
+def _region_grid(element: Element, size: tuple[int, int] | None) -> grids.RegionGrid:
     regions = [
         grids.Region(child.get("name") or "", _int(child, "originx", 0), _int(child, "originy", 0))
         for child in element
@@ -461,7 +478,7 @@ def _region_grid(element: etree._Element, size: tuple[int, int] | None) -> grids
     return grids.RegionGrid(regions=regions, snap_to=_bool(element, "snapto", True), container_size=size)
 
 
-def _simple_grid(element: etree._Element, size: tuple[int, int] | None) -> grids.Grid | None:
+def _simple_grid(element: Element, size: tuple[int, int] | None) -> grids.Grid | None:
     if element.tag == GRID_PKG + "HexGrid":
         return _hex_grid(element, size)
     if element.tag == GRID_PKG + "SquareGrid":
@@ -471,7 +488,7 @@ def _simple_grid(element: etree._Element, size: tuple[int, int] | None) -> grids
     return None
 
 
-def _zoned_grid(element: etree._Element, size: tuple[int, int] | None, map_name: str) -> grids.ZonedGrid:
+def _zoned_grid(element: Element, size: tuple[int, int] | None, map_name: str) -> grids.ZonedGrid:
     zoned = grids.ZonedGrid(container_size=size)
     for child in element:
         if child.tag == GRID_PKG + "mapgrid.Zone":
@@ -499,7 +516,7 @@ def _zoned_grid(element: etree._Element, size: tuple[int, int] | None, map_name:
     return zoned
 
 
-def _board_grid(element: etree._Element, size: tuple[int, int] | None, map_name: str) -> grids.Grid | None:
+def _board_grid(element: Element, size: tuple[int, int] | None, map_name: str) -> grids.Grid | None:
     for child in element:
         if child.tag == GRID_PKG + "ZonedGrid":
             return _zoned_grid(child, size, map_name)
@@ -535,7 +552,7 @@ class _ImageSource:
         return None
 
 
-def _board(element: etree._Element, images: _ImageSource, map_name: str) -> BoardDef:
+def _board(element: Element, images: _ImageSource, map_name: str) -> BoardDef:
     image = element.get("image") or ""
     size = images.size(image) if image else None
     width: int | None
@@ -560,11 +577,11 @@ def _board(element: etree._Element, images: _ImageSource, map_name: str) -> Boar
     return board
 
 
-def _slot(element: etree._Element) -> PieceSlotDef:
+def _slot(element: Element) -> PieceSlotDef:
     return PieceSlotDef(element.get("entryName") or "", element.get("gpid") or "", element.text or "")
 
 
-def _map(element: etree._Element, index: int) -> MapDef:
+def _map(element: Element, index: int) -> MapDef:
     """The map's own attributes; its parts are added by `_map_part` as the walk meets them."""
     map_name = element.get("mapName") or ""
     edge_width = _int(element, "edgeWidth", 0)
@@ -585,7 +602,7 @@ def _map(element: etree._Element, index: int) -> MapDef:
     )
 
 
-def _map_part(map_def: MapDef, node: etree._Element, images: _ImageSource) -> None:
+def _map_part(map_def: MapDef, node: Element, images: _ImageSource) -> None:
     """One element inside a map: its boards, draw piles, at-start stacks, stacking, properties."""
     tag = node.tag
     map_name = map_def.name
@@ -620,7 +637,7 @@ def _map_part(map_def: MapDef, node: etree._Element, images: _ImageSource) -> No
         )
 
 
-def _is_map(element: etree._Element) -> bool:
+def _is_map(element: Element) -> bool:
     """Stock map classes, or a module's own Map subclass (recognised by its BoardPicker child)."""
     if element.tag in MAP_TAGS:
         return True
@@ -629,7 +646,7 @@ def _is_map(element: etree._Element) -> bool:
     )
 
 
-def _build(root: etree._Element, path: str, images: _ImageSource, extensions: list[str]) -> Module:
+def _build(root: Element, path: str, images: _ImageSource, extensions: list[str]) -> Module:
     """One walk over the build file, each element seen once, in document order.
 
     Why one walk with the enclosing map carried along: walking each map's subtree again (and
@@ -647,7 +664,7 @@ def _build(root: etree._Element, path: str, images: _ImageSource, extensions: li
     )
     map_index = 0
     seen = 0
-    stack: list[tuple[etree._Element, MapDef | None]] = [(root, None)]
+    stack: list[tuple[Element, MapDef | None]] = [(root, None)]
     while stack:
         node, owner = stack.pop()
         seen += 1
@@ -683,7 +700,7 @@ def _build(root: etree._Element, path: str, images: _ImageSource, extensions: li
 # --------------------------------------------------------------------------------------------
 
 
-def configure_name(element: etree._Element) -> str | None:
+def configure_name(element: Element) -> str | None:
     for key in ("mapName", "name", "entryName"):
         value = element.get(key)
         if value is not None:
@@ -715,11 +732,11 @@ def _target_step(step: str) -> tuple[str, str | None]:
 
 
 def _resolve_steps(
-    node: etree._Element,
+    node: Element,
     steps: list[tuple[str, str | None]],
-    failed: dict[tuple[int, int], etree._Element],
+    failed: dict[tuple[int, int], Element],
     at: int = 0,
-) -> etree._Element | None:
+) -> Element | None:
     """Steps `at`.. resolved from `node`. `failed` remembers (element, step) pairs that led nowhere,
     so the backtracking visits each pair once (without it, many same-class children at every
     level made it exponential). It keeps the element too: lxml proxies are made afresh, and an
@@ -794,14 +811,23 @@ def load_module(path: str | os.PathLike[str], extensions: Iterable[str | os.Path
     """
     path = Path(path)
     with about(path):
-        return _load_module(path, extensions)
+        container = open_container(path, hold=True)
+        with container.kept_open():
+            return _load_module(path, container, extensions)
 
 
-def _load_module(path: Path, extensions: Iterable[str | os.PathLike[str]]) -> Module:
-    container = open_container(path)
+def _load_module(path: Path, container: Container, extensions: Iterable[str | os.PathLike[str]]) -> Module:
     if container.kind not in ("module", "buildfile"):
         raise InputError(path, f"is a {container.kind}, not a VASSAL module (.vmod or buildFile)")
-    root = parse_xml(container.build_xml_bytes(), path, huge=True)
+    extensions = list(extensions)
+    data = container.build_xml_bytes()
+    # A small build file without extensions is read by expat (vassal_parser/xml_light.py: the same
+    # tree, without lxml's import); a big one, or one an extension is merged into, by lxml.
+    root: Any = None
+    if not extensions and len(data) <= LIGHT_BUILD_BYTES and "lxml.etree" not in sys.modules:
+        root = xml_light.parse(data)
+    if root is None:
+        root = parse_xml(data, path, huge=True)
     if root.tag == EXTENSION_TAG:
         raise InputError(path, "is a module extension; pass it with --extension next to its module")
     if root.tag not in ROOT_TAGS:

@@ -74,8 +74,12 @@ def command_word(argv: Sequence[str]) -> str | None:
     return None
 
 
-def build_parser(selected: str | None = "*") -> argparse.ArgumentParser:
-    """The parser; only `selected`'s module is imported ("*": every command's, None: none)."""
+def build_parser(selected: str | None = "*", listed: bool = True) -> argparse.ArgumentParser:
+    """The parser; only `selected`'s module is imported ("*": every command's, None: none).
+
+    `listed=False` (a command is being run, no help asked for) leaves out the other commands'
+    placeholder parsers: they only list the commands in `adjutant --help` and an unknown command's
+    message, and each costs argparse's set-up and its translation look-ups (issue 27)."""
     parser = argparse.ArgumentParser(
         prog="adjutant",
         description=(
@@ -101,8 +105,9 @@ def build_parser(selected: str | None = "*") -> argparse.ArgumentParser:
                 raise
             module.register(subparsers)
             _accept_global_options(subparsers.choices[name])
-        else:
-            subparsers.add_parser(name, help=SUBCOMMANDS.get(name, ""), add_help=False)
+        elif listed:
+            subparsers.add_parser(name, help=SUBCOMMANDS.get(name, ""), add_help=False,
+                                  formatter_class=HelpFormatter)
     return parser
 
 
@@ -143,12 +148,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     from vassal_parser.errors import InputError
 
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(command_word(argv))
+    selected = command_word(argv)
+    listed = selected not in SUBCOMMANDS or any(word in ("-h", "--help") for word in argv)
+    parser = build_parser(selected, listed=listed)
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
         parser.print_help()
         return EXIT_BAD_INPUT
     try:
+        _start_caches()
         _set_up_logging(args)
         config.apply(args)
         status = int(args.handler(args) or 0)
@@ -169,6 +177,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(f"adjutant: {bug_line(f'adjutant {args.command}', exc)}", file=sys.stderr)
         return EXIT_INTERNAL_ERROR
+
+
+def _start_caches() -> None:
+    """A command (not `--help`) keeps what start-up recomputes from unchanged text between runs:
+    the record classes' compiled methods and the packs' parsed TOML (vassal_parser/user_cache.py)."""
+    from bridge.cli import dataclass_code
+    from vassal_parser import user_cache
+
+    user_cache.enable()
+    dataclass_code.install()
 
 
 def _silence_stdout() -> None:

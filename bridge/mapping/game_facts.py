@@ -27,6 +27,8 @@ SPEC_KEYS = frozenset({"question", "type", "rules", "asked_again", "path", "sets
 
 @dataclass(frozen=True)
 class FactSpec:
+    """A game fact no save carries, as the pack declares it: what to ask, of which type, for which rules."""
+
     name: str
     question: str
     type: str
@@ -93,6 +95,8 @@ class FactSpec:
 
 @dataclass(frozen=True)
 class GivenFact:
+    """A fact's answer with who gave it and when, so a fact asked per game turn is asked again on the next."""
+
     value: Any
     by: str  # "command line (--fact)", "answers file a.json", "control view"
     turn: str | None = None  # the map's game turn when it was given (None: given for this file only)

@@ -64,6 +64,8 @@ class TrackBox:
 
 @dataclass(frozen=True)
 class Track:
+    """A pack's track ([[vassal.tracks]]): boxes along which a marker's place is a number the rules read."""
+
     name: str
     map: str
     board: str | None

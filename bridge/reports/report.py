@@ -35,8 +35,6 @@ from bridge.reports.contents import (
     violations_heading,
     warning_lines,
 )
-from bridge.reports.html import render_html
-from bridge.reports.markdown import render_markdown
 
 FORMATS = ("text", "markdown", "html", "json")
 
@@ -125,9 +123,13 @@ def report_json(
 def render(plan: Mapping[str, Any], fmt: str, only_due: bool = False, faction: str | None = None) -> str:
     if fmt == "json":
         return json.dumps(report_json(plan, only_due, faction), indent=2, ensure_ascii=False)
-    if fmt == "markdown":
+    if fmt == "markdown":  # each format's module imported only when asked for (issue 27: a small check)
+        from bridge.reports.markdown import render_markdown
+
         return render_markdown(plan, only_due, faction)
     if fmt == "html":
+        from bridge.reports.html import render_html
+
         return render_html(plan, only_due, faction)
     return render_text(plan, only_due, faction)
 

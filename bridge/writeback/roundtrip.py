@@ -16,7 +16,6 @@ Public API:
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -117,6 +116,8 @@ def writeback_gap(pipeline: Any, path: str | Path, step: int | None = None,
                   answers: Mapping[str, Any] | None = None) -> str | None:
     """Why `apply` would refuse the plan of `path` as answered (None: it writes it, or there is nothing
     to write yet — a plan waiting on a choice, undecided, or with no steps is not a gap of the pack)."""
+    import tempfile  # here, not at the top: most checks never get this far (issue 27: a small check)
+
     from bridge.writeback.applier import NeedsAnswers, NothingToWrite, apply_plan
 
     with tempfile.TemporaryDirectory(prefix="adjutant-check-") as folder:

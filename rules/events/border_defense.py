@@ -20,6 +20,8 @@ from vassal_parser.errors import InputError
 
 @dataclass
 class Requirement:
+    """One area's Border Defense need and what stands there, kept to name the hexes short of it."""
+
     area: str
     kind: str  # "border_hexes" | "region_steps"
     hexes: list[str]  # the hexes that must hold the steps (border hexes, or the whole region)

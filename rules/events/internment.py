@@ -25,6 +25,8 @@ TO_DELAY_KINDS = SUPPORT_KINDS | {
 
 @dataclass
 class InternmentCase:
+    """A unit to intern and why, with the Policy that lets the Axis end it instead (16.7)."""
+
     counter: Counter
     reason: str
     policy_country: str | None = None  # Axis may end this Policy instead of interning (16.7)

@@ -194,11 +194,11 @@ def run(args: argparse.Namespace) -> int:
 def note_writeback_gap(pipeline, path, step, answers, plan: dict) -> None:
     """An answer `check` accepts must be writable by `apply`; where the pack lacks what the write needs,
     the plan is not whole for VASSAL: say so (`vassal.not_writable`, and a warning naming the fact)."""
-    from bridge.writeback.roundtrip import writeback_gap
-
     fired = any(e.get("status") == "fired" and e.get("steps") for e in plan.get("events", []))
     if not fired or plan.get("pending_choices") or plan.get("undecided"):
         return
+    from bridge.writeback.roundtrip import writeback_gap
+
     gap = writeback_gap(pipeline, path, step, answers)
     if gap is not None:
         plan["vassal"]["not_writable"] = gap
