@@ -24,7 +24,7 @@ from bridge.mapping.game_facts import apply_facts, changed_by_plan, fact_table, 
 from bridge.mapping.inset import InsetGeometry, LayoutFor, add_insets, hex_places
 from bridge.mapping.mapper import MappingResult, VassalMapping
 from bridge.mapping.memo import MappingMemo
-from bridge.mapping.slots import slot_prototypes
+from bridge.mapping.slots import SlotPrototypes
 from rules.engine import check_answer_ids
 from rules.engine import plan as run_plan
 from rules.packs import PACKS_DIR, Pack, load_pack
@@ -97,7 +97,7 @@ class CheckPipeline:
         self.module: Module = load_module(self.module_path, list(extensions))
         self.pack: Pack = pack if isinstance(pack, Pack) else load_pack(pack)
         self.mapping = pack_mapping(self.pack, self.module, self.module_path)
-        self.prototypes = slot_prototypes(self.module)
+        self.prototypes = SlotPrototypes(self.module)  # gpid -> prototype names, read when first asked
         self.facts = fact_table(self.pack)  # the game facts no save carries (bridge/mapping/game_facts.py)
         # Pack hex id -> (map, grid location), for the map insets of due events (bridge/mapping/inset.py).
         self.hex_places = hex_places(getattr(self.pack, "hexes", None) or {}, self.mapping.hex_maps)

@@ -206,7 +206,7 @@ class VassalMapping:
         `memo_key`; pieces without one are always worked out. The result is the same either way:
         an outcome depends only on the piece, this mapping, the pack's hexes and the prototypes."""
         known_hexes = getattr(pack, "hexes", None)
-        self._prototypes = prototypes or {}
+        self._prototypes = prototypes if prototypes is not None else {}
         # (map, board) -> board origin in map pixels: where a track's boxes are (bridge/mapping/tracks.py)
         self._origins = dict(board_origins or {})
         if memo is not None:
@@ -314,7 +314,7 @@ class VassalMapping:
                    memo: MappingMemo | None = None) -> _Outcome:
         """What `map_pieces` makes of this piece on its own (the same memo tables, the same order of
         shortcuts), for a caller that follows a position piece by piece (bridge/reports/step_plans.py)."""
-        self._prototypes = prototypes or {}
+        self._prototypes = prototypes if prototypes is not None else {}
         kind = None
         if memo is not None:
             memo.use(self, pack, prototypes)

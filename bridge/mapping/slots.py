@@ -4,6 +4,7 @@ pack's rules on, and the prototypes the pipeline names a new piece's kind by.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +87,32 @@ def slot_prototypes(module: Any) -> dict[str, tuple[str, ...]]:
         _traits, names = _expand(piece.traits, module)
         result[str(slot.gpid)] = tuple(names)
     return result
+
+
+class SlotPrototypes(Mapping[str, tuple[str, ...]]):
+    """`slot_prototypes(module)`, worked out the first time it is read.
+
+    Why: it decodes every PieceSlot of the module and expands its prototypes — a tenth of the
+    demo module's load, far more for a real module of thousands of slots — and a pack whose rules
+    never read prototypes never asks it (issue 27: a small check)."""
+
+    def __init__(self, module: Any) -> None:
+        self._module = module
+        self._table: dict[str, tuple[str, ...]] | None = None
+
+    def _loaded(self) -> dict[str, tuple[str, ...]]:
+        if self._table is None:
+            self._table = slot_prototypes(self._module)
+        return self._table
+
+    def __getitem__(self, gpid: str) -> tuple[str, ...]:
+        return self._loaded()[gpid]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
 
 
 def slot_pieces(module: Any) -> list[SlotPiece]:

@@ -218,3 +218,28 @@ def test_a_state_path_through_a_value_is_a_warning_not_a_crash(pack) -> None:
     result = VassalMapping.from_table(table, "v.toml").map_pieces([unit("1", "WAR-STATE", "x")], pack)
     assert result.position["turn"]["war_state"] == "Pre-War"
     assert result.warnings == ["state path 'turn.war_state.level': 'war_state' is not a table"]
+
+
+def test_slot_prototypes_are_worked_out_only_for_rules_that_read_them(pack) -> None:
+    """`SlotPrototypes` (issue 27: a small check): the demo pack never reads `@prototype`, so a plan
+    leaves the module's PieceSlots undecoded; read, the table is the eager one, and rules that
+    match `@prototype` through it find the same kinds."""
+    from bridge.cli.commands.demo import DEMO_MODULE
+    from bridge.mapping.slots import SlotPrototypes, slot_prototypes
+    from bridge.pipeline import CheckPipeline
+    from module_patches.demo_story import load_story, save_path
+    from vassal_parser.game import load_game
+    from vassal_parser.module import load_module
+
+    pipeline = CheckPipeline(DEMO_MODULE, DEMO_MODULE.parent / "pack")
+    pipeline.plan_file(save_path(load_story()[0]))
+    assert pipeline.prototypes._table is None
+    module = load_module(DEMO_MODULE)
+    lazy = SlotPrototypes(module)
+    assert dict(lazy) == slot_prototypes(module) and len(lazy) > 0
+    pieces = load_game(save_path(load_story()[0]), module).position()
+    mapping = VassalMapping.from_table({"counters": [
+        {"match": {"@prototype": "re:Un.t"}, "set": {"id": "{Counter}", "kind": "ground"}},
+    ], "places": {"hexes": [{"map": "Europe", "pattern": "[we][0-9]{4}"}]}}, "v.toml")
+    assert (mapping.map_pieces(pieces, pack, SlotPrototypes(module)).position
+            == mapping.map_pieces(pieces, pack, slot_prototypes(module)).position)
