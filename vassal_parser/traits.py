@@ -807,7 +807,67 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
     runs = _TAB_RUN_REVERSED.findall(text[::-1])
     runs.reverse()
     backslashes = list(map(sub, map(len, runs), repeat(1)))  # before TAB i, which ends segments[i]
+    if not quoted and raw_innermost == (max_levels is not None):  # a type chain, or a state chain
+        return _walk_unquoted(segments, backslashes, max_levels)
     return _walk_levels(segments, backslashes, max_levels, raw_innermost, quoted)
+
+
+def _walk_unquoted(segments: list[str], backslashes: list[int], max_levels: int | None) -> list[str]:
+    """`_walk_levels` for a chain with no token starting with a quote: a type chain (`max_levels`
+    None) or a state chain (its innermost level raw).
+
+    Why apart: with no quotes to take off, the separators follow from the runs alone — level k's
+    is the first TAB after level k-1's whose run is exactly k, and the first TAB whose run is
+    shorter ends the chain — so one plain loop over the runs finds them all, and each own token is
+    then one slice, or, when TABs lie inside it (their runs longer than k), its segments joined and
+    k + 1 backslashes taken off before each of those TABs by one `replace` (every such TAB carries
+    at least k + 1, so the pattern matches once per TAB, at its end). The walk's stretches and
+    per-TAB joins cost a Python step per place where the runs stop counting up by one: a Place
+    Marker's own type holding a chain has dozens."""
+    last_level = -1 if max_levels is None else max_levels - 1
+    separators: list[int] = []
+    add = separators.append
+    end_seg = len(backslashes)  # the last level's text ends in this segment, `end_trim` chars early
+    end_trim = 0
+    level = 0
+    runs = enumerate(backslashes)
+    if level != last_level:
+        for index, run in runs:
+            if run == level:
+                add(index)
+                level += 1
+                if level == last_level:
+                    break
+            elif run < level:  # unescaped at an outer level: the chain ends here
+                end_seg, end_trim = index, run
+                break
+    raw = level == last_level
+    if raw:  # Decorator.setState hands the innermost token 1 of the level above, whole
+        for index, run in runs:
+            if run < level:
+                end_seg, end_trim = index, run
+                break
+    own: list[str] = []
+    append = own.append
+    first = 0
+    for depth, separator in enumerate(separators):
+        if separator == first:
+            token = segments[separator]
+            append(token[: len(token) - depth] if depth else token)
+        else:
+            token = TAB.join(segments[first : separator + 1])
+            if depth:
+                token = token[: len(token) - depth]
+            append(token.replace("\\" * (depth + 1) + TAB, TAB))
+        first = separator + 1
+    token = segments[end_seg] if first == end_seg else TAB.join(segments[first : end_seg + 1])
+    if end_trim:
+        token = token[: len(token) - end_trim]
+    removals = level if raw else level + 1
+    if first != end_seg and removals:
+        token = token.replace("\\" * removals + TAB, TAB)
+    append(token if raw else _unquote(token))
+    return own
 
 
 def _walk_levels(segments: list[str], backslashes: list[int], max_levels: int | None,
