@@ -19,6 +19,7 @@ Public API:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from itertools import compress
 
 from vassal_parser import sequence
 from vassal_parser.commands import Command, add_piece_command
@@ -63,7 +64,7 @@ class _ChainProfile:
     answer properties was most of `properties`' cost in a big save. Made from the first piece of
     a type chain, used for every piece of that chain with as many traits."""
 
-    __slots__ = ("answering", "basic_names", "invisibles", "labels", "length", "masks", "namers")
+    __slots__ = ("answering", "basic_names", "invisibles", "labels", "length", "looked_up", "masks", "namers")
 
     def __init__(self, traits: list[Trait]) -> None:
         self.length = len(traits)
@@ -73,34 +74,40 @@ class _ChainProfile:
         self.basic_names: list[int] = []
         self.invisibles: list[int] = []
         self.masks: list[int] = []
-        for index, kind in enumerate(map(type, traits)):
-            flags = _KIND_FLAGS.get(kind)
-            if flags is None:
-                flags = _KIND_FLAGS[kind] = _kind_flags(kind)
-            if not flags:
-                continue  # most traits of a chain: one table lookup
-            if flags & _ANSWERS:
+        self.looked_up: list[int] = []  # instances of the property traits (`_Evaluation.lookup`)
+        # Each trait's flags by its class, in C; Python looks only at the few traits with any.
+        flags = list(map(_KIND_FLAGS.get, map(type, traits)))
+        if None in flags:  # a class not seen before
+            for index, kind in enumerate(map(type, traits)):
+                if flags[index] is None:
+                    flags[index] = _KIND_FLAGS[kind] = _kind_flags(kind)
+        for index in compress(range(len(flags)), flags):
+            found = flags[index]
+            if found & _ANSWERS:
                 self.answering.append(index)
-            if flags & _NAMES:
+            if found & _NAMES:
                 self.namers.append(index)
-            if flags & _LABEL:
+            if found & _LABEL:
                 self.labels.append(index)
-            if flags & _BASIC_NAME and not self.basic_names:
+            if found & _BASIC_NAME and not self.basic_names:
                 self.basic_names.append(index)
-            if flags & _HIDES:
+            if found & _HIDES:
                 self.invisibles.append(index)
-            if flags & _MASKS:
+            if found & _MASKS:
                 self.masks.append(index)
+            if found & _LOOKED_UP:
+                self.looked_up.append(index)
 
 
-_ANSWERS, _NAMES, _LABEL, _BASIC_NAME, _HIDES, _MASKS = (1 << bit for bit in range(6))
+_ANSWERS, _NAMES, _LABEL, _BASIC_NAME, _HIDES, _MASKS, _LOOKED_UP = (1 << bit for bit in range(7))
 _KIND_FLAGS: dict[type, int] = {}  # trait class -> what a chain profile records of it
 
 
 def _kind_flags(kind: type) -> int:
     return ((_ANSWERS if kind in _ANSWERING_TRAITS else 0) | (_NAMES if kind in _NAMING_TRAITS else 0)
             | (_LABEL if kind is Label else 0) | (_BASIC_NAME if kind is BasicNameTrait else 0)
-            | (_HIDES if issubclass(kind, Invisible) else 0) | (_MASKS if issubclass(kind, Mask) else 0))
+            | (_HIDES if issubclass(kind, Invisible) else 0) | (_MASKS if issubclass(kind, Mask) else 0)
+            | (_LOOKED_UP if issubclass(kind, _PROPERTY_TRAITS) else 0))
 
 
 def _profile_of(type_string: str, traits: list[Trait]) -> _ChainProfile:
@@ -361,10 +368,10 @@ class Piece:
     def name_in(self, context: Callable[[str], str | None] | None) -> str:
         """`PieceName` with `context` answering what the piece's traits do not (map, zone, module)."""
         traits = self.traits
-        namers = [traits[index] for index in _profile_of(self._type, traits).namers]
+        profile = _profile_of(self._type, traits)
         if self.uses_formats():
-            return _Evaluation(traits, context).name_of(0)
-        return _chain_name(namers, self.basic_name_property)
+            return _Evaluation(traits, context, profile.looked_up).name_of(0)
+        return _chain_name([traits[index] for index in profile.namers], self.basic_name_property)
 
     def properties(self, context: Callable[[str], str | None] | None = None,
                    ids: bool = True) -> dict[str, str]:
@@ -389,12 +396,13 @@ class Piece:
         formats = self.uses_formats()
         result: dict[str, str] = {}
         if formats:
-            evaluation = _Evaluation(traits, context)
-            for index, trait in enumerate(traits):
+            evaluation = _Evaluation(traits, context, profile.looked_up)
+            for index in profile.answering:  # the traits of an exact _ANSWERING_TRAITS class, in order
+                trait = traits[index]
                 if type(trait) is Label:
                     label = trait.label_text(evaluation.name_of(index + 1), evaluation.lookup)
                     result.setdefault(trait.property_name, label)
-                elif type(trait) in _ANSWERING_TRAITS:
+                else:
                     for key, value in trait.properties().items():
                         result.setdefault(key, value)
             piece_name = evaluation.name_of(0)
@@ -567,10 +575,12 @@ class _Evaluation:
     self-reference stops at `_NAME_DEPTH` (VASSAL reports an infinite loop there; we answer "").
     """
 
-    __slots__ = ("context", "depth", "names", "traits")
+    __slots__ = ("context", "depth", "looked_up", "names", "traits")
 
-    def __init__(self, traits: list[Trait], context: Callable[[str], str | None] | None) -> None:
+    def __init__(self, traits: list[Trait], context: Callable[[str], str | None] | None,
+                 looked_up: list[int]) -> None:
         self.traits = traits
+        self.looked_up = looked_up  # the indexes of the traits `lookup` asks (its chain's profile)
         self.context = context
         self.depth = 0
         self.names: dict[int, str] = {}
@@ -599,11 +609,13 @@ class _Evaluation:
             return None
         self.depth += 1
         try:
-            for index, trait in enumerate(self.traits):
+            traits = self.traits
+            for index in self.looked_up:  # the instances of _PROPERTY_TRAITS, outermost first
+                trait = traits[index]
                 if isinstance(trait, Label):
                     if trait.property_name == key:
                         return trait.label_text(self.name_of(index + 1), self.lookup)
-                elif isinstance(trait, _PROPERTY_TRAITS):
+                else:
                     value = trait.properties().get(key)
                     if value is not None:
                         return value
