@@ -631,6 +631,13 @@ _traits_by_type: defaultdict[str, dict[str | None, Trait]] = defaultdict(dict)
 _trait_count = [0]
 # type chain text -> (own types, the trait table of each)
 _type_chains: dict[str, tuple[list[str], list[dict[str | None, Trait]]]] = {}
+# (where the text after a chain's last TAB starts, a few characters on either end of the text before
+# it) -> (that chain, the own types and tables of every level but its innermost), kept from a chain
+# proved to end in a level that is the whole text after its last TAB (see `_own_types`). A chain
+# found here shares the levels when its text before the TAB is the same. Emptied with `_type_chains`,
+# whose keys the chains kept here are.
+_outer_levels: dict[tuple[int, str, str], tuple[str, list[str], list[dict[str | None, Trait]]]] = {}
+_OUTER_ENDS = 96  # characters of each end of the text before the last TAB in an `_outer_levels` key
 _chain_chars = [0]
 
 
@@ -652,6 +659,7 @@ def forget_shared_traits() -> None:
     _traits_by_type.clear()
     _trait_count[0] = 0
     _type_chains.clear()
+    _outer_levels.clear()
     _chain_chars[0] = 0
     for table in _per_type_tables:
         table.clear()
@@ -676,17 +684,40 @@ def make_trait(own_type: str, own_state: str | None) -> Trait:
 
 def _own_types(type_string: str) -> tuple[list[str], list[dict[str | None, Trait]]]:
     """The own type of every trait of a chain, outermost first, and each one's trait table (one
-    split per distinct chain)."""
+    split per distinct chain, and none for a chain that differs from an earlier one only after
+    its last TAB).
+
+    Why the second: a big save's type chains are mostly one of a few outer chains around their
+    own BasicPiece type (ForThePeople: 529 chains, 187 texts up to the last TAB). The split of a
+    chain depends on the text after its last TAB only where that text is its innermost level,
+    whole (`_split_levels_and_tail` proves it): the backslash runs deciding every level are
+    before it, and a token not starting with a quote is read as it is. So another chain with the
+    same text up to that TAB and such a tail has the earlier one's outer levels and its own tail."""
     found = _type_chains.get(type_string)
     if found is None:
-        own_types = _split_levels(type_string, None, False)
-        if own_types is None:
-            own_types = _split_levels_slowly(type_string, None, False)
         if len(_type_chains) >= _CHAIN_CACHE_LIMIT or _chain_chars[0] > _CHAIN_CHARS_LIMIT:
             _type_chains.clear()
+            _outer_levels.clear()
             _chain_chars[0] = 0
-        # each own type's table, made where new (the defaultdict's lookup, in C)
-        found = _type_chains[type_string] = (own_types, list(map(_traits_by_type.__getitem__, own_types)))
+        cut = type_string.rfind(TAB) + 1
+        key = tail = None
+        if cut and type_string[cut : cut + 1] != "'":
+            # Looked up by the ends only (no copy or hash of the whole text before the TAB), the
+            # text itself compared on a match, in C.
+            key = (cut, type_string[:_OUTER_ENDS], type_string[max(0, cut - _OUTER_ENDS) : cut])
+        outer = _outer_levels.get(key) if key is not None else None  # type: ignore[arg-type]
+        if outer is not None and outer[0].startswith(type_string[:cut]):
+            tail = type_string[cut:]
+            own_types = outer[1] + [tail]
+            tables = outer[2] + [_traits_by_type[tail]]
+        else:
+            split, whole_tail = _split_levels_and_tail(type_string, None, False)
+            own_types = split if split is not None else _split_levels_slowly(type_string, None, False)
+            # each own type's table, made where new (the defaultdict's lookup, in C)
+            tables = list(map(_traits_by_type.__getitem__, own_types))
+            if whole_tail and key is not None and outer is None:
+                _outer_levels[key] = (type_string, own_types[:-1], tables[:-1])
+        found = _type_chains[type_string] = (own_types, tables)
         _chain_chars[0] += len(type_string)
     return found
 
@@ -778,6 +809,12 @@ def _cut_and_prove(text: str, segments: list[str], cuts: list[slice]) -> list[st
 
 
 def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> list[str] | None:
+    """`_split_levels_and_tail`'s own tokens."""
+    return _split_levels_and_tail(text, max_levels, raw_innermost)[0]
+
+
+def _split_levels_and_tail(text: str, max_levels: int | None,
+                           raw_innermost: bool) -> tuple[list[str] | None, bool]:
     """All own tokens of a TAB chain in one pass (O(n)), or None when a quote pair makes the
     level-by-level Java decode differ from this shortcut (then the caller decodes slowly).
 
@@ -789,6 +826,12 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
     Speed: one split on TAB (a C pass); the usual chain is then proved and cut with no Python
     work per level (`_usual_levels`). Any other has every TAB's backslash run read by one regex
     pass in C and is walked (`_walk_levels`), plain stretches of levels at a time.
+
+    With them, whether the innermost token is the text after the last TAB, whole, for any such
+    text not starting with a quote (what `_own_types` shares outer levels by): a usual chain's
+    always is, as its levels are proved from the segments before it; a walked unquoted chain's is
+    when its last level starts after the last TAB (`_walk_unquoted`), the levels being decided by
+    the backslash runs alone. False where it is not known (quoted chains).
     """
     segments = text.split("\t")
     # A token starting with a quote (at the very start or right after a TAB): looked for only
@@ -801,7 +844,7 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
         # separator is TAB k; the innermost segment is then the whole last level, raw or decoded.
         own = _usual_levels(text, segments)
         if own is not None:
-            return own
+            return own, True
     # Every TAB's backslash run, read from the reversed text, where each run starts with its TAB:
     # a literal the regex engine finds with a fast search, so this is one C pass.
     runs = _TAB_RUN_REVERSED.findall(text[::-1])
@@ -809,10 +852,11 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
     backslashes = list(map(sub, map(len, runs), repeat(1)))  # before TAB i, which ends segments[i]
     if not quoted and raw_innermost == (max_levels is not None):  # a type chain, or a state chain
         return _walk_unquoted(segments, backslashes, max_levels)
-    return _walk_levels(segments, backslashes, max_levels, raw_innermost, quoted)
+    return _walk_levels(segments, backslashes, max_levels, raw_innermost, quoted), False
 
 
-def _walk_unquoted(segments: list[str], backslashes: list[int], max_levels: int | None) -> list[str]:
+def _walk_unquoted(segments: list[str], backslashes: list[int],
+                   max_levels: int | None) -> tuple[list[str], bool]:
     """`_walk_levels` for a chain with no token starting with a quote: a type chain (`max_levels`
     None) or a state chain (its innermost level raw).
 
@@ -823,7 +867,8 @@ def _walk_unquoted(segments: list[str], backslashes: list[int], max_levels: int 
     k + 1 backslashes taken off before each of those TABs by one `replace` (every such TAB carries
     at least k + 1, so the pattern matches once per TAB, at its end). The walk's stretches and
     per-TAB joins cost a Python step per place where the runs stop counting up by one: a Place
-    Marker's own type holding a chain has dozens."""
+    Marker's own type holding a chain has dozens. Also says whether the last level is the last
+    segment alone, as it stands (not raw: then taken as it is; see `_split_levels_and_tail`)."""
     last_level = -1 if max_levels is None else max_levels - 1
     separators: list[int] = []
     add = separators.append
@@ -867,7 +912,7 @@ def _walk_unquoted(segments: list[str], backslashes: list[int], max_levels: int 
     if first != end_seg and removals:
         token = token.replace("\\" * removals + TAB, TAB)
     append(token if raw else _unquote(token))
-    return own
+    return own, not raw and first == end_seg == len(segments) - 1
 
 
 def _walk_levels(segments: list[str], backslashes: list[int], max_levels: int | None,
