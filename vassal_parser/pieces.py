@@ -44,6 +44,8 @@ _ANSWERING_TRAITS = frozenset(_PROPERTY_TRAITS)  # exact classes: a subclass wou
 _NAMING_TRAITS = frozenset((BasicPiece, Layer, Label, Mask))  # the classes whose getName() is their own
 _PROFILES = per_type_table()  # type chain text -> _ChainProfile
 _PROFILES_LIMIT = 4096
+# the traits' classes -> their profile (emptied with the others: a cold read makes its own)
+_PROFILES_BY_CLASSES: dict[tuple[type, ...], _ChainProfile] = per_type_table()
 # type chain text -> {state text up to the BasicPiece's own state: (outer traits, BasicPiece own type,
 # its class and prefix)}
 _OUTER_CHAINS = per_type_table()
@@ -113,7 +115,16 @@ def _kind_flags(kind: type) -> int:
 def _profile_of(type_string: str, traits: list[Trait]) -> _ChainProfile:
     profile = _PROFILES.get(type_string)
     if profile is None or profile.length != len(traits):
-        profile = _ChainProfile(traits)
+        # A profile follows from the traits' classes alone, and a save's chains have far fewer
+        # sequences of classes than texts (ForThePeople: 529 chains around a few outer ones):
+        # found by that sequence, a tuple of class pointers (hashed without reading any text).
+        classes = tuple(map(type, traits))
+        profile = _PROFILES_BY_CLASSES.get(classes)
+        if profile is None:
+            profile = _ChainProfile(traits)
+            if len(_PROFILES_BY_CLASSES) >= _PROFILES_LIMIT:
+                _PROFILES_BY_CLASSES.clear()
+            _PROFILES_BY_CLASSES[classes] = profile
         if len(_PROFILES) >= _PROFILES_LIMIT:
             _PROFILES.clear()
         _PROFILES[type_string] = profile

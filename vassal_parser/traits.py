@@ -644,10 +644,11 @@ _chain_chars = [0]
 _per_type_tables: list[dict[str, Any]] = []  # other modules' tables keyed by type chain
 
 
-def per_type_table() -> dict[str, Any]:
-    """A table keyed by type chain text that `forget_shared_traits` empties with the chain table
-    (what one chain's traits are for, computed once: pieces.py's property profile)."""
-    table: dict[str, Any] = {}
+def per_type_table() -> dict[Any, Any]:
+    """A table keyed by type chain text (or what follows from it) that `forget_shared_traits`
+    empties with the chain table (what one chain's traits are for, computed once: pieces.py's
+    property profile)."""
+    table: dict[Any, Any] = {}
     _per_type_tables.append(table)
     return table
 
