@@ -239,7 +239,7 @@ def _unescaped_type(raw_type: str) -> str | None:
     if not cut:
         return _without_escaped_slashes(raw_type)
     # Looked up by the ends only (no copy or hash of all of it), compared whole on a match, in C.
-    key = (cut, raw_type[:_HEAD_ENDS], raw_type[max(0, cut - _HEAD_ENDS) : cut])
+    key = (cut, raw_type[: min(cut, _HEAD_ENDS)], raw_type[max(0, cut - _HEAD_ENDS) : cut])
     known = _heads_by_ends.get(key)
     if known is not None and known[0].startswith(raw_type[:cut]):
         tail = _without_escaped_slashes(raw_type[cut:])
