@@ -36,6 +36,7 @@ from vassal_parser.traits import (
     decode_chain,
     encode_chain,
     per_type_table,
+    shared_outer,
 )
 
 # traits answering getProperty (spec §5.5)
@@ -50,11 +51,15 @@ _PROFILES_BY_CLASSES: dict[tuple[type, ...], _ChainProfile] = per_type_table()
 # its class and prefix)}
 _OUTER_CHAINS = per_type_table()
 _OUTER_LIMITS = (8192, 8_000_000)  # at most this many kinds, and characters of state text in their keys
-_outer_size = [0, 0]
+_outer_size = [0, 0]  # (of both tables)
+# the outer levels of type chains alike up to their last TAB (traits.SharedOuter) -> {state text up to
+# the BasicPiece's own state: the outer traits}: kinds for pieces of another type with those levels
+_KINDS_BY_OUTER = per_type_table()
 # `sequence.java_int`'s own table of the tokens it has read (only its answers: a stale or emptied
 # table costs a call of it, never another answer). Looked up here first: a 5,000-piece first read
 # reads 10,000 coordinates, and the call around the lookup was ~4.5 M instructions of it.
 _KNOWN_INTS: dict[str, int] = sequence.KNOWN_INTS
+_BASIC_PREFIX = BasicPiece.PREFIXES[0]  # "piece;": the own type of a BasicPiece starts so
 _NAME_DEPTH = 16  # a format naming itself (a label's $PieceName$…) stops here, as VASSAL's RecursionLimiter
 
 
@@ -199,11 +204,16 @@ class Piece:
         if state is None:
             return False
         kinds = _OUTER_CHAINS.get(self._type)
+        by_outer = None
         if kinds is None:
-            return False
+            # a type not seen before: kinds of other types with its outer levels, if any (looked
+            # up before the state's text is cut and hashed)
+            by_outer = _KINDS_BY_OUTER.get(shared_outer(self._type)) if _KINDS_BY_OUTER else None
+            if by_outer is None:
+                return False
         cut = state.rfind("\t") + 1
         prefix = state[:cut]
-        known = kinds.get(prefix)
+        known = kinds.get(prefix) if kinds is not None else self._kind_by_outer(by_outer, prefix)
         if known is None:
             return False
         tail = state[cut:]
@@ -212,6 +222,25 @@ class Piece:
         self._kind_of = known
         self._where_from(tail, self._type, prefix)  # its hash is known now
         return True
+
+    def _kind_by_outer(self, kinds: dict[str, list[Trait]], prefix: str) -> tuple | None:
+        """The kind of a piece whose type is another's but after its last TAB: a piece learnt with
+        the same outer levels (`traits.shared_outer`: `kinds` are theirs) and state text up to its
+        last TAB.
+
+        Why it is the decode's answer: this type's own types are those outer levels and the whole
+        text after its last TAB, so its outer traits are those of the same own types and states —
+        the other piece's, whose state up to its last TAB is this one's (see `_known_kind_where`:
+        as many levels, so that text splits the same) — and its innermost is its own tail type,
+        read as a BasicPiece when it is one. ForThePeople: 599 pieces of 529 types, 328 kinds of
+        outer levels and state text."""
+        traits = kinds.get(prefix)
+        if traits is None:
+            return None
+        basic_type = self._type[self._type.rfind("\t") + 1 :]
+        if not basic_type.startswith(_BASIC_PREFIX):
+            return None
+        return (traits, basic_type, BasicPiece, _BASIC_PREFIX)
 
     def _known_kind_chain(self) -> list[Trait] | None:
         """The chain of a piece of a known kind (`_known_kind_where`): the kind's outer traits and
@@ -230,21 +259,32 @@ class Piece:
         """Keep this piece's outer traits for later pieces of its kind (see `_known_kind_chain`):
         called once its BasicPiece state is proved to be its state's whole plain tail after `prefix`
         (see `_read_basic`)."""
-        if not _OUTER_CHAINS:  # emptied with the shared trait tables (`forget_shared_traits`)
+        if not _OUTER_CHAINS and not _KINDS_BY_OUTER:  # emptied with the shared trait tables
             _outer_size[0] = _outer_size[1] = 0
         kinds = _OUTER_CHAINS.get(self._type)
         if kinds is None:
             kinds = _OUTER_CHAINS[self._type] = {}
         elif prefix in kinds:
             return
-        if _outer_size[0] >= _OUTER_LIMITS[0] or _outer_size[1] + len(prefix) > _OUTER_LIMITS[1]:
+        if _outer_size[0] >= _OUTER_LIMITS[0] or _outer_size[1] + 2 * len(prefix) > _OUTER_LIMITS[1]:
             _OUTER_CHAINS.clear()
+            _KINDS_BY_OUTER.clear()
             _outer_size[0] = _outer_size[1] = 0
             kinds = _OUTER_CHAINS[self._type] = {}
         basic = traits[-1]
-        kinds[prefix] = (traits[:-1], basic.type, type(basic), basic.prefix)
+        outer_traits = traits[:-1]
+        kinds[prefix] = (outer_traits, basic.type, type(basic), basic.prefix)
         _outer_size[0] += 1
         _outer_size[1] += len(prefix)
+        outer = shared_outer(self._type)
+        if outer is not None:  # for pieces of other types with these outer levels
+            by_outer = _KINDS_BY_OUTER.get(outer)
+            if by_outer is None:
+                by_outer = _KINDS_BY_OUTER[outer] = {}
+            if prefix not in by_outer:
+                by_outer[prefix] = outer_traits
+                _outer_size[0] += 1
+                _outer_size[1] += len(prefix)
 
     @property
     def basic(self) -> BasicPiece | None:

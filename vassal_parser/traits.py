@@ -629,15 +629,30 @@ _CHAIN_CHARS_LIMIT = 1 << 25  # 32 M characters of chain texts kept at most (the
 # `map(dict.get, tables, states)` (no (type, state) tuple made or hashed per trait)
 _traits_by_type: defaultdict[str, dict[str | None, Trait]] = defaultdict(dict)
 _trait_count = [0]
-# type chain text -> (own types, the trait table of each)
-_type_chains: dict[str, tuple[list[str], list[dict[str | None, Trait]]]] = {}
+# type chain text -> (own types, the trait table of each, its SharedOuter or None)
+_type_chains: dict[str, tuple[list[str], list[dict[str | None, Trait]], SharedOuter | None]] = {}
 # (where the text after a chain's last TAB starts, a few characters on either end of the text before
 # it) -> (that chain, the own types and tables of every level but its innermost), kept from a chain
 # proved to end in a level that is the whole text after its last TAB (see `_own_types`). A chain
 # found here shares the levels when its text before the TAB is the same. Emptied with `_type_chains`,
 # whose keys the chains kept here are.
-_outer_levels: dict[tuple[int, str, str], tuple[str, list[str], list[dict[str | None, Trait]]]] = {}
 _OUTER_ENDS = 96  # characters of each end of the text before the last TAB in an `_outer_levels` key
+
+
+class SharedOuter:
+    """The levels but the innermost of type chains alike up to their last TAB (`_own_types`): the
+    chain they were split from, their own types and trait tables. One object names them: pieces.py
+    keeps the outer traits of pieces by it, for pieces of other types with the same outer levels."""
+
+    __slots__ = ("chain", "own_types", "tables")
+
+    def __init__(self, chain: str, own_types: list[str], tables: list[dict[str | None, Trait]]) -> None:
+        self.chain = chain
+        self.own_types = own_types
+        self.tables = tables
+
+
+_outer_levels: dict[tuple[int, str, str], SharedOuter] = {}
 _chain_chars = [0]
 
 
@@ -683,7 +698,13 @@ def make_trait(own_type: str, own_state: str | None) -> Trait:
     return trait if trait is not None else _new_trait(table, own_type, own_state)
 
 
-def _own_types(type_string: str) -> tuple[list[str], list[dict[str | None, Trait]]]:
+def shared_outer(type_string: str) -> SharedOuter | None:
+    """The outer levels a type chain shares with the chains alike up to its last TAB: its own types
+    are theirs and the whole text after that TAB (`_own_types`). None when that is not proved."""
+    return _own_types(type_string)[2]
+
+
+def _own_types(type_string: str) -> tuple[list[str], list[dict[str | None, Trait]], SharedOuter | None]:
     """The own type of every trait of a chain, outermost first, and each one's trait table (one
     split per distinct chain, and none for a chain that differs from an earlier one only after
     its last TAB).
@@ -705,20 +726,22 @@ def _own_types(type_string: str) -> tuple[list[str], list[dict[str | None, Trait
         if cut and type_string[cut : cut + 1] != "'":
             # Looked up by the ends only (no copy or hash of the whole text before the TAB), the
             # text itself compared on a match, in C.
-            key = (cut, type_string[:_OUTER_ENDS], type_string[max(0, cut - _OUTER_ENDS) : cut])
+            key = (cut, type_string[: min(cut, _OUTER_ENDS)], type_string[max(0, cut - _OUTER_ENDS) : cut])
         outer = _outer_levels.get(key) if key is not None else None  # type: ignore[arg-type]
-        if outer is not None and outer[0].startswith(type_string[:cut]):
+        if outer is not None and outer.chain.startswith(type_string[:cut]):
             tail = type_string[cut:]
-            own_types = outer[1] + [tail]
-            tables = outer[2] + [_traits_by_type[tail]]
+            own_types = [*outer.own_types, tail]
+            tables = [*outer.tables, _traits_by_type[tail]]
         else:
             split, whole_tail = _split_levels_and_tail(type_string, None, False)
             own_types = split if split is not None else _split_levels_slowly(type_string, None, False)
             # each own type's table, made where new (the defaultdict's lookup, in C)
             tables = list(map(_traits_by_type.__getitem__, own_types))
             if whole_tail and key is not None and outer is None:
-                _outer_levels[key] = (type_string, own_types[:-1], tables[:-1])
-        found = _type_chains[type_string] = (own_types, tables)
+                outer = _outer_levels[key] = SharedOuter(type_string, own_types[:-1], tables[:-1])
+            else:
+                outer = None  # not proved, or another chain's (alike at the ends only)
+        found = _type_chains[type_string] = (own_types, tables, outer)
         _chain_chars[0] += len(type_string)
     return found
 
@@ -1026,7 +1049,7 @@ def decode_chain(type_string: str, state_string: str | None) -> list[Trait]:
     One linear pass per string (see `_split_levels`): decoding level by level costs
     O(length x depth), which is seconds for a Cattlesquat save's 200-deep, 70 KB pieces.
     """
-    own_types, tables = _own_types(type_string)
+    own_types, tables, _ = _own_types(type_string)
     count = len(own_types)
     if state_string is None:
         return _shared_chain(own_types, tables, [None] * count)
