@@ -886,14 +886,90 @@ def _walk_unquoted(segments: list[str], backslashes: list[int],
 
     Why apart: with no quotes to take off, the separators follow from the runs alone — level k's
     is the first TAB after level k-1's whose run is exactly k, and the first TAB whose run is
-    shorter ends the chain — so one plain loop over the runs finds them all, and each own token is
-    then one slice, or, when TABs lie inside it (their runs longer than k), its segments joined and
-    k + 1 backslashes taken off before each of those TABs by one `replace` (every such TAB carries
-    at least k + 1, so the pattern matches once per TAB, at its end). The walk's stretches and
-    per-TAB joins cost a Python step per place where the runs stop counting up by one: a Place
-    Marker's own type holding a chain has dozens. Also says whether the last level is the last
-    segment alone, as it stands (not raw: then taken as it is; see `_split_levels_and_tail`)."""
+    shorter ends the chain — and each own token is one slice, or, when TABs lie inside it (their
+    runs longer than k), its segments joined and k + 1 backslashes taken off before each of those
+    TABs by one `replace` (every such TAB carries at least k + 1, so the pattern matches once per
+    TAB, at its end). Where the runs rarely stop counting up by one (PathsOfGlory: two levels of
+    186 hold TABs) plain stretches are cut in C (`_walk_stretches`); where they often do (a Place
+    Marker's own type holding a chain: ForThePeople, a break every other TAB) a plain loop over
+    the runs costs less than a stretch per break (`_walk_tabs`). Also says whether the last level
+    is the last segment alone, as it stands (not raw: then taken as it is; see
+    `_split_levels_and_tail`)."""
     last_level = -1 if max_levels is None else max_levels - 1
+    found = len(backslashes)
+    # Where the runs stop counting up by one (TAB j's run is not TAB j-1's plus one), in C: from a
+    # separator, the TABs up to the next such TAB are the separators of plain levels.
+    breaks = list(compress(range(1, found), map(
+        ne, map(sub, islice(backslashes, 1, None), backslashes), repeat(1))))
+    if len(breaks) * _FEW_BREAKS < found:
+        own, level, first, end_seg, end_trim, raw = _walk_stretches(segments, backslashes, breaks, last_level)
+    else:
+        own, level, first, end_seg, end_trim, raw = _walk_tabs(segments, backslashes, last_level)
+    append = own.append
+    token = segments[end_seg] if first == end_seg else TAB.join(segments[first : end_seg + 1])
+    if end_trim:
+        token = token[: len(token) - end_trim]
+    removals = level if raw else level + 1
+    if first != end_seg and removals:
+        token = token.replace("\\" * removals + TAB, TAB)
+    append(token if raw else _unquote(token))
+    return own, not raw and first == end_seg == len(segments) - 1
+
+
+_FEW_BREAKS = 4  # TABs per break in the runs from which plain stretches are cut in C (fewer: TAB by TAB)
+
+
+def _walk_stretches(segments: list[str], backslashes: list[int], breaks: list[int],
+                    last_level: int) -> tuple[list[str], int, int, int, int, bool]:
+    """`_walk_unquoted`'s levels but the last, a plain stretch at a time: a Python step per break
+    in the runs and per TAB inside a level (PathsOfGlory's 186-deep chains: a few of each).
+    Returns (own tokens, the last level, its first segment, its end segment and trim, raw)."""
+    found = len(backslashes)
+    own: list[str] = []
+    append = own.append
+    end_seg = found  # the last level's text ends in this segment, `end_trim` chars early
+    end_trim = 0
+    level = 0
+    index = 0  # the next TAB to look at
+    first = 0  # the level's text starts at segments[first]
+    while level != last_level and index < found:
+        run = backslashes[index]
+        if run > level:  # a TAB inside this level's own token
+            index += 1
+            continue
+        if run < level:  # unescaped at an outer level: the chain ends here
+            end_seg, end_trim = index, run
+            break
+        following = bisect_right(breaks, index)
+        count = (breaks[following] if following < len(breaks) else found) - index
+        if last_level >= 0:
+            count = min(count, last_level - level)
+        if first == index:
+            own.extend(map(getitem, segments[index : index + count], _cuts(level, count)))
+        else:  # TABs inside this level: its segments joined, level + 1 backslashes off each
+            token = TAB.join(segments[first : index + 1])
+            if level:
+                token = token[: len(token) - level]
+            append(token.replace("\\" * (level + 1) + TAB, TAB))
+            own.extend(map(getitem, segments[index + 1 : index + count], _cuts(level + 1, count - 1)))
+        level += count
+        index += count
+        first = index
+    raw = level == last_level
+    if raw:  # Decorator.setState hands the innermost token 1 of the level above, whole
+        while index < found:
+            run = backslashes[index]
+            if run < level:
+                end_seg, end_trim = index, run
+                break
+            index += 1
+    return own, level, first, end_seg, end_trim, raw
+
+
+def _walk_tabs(segments: list[str], backslashes: list[int],
+               last_level: int) -> tuple[list[str], int, int, int, int, bool]:
+    """`_walk_unquoted`'s levels but the last, TAB by TAB: the separators by one plain loop over
+    the runs, then each own token cut (ForThePeople's Place Markers: a break every other TAB)."""
     separators: list[int] = []
     add = separators.append
     end_seg = len(backslashes)  # the last level's text ends in this segment, `end_trim` chars early
@@ -929,14 +1005,7 @@ def _walk_unquoted(segments: list[str], backslashes: list[int],
                 token = token[: len(token) - depth]
             append(token.replace("\\" * (depth + 1) + TAB, TAB))
         first = separator + 1
-    token = segments[end_seg] if first == end_seg else TAB.join(segments[first : end_seg + 1])
-    if end_trim:
-        token = token[: len(token) - end_trim]
-    removals = level if raw else level + 1
-    if first != end_seg and removals:
-        token = token.replace("\\" * removals + TAB, TAB)
-    append(token if raw else _unquote(token))
-    return own, not raw and first == end_seg == len(segments) - 1
+    return own, level, first, end_seg, end_trim, raw
 
 
 def _walk_levels(segments: list[str], backslashes: list[int], max_levels: int | None,
