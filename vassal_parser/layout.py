@@ -317,9 +317,15 @@ class MapLayout:
         """One board's line of `_fast`: its box (an unknown size reaches without limit), and how its
         points are named: (namer, _PLAIN | _SWAPPED) for a plain hex or square grid (the namer takes
         offsets from the board's corner), (function -> the whole answer, _WHOLE) for a board without
-        a grid or with zones (not reversed), (None, None) for `place_at_reference`."""
+        a grid or with zones (not reversed; of any size when no grid is under the zones), (None,
+        None) for `place_at_reference`."""
         placed, left, top, right, bottom = box
         if right is None:
+            grid = placed.board.grid
+            if isinstance(grid, grids.ZonedGrid) and not placed.reversed and grid.background is None:
+                # zones over no grid name a point by the zone alone, which needs no board size
+                # (ForThePeople's main map: every piece there was named by the reference before)
+                return (left, top, math.inf, math.inf, placed, self._zoned_namer(placed, grid, 0, 0), _WHOLE)
             return (left, top, math.inf, math.inf, placed, None, None)
         width, height = right - left, bottom - top
         grid = placed.board.grid

@@ -259,6 +259,9 @@ class Module:
     extensions: list[str] = field(default_factory=list)
     global_properties: list[GlobalPropertyDef] = field(default_factory=list)
     predefined_setups: list[PredefinedSetupDef] = field(default_factory=list)
+    # module_property's index: (the list it was made from, its length, name -> first definition)
+    _property_index: tuple[list[GlobalPropertyDef], int, dict[str, GlobalPropertyDef]] | None = field(
+        default=None, init=False, repr=False, compare=False)
 
     def map_by_id(self, identifier: str | None) -> MapDef | None:
         """`Map.getMapById`: the identifier (mapName) or the internal `MapN` id."""
@@ -273,10 +276,21 @@ class Module:
         return None
 
     def module_property(self, name: str) -> str | None:
-        for prop in self.global_properties:
-            if prop.name == name:
-                return prop.initial_value
-        return None
+        """The initial value of the first module-level global property called `name`.
+
+        Why an index: a piece whose label reads properties asks this for each name it does not
+        answer itself, and a big module has hundreds of global properties (ForThePeople: 265).
+        Made again when the list is another or has grown (extensions append to it); definitions,
+        not values, are indexed, so a changed value is seen."""
+        properties = self.global_properties
+        index = self._property_index
+        if index is None or index[0] is not properties or index[1] != len(properties):
+            table: dict[str, GlobalPropertyDef] = {}
+            for prop in properties:
+                table.setdefault(prop.name, prop)
+            index = self._property_index = (properties, len(properties), table)
+        found = index[2].get(name)
+        return None if found is None else found.initial_value
 
 
 # --------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ Public API:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from itertools import compress
 
 from vassal_parser import sequence
 from vassal_parser.commands import Command, add_piece_command
@@ -35,6 +36,7 @@ from vassal_parser.traits import (
     decode_chain,
     encode_chain,
     per_type_table,
+    shared_outer,
 )
 
 # traits answering getProperty (spec §5.5)
@@ -43,15 +45,21 @@ _ANSWERING_TRAITS = frozenset(_PROPERTY_TRAITS)  # exact classes: a subclass wou
 _NAMING_TRAITS = frozenset((BasicPiece, Layer, Label, Mask))  # the classes whose getName() is their own
 _PROFILES = per_type_table()  # type chain text -> _ChainProfile
 _PROFILES_LIMIT = 4096
+# the traits' classes -> their profile (emptied with the others: a cold read makes its own)
+_PROFILES_BY_CLASSES: dict[tuple[type, ...], _ChainProfile] = per_type_table()
 # type chain text -> {state text up to the BasicPiece's own state: (outer traits, BasicPiece own type,
 # its class and prefix)}
 _OUTER_CHAINS = per_type_table()
 _OUTER_LIMITS = (8192, 8_000_000)  # at most this many kinds, and characters of state text in their keys
-_outer_size = [0, 0]
+_outer_size = [0, 0]  # (of both tables)
+# the outer levels of type chains alike up to their last TAB (traits.SharedOuter) -> {state text up to
+# the BasicPiece's own state: the outer traits}: kinds for pieces of another type with those levels
+_KINDS_BY_OUTER = per_type_table()
 # `sequence.java_int`'s own table of the tokens it has read (only its answers: a stale or emptied
 # table costs a call of it, never another answer). Looked up here first: a 5,000-piece first read
 # reads 10,000 coordinates, and the call around the lookup was ~4.5 M instructions of it.
 _KNOWN_INTS: dict[str, int] = sequence.KNOWN_INTS
+_BASIC_PREFIX = BasicPiece.PREFIXES[0]  # "piece;": the own type of a BasicPiece starts so
 _NAME_DEPTH = 16  # a format naming itself (a label's $PieceName$…) stops here, as VASSAL's RecursionLimiter
 
 
@@ -63,7 +71,7 @@ class _ChainProfile:
     answer properties was most of `properties`' cost in a big save. Made from the first piece of
     a type chain, used for every piece of that chain with as many traits."""
 
-    __slots__ = ("answering", "basic_names", "invisibles", "labels", "length", "masks", "namers")
+    __slots__ = ("answering", "basic_names", "invisibles", "labels", "length", "looked_up", "masks", "namers")
 
     def __init__(self, traits: list[Trait]) -> None:
         self.length = len(traits)
@@ -73,40 +81,55 @@ class _ChainProfile:
         self.basic_names: list[int] = []
         self.invisibles: list[int] = []
         self.masks: list[int] = []
-        for index, kind in enumerate(map(type, traits)):
-            flags = _KIND_FLAGS.get(kind)
-            if flags is None:
-                flags = _KIND_FLAGS[kind] = _kind_flags(kind)
-            if not flags:
-                continue  # most traits of a chain: one table lookup
-            if flags & _ANSWERS:
+        self.looked_up: list[int] = []  # instances of the property traits (`_Evaluation.lookup`)
+        # Each trait's flags by its class, in C; Python looks only at the few traits with any.
+        flags = list(map(_KIND_FLAGS.get, map(type, traits)))
+        if None in flags:  # a class not seen before
+            for index, kind in enumerate(map(type, traits)):
+                if flags[index] is None:
+                    flags[index] = _KIND_FLAGS[kind] = _kind_flags(kind)
+        for index in compress(range(len(flags)), flags):
+            found = flags[index]
+            if found & _ANSWERS:
                 self.answering.append(index)
-            if flags & _NAMES:
+            if found & _NAMES:
                 self.namers.append(index)
-            if flags & _LABEL:
+            if found & _LABEL:
                 self.labels.append(index)
-            if flags & _BASIC_NAME and not self.basic_names:
+            if found & _BASIC_NAME and not self.basic_names:
                 self.basic_names.append(index)
-            if flags & _HIDES:
+            if found & _HIDES:
                 self.invisibles.append(index)
-            if flags & _MASKS:
+            if found & _MASKS:
                 self.masks.append(index)
+            if found & _LOOKED_UP:
+                self.looked_up.append(index)
 
 
-_ANSWERS, _NAMES, _LABEL, _BASIC_NAME, _HIDES, _MASKS = (1 << bit for bit in range(6))
+_ANSWERS, _NAMES, _LABEL, _BASIC_NAME, _HIDES, _MASKS, _LOOKED_UP = (1 << bit for bit in range(7))
 _KIND_FLAGS: dict[type, int] = {}  # trait class -> what a chain profile records of it
 
 
 def _kind_flags(kind: type) -> int:
     return ((_ANSWERS if kind in _ANSWERING_TRAITS else 0) | (_NAMES if kind in _NAMING_TRAITS else 0)
             | (_LABEL if kind is Label else 0) | (_BASIC_NAME if kind is BasicNameTrait else 0)
-            | (_HIDES if issubclass(kind, Invisible) else 0) | (_MASKS if issubclass(kind, Mask) else 0))
+            | (_HIDES if issubclass(kind, Invisible) else 0) | (_MASKS if issubclass(kind, Mask) else 0)
+            | (_LOOKED_UP if issubclass(kind, _PROPERTY_TRAITS) else 0))
 
 
 def _profile_of(type_string: str, traits: list[Trait]) -> _ChainProfile:
     profile = _PROFILES.get(type_string)
     if profile is None or profile.length != len(traits):
-        profile = _ChainProfile(traits)
+        # A profile follows from the traits' classes alone, and a save's chains have far fewer
+        # sequences of classes than texts (ForThePeople: 529 chains around a few outer ones):
+        # found by that sequence, a tuple of class pointers (hashed without reading any text).
+        classes = tuple(map(type, traits))
+        profile = _PROFILES_BY_CLASSES.get(classes)
+        if profile is None:
+            profile = _ChainProfile(traits)
+            if len(_PROFILES_BY_CLASSES) >= _PROFILES_LIMIT:
+                _PROFILES_BY_CLASSES.clear()
+            _PROFILES_BY_CLASSES[classes] = profile
         if len(_PROFILES) >= _PROFILES_LIMIT:
             _PROFILES.clear()
         _PROFILES[type_string] = profile
@@ -181,11 +204,16 @@ class Piece:
         if state is None:
             return False
         kinds = _OUTER_CHAINS.get(self._type)
+        by_outer = None
         if kinds is None:
-            return False
+            # a type not seen before: kinds of other types with its outer levels, if any (looked
+            # up before the state's text is cut and hashed)
+            by_outer = _KINDS_BY_OUTER.get(shared_outer(self._type)) if _KINDS_BY_OUTER else None
+            if by_outer is None:
+                return False
         cut = state.rfind("\t") + 1
         prefix = state[:cut]
-        known = kinds.get(prefix)
+        known = kinds.get(prefix) if kinds is not None else self._kind_by_outer(by_outer, prefix)
         if known is None:
             return False
         tail = state[cut:]
@@ -194,6 +222,25 @@ class Piece:
         self._kind_of = known
         self._where_from(tail, self._type, prefix)  # its hash is known now
         return True
+
+    def _kind_by_outer(self, kinds: dict[str, list[Trait]], prefix: str) -> tuple | None:
+        """The kind of a piece whose type is another's but after its last TAB: a piece learnt with
+        the same outer levels (`traits.shared_outer`: `kinds` are theirs) and state text up to its
+        last TAB.
+
+        Why it is the decode's answer: this type's own types are those outer levels and the whole
+        text after its last TAB, so its outer traits are those of the same own types and states —
+        the other piece's, whose state up to its last TAB is this one's (see `_known_kind_where`:
+        as many levels, so that text splits the same) — and its innermost is its own tail type,
+        read as a BasicPiece when it is one. ForThePeople: 599 pieces of 529 types, 328 kinds of
+        outer levels and state text."""
+        traits = kinds.get(prefix)
+        if traits is None:
+            return None
+        basic_type = self._type[self._type.rfind("\t") + 1 :]
+        if not basic_type.startswith(_BASIC_PREFIX):
+            return None
+        return (traits, basic_type, BasicPiece, _BASIC_PREFIX)
 
     def _known_kind_chain(self) -> list[Trait] | None:
         """The chain of a piece of a known kind (`_known_kind_where`): the kind's outer traits and
@@ -212,21 +259,32 @@ class Piece:
         """Keep this piece's outer traits for later pieces of its kind (see `_known_kind_chain`):
         called once its BasicPiece state is proved to be its state's whole plain tail after `prefix`
         (see `_read_basic`)."""
-        if not _OUTER_CHAINS:  # emptied with the shared trait tables (`forget_shared_traits`)
+        if not _OUTER_CHAINS and not _KINDS_BY_OUTER:  # emptied with the shared trait tables
             _outer_size[0] = _outer_size[1] = 0
         kinds = _OUTER_CHAINS.get(self._type)
         if kinds is None:
             kinds = _OUTER_CHAINS[self._type] = {}
         elif prefix in kinds:
             return
-        if _outer_size[0] >= _OUTER_LIMITS[0] or _outer_size[1] + len(prefix) > _OUTER_LIMITS[1]:
+        if _outer_size[0] >= _OUTER_LIMITS[0] or _outer_size[1] + 2 * len(prefix) > _OUTER_LIMITS[1]:
             _OUTER_CHAINS.clear()
+            _KINDS_BY_OUTER.clear()
             _outer_size[0] = _outer_size[1] = 0
             kinds = _OUTER_CHAINS[self._type] = {}
         basic = traits[-1]
-        kinds[prefix] = (traits[:-1], basic.type, type(basic), basic.prefix)
+        outer_traits = traits[:-1]
+        kinds[prefix] = (outer_traits, basic.type, type(basic), basic.prefix)
         _outer_size[0] += 1
         _outer_size[1] += len(prefix)
+        outer = shared_outer(self._type)
+        if outer is not None:  # for pieces of other types with these outer levels
+            by_outer = _KINDS_BY_OUTER.get(outer)
+            if by_outer is None:
+                by_outer = _KINDS_BY_OUTER[outer] = {}
+            if prefix not in by_outer:
+                by_outer[prefix] = outer_traits
+                _outer_size[0] += 1
+                _outer_size[1] += len(prefix)
 
     @property
     def basic(self) -> BasicPiece | None:
@@ -361,10 +419,10 @@ class Piece:
     def name_in(self, context: Callable[[str], str | None] | None) -> str:
         """`PieceName` with `context` answering what the piece's traits do not (map, zone, module)."""
         traits = self.traits
-        namers = [traits[index] for index in _profile_of(self._type, traits).namers]
+        profile = _profile_of(self._type, traits)
         if self.uses_formats():
-            return _Evaluation(traits, context).name_of(0)
-        return _chain_name(namers, self.basic_name_property)
+            return _Evaluation(traits, context, profile.looked_up).name_of(0)
+        return _chain_name([traits[index] for index in profile.namers], self.basic_name_property)
 
     def properties(self, context: Callable[[str], str | None] | None = None,
                    ids: bool = True) -> dict[str, str]:
@@ -389,12 +447,13 @@ class Piece:
         formats = self.uses_formats()
         result: dict[str, str] = {}
         if formats:
-            evaluation = _Evaluation(traits, context)
-            for index, trait in enumerate(traits):
+            evaluation = _Evaluation(traits, context, profile.looked_up)
+            for index in profile.answering:  # the traits of an exact _ANSWERING_TRAITS class, in order
+                trait = traits[index]
                 if type(trait) is Label:
                     label = trait.label_text(evaluation.name_of(index + 1), evaluation.lookup)
                     result.setdefault(trait.property_name, label)
-                elif type(trait) in _ANSWERING_TRAITS:
+                else:
                     for key, value in trait.properties().items():
                         result.setdefault(key, value)
             piece_name = evaluation.name_of(0)
@@ -567,10 +626,12 @@ class _Evaluation:
     self-reference stops at `_NAME_DEPTH` (VASSAL reports an infinite loop there; we answer "").
     """
 
-    __slots__ = ("context", "depth", "names", "traits")
+    __slots__ = ("context", "depth", "looked_up", "names", "traits")
 
-    def __init__(self, traits: list[Trait], context: Callable[[str], str | None] | None) -> None:
+    def __init__(self, traits: list[Trait], context: Callable[[str], str | None] | None,
+                 looked_up: list[int]) -> None:
         self.traits = traits
+        self.looked_up = looked_up  # the indexes of the traits `lookup` asks (its chain's profile)
         self.context = context
         self.depth = 0
         self.names: dict[int, str] = {}
@@ -599,11 +660,13 @@ class _Evaluation:
             return None
         self.depth += 1
         try:
-            for index, trait in enumerate(self.traits):
+            traits = self.traits
+            for index in self.looked_up:  # the instances of _PROPERTY_TRAITS, outermost first
+                trait = traits[index]
                 if isinstance(trait, Label):
                     if trait.property_name == key:
                         return trait.label_text(self.name_of(index + 1), self.lookup)
-                elif isinstance(trait, _PROPERTY_TRAITS):
+                else:
                     value = trait.properties().get(key)
                     if value is not None:
                         return value

@@ -629,18 +629,41 @@ _CHAIN_CHARS_LIMIT = 1 << 25  # 32 M characters of chain texts kept at most (the
 # `map(dict.get, tables, states)` (no (type, state) tuple made or hashed per trait)
 _traits_by_type: defaultdict[str, dict[str | None, Trait]] = defaultdict(dict)
 _trait_count = [0]
-# type chain text -> (own types, the trait table of each)
-_type_chains: dict[str, tuple[list[str], list[dict[str | None, Trait]]]] = {}
+# type chain text -> (own types, the trait table of each, its SharedOuter or None)
+_type_chains: dict[str, tuple[list[str], list[dict[str | None, Trait]], SharedOuter | None]] = {}
+# (where the text after a chain's last TAB starts, a few characters on either end of the text before
+# it) -> (that chain, the own types and tables of every level but its innermost), kept from a chain
+# proved to end in a level that is the whole text after its last TAB (see `_own_types`). A chain
+# found here shares the levels when its text before the TAB is the same. Emptied with `_type_chains`,
+# whose keys the chains kept here are.
+_OUTER_ENDS = 96  # characters of each end of the text before the last TAB in an `_outer_levels` key
+
+
+class SharedOuter:
+    """The levels but the innermost of type chains alike up to their last TAB (`_own_types`): the
+    chain they were split from, their own types and trait tables. One object names them: pieces.py
+    keeps the outer traits of pieces by it, for pieces of other types with the same outer levels."""
+
+    __slots__ = ("chain", "own_types", "tables")
+
+    def __init__(self, chain: str, own_types: list[str], tables: list[dict[str | None, Trait]]) -> None:
+        self.chain = chain
+        self.own_types = own_types
+        self.tables = tables
+
+
+_outer_levels: dict[tuple[int, str, str], SharedOuter] = {}
 _chain_chars = [0]
 
 
 _per_type_tables: list[dict[str, Any]] = []  # other modules' tables keyed by type chain
 
 
-def per_type_table() -> dict[str, Any]:
-    """A table keyed by type chain text that `forget_shared_traits` empties with the chain table
-    (what one chain's traits are for, computed once: pieces.py's property profile)."""
-    table: dict[str, Any] = {}
+def per_type_table() -> dict[Any, Any]:
+    """A table keyed by type chain text (or what follows from it) that `forget_shared_traits`
+    empties with the chain table (what one chain's traits are for, computed once: pieces.py's
+    property profile)."""
+    table: dict[Any, Any] = {}
     _per_type_tables.append(table)
     return table
 
@@ -652,6 +675,7 @@ def forget_shared_traits() -> None:
     _traits_by_type.clear()
     _trait_count[0] = 0
     _type_chains.clear()
+    _outer_levels.clear()
     _chain_chars[0] = 0
     for table in _per_type_tables:
         table.clear()
@@ -674,19 +698,50 @@ def make_trait(own_type: str, own_state: str | None) -> Trait:
     return trait if trait is not None else _new_trait(table, own_type, own_state)
 
 
-def _own_types(type_string: str) -> tuple[list[str], list[dict[str | None, Trait]]]:
+def shared_outer(type_string: str) -> SharedOuter | None:
+    """The outer levels a type chain shares with the chains alike up to its last TAB: its own types
+    are theirs and the whole text after that TAB (`_own_types`). None when that is not proved."""
+    return _own_types(type_string)[2]
+
+
+def _own_types(type_string: str) -> tuple[list[str], list[dict[str | None, Trait]], SharedOuter | None]:
     """The own type of every trait of a chain, outermost first, and each one's trait table (one
-    split per distinct chain)."""
+    split per distinct chain, and none for a chain that differs from an earlier one only after
+    its last TAB).
+
+    Why the second: a big save's type chains are mostly one of a few outer chains around their
+    own BasicPiece type (ForThePeople: 529 chains, 187 texts up to the last TAB). The split of a
+    chain depends on the text after its last TAB only where that text is its innermost level,
+    whole (`_split_levels_and_tail` proves it): the backslash runs deciding every level are
+    before it, and a token not starting with a quote is read as it is. So another chain with the
+    same text up to that TAB and such a tail has the earlier one's outer levels and its own tail."""
     found = _type_chains.get(type_string)
     if found is None:
-        own_types = _split_levels(type_string, None, False)
-        if own_types is None:
-            own_types = _split_levels_slowly(type_string, None, False)
         if len(_type_chains) >= _CHAIN_CACHE_LIMIT or _chain_chars[0] > _CHAIN_CHARS_LIMIT:
             _type_chains.clear()
+            _outer_levels.clear()
             _chain_chars[0] = 0
-        # each own type's table, made where new (the defaultdict's lookup, in C)
-        found = _type_chains[type_string] = (own_types, list(map(_traits_by_type.__getitem__, own_types)))
+        cut = type_string.rfind(TAB) + 1
+        key = tail = None
+        if cut and type_string[cut : cut + 1] != "'":
+            # Looked up by the ends only (no copy or hash of the whole text before the TAB), the
+            # text itself compared on a match, in C.
+            key = (cut, type_string[: min(cut, _OUTER_ENDS)], type_string[max(0, cut - _OUTER_ENDS) : cut])
+        outer = _outer_levels.get(key) if key is not None else None  # type: ignore[arg-type]
+        if outer is not None and outer.chain.startswith(type_string[:cut]):
+            tail = type_string[cut:]
+            own_types = [*outer.own_types, tail]
+            tables = [*outer.tables, _traits_by_type[tail]]
+        else:
+            split, whole_tail = _split_levels_and_tail(type_string, None, False)
+            own_types = split if split is not None else _split_levels_slowly(type_string, None, False)
+            # each own type's table, made where new (the defaultdict's lookup, in C)
+            tables = list(map(_traits_by_type.__getitem__, own_types))
+            if whole_tail and key is not None and outer is None:
+                outer = _outer_levels[key] = SharedOuter(type_string, own_types[:-1], tables[:-1])
+            else:
+                outer = None  # not proved, or another chain's (alike at the ends only)
+        found = _type_chains[type_string] = (own_types, tables, outer)
         _chain_chars[0] += len(type_string)
     return found
 
@@ -778,6 +833,12 @@ def _cut_and_prove(text: str, segments: list[str], cuts: list[slice]) -> list[st
 
 
 def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> list[str] | None:
+    """`_split_levels_and_tail`'s own tokens."""
+    return _split_levels_and_tail(text, max_levels, raw_innermost)[0]
+
+
+def _split_levels_and_tail(text: str, max_levels: int | None,
+                           raw_innermost: bool) -> tuple[list[str] | None, bool]:
     """All own tokens of a TAB chain in one pass (O(n)), or None when a quote pair makes the
     level-by-level Java decode differ from this shortcut (then the caller decodes slowly).
 
@@ -789,6 +850,12 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
     Speed: one split on TAB (a C pass); the usual chain is then proved and cut with no Python
     work per level (`_usual_levels`). Any other has every TAB's backslash run read by one regex
     pass in C and is walked (`_walk_levels`), plain stretches of levels at a time.
+
+    With them, whether the innermost token is the text after the last TAB, whole, for any such
+    text not starting with a quote (what `_own_types` shares outer levels by): a usual chain's
+    always is, as its levels are proved from the segments before it; a walked unquoted chain's is
+    when its last level starts after the last TAB (`_walk_unquoted`), the levels being decided by
+    the backslash runs alone. False where it is not known (quoted chains).
     """
     segments = text.split("\t")
     # A token starting with a quote (at the very start or right after a TAB): looked for only
@@ -801,13 +868,144 @@ def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> lis
         # separator is TAB k; the innermost segment is then the whole last level, raw or decoded.
         own = _usual_levels(text, segments)
         if own is not None:
-            return own
+            return own, True
     # Every TAB's backslash run, read from the reversed text, where each run starts with its TAB:
     # a literal the regex engine finds with a fast search, so this is one C pass.
     runs = _TAB_RUN_REVERSED.findall(text[::-1])
     runs.reverse()
     backslashes = list(map(sub, map(len, runs), repeat(1)))  # before TAB i, which ends segments[i]
-    return _walk_levels(segments, backslashes, max_levels, raw_innermost, quoted)
+    if not quoted and raw_innermost == (max_levels is not None):  # a type chain, or a state chain
+        return _walk_unquoted(segments, backslashes, max_levels)
+    return _walk_levels(segments, backslashes, max_levels, raw_innermost, quoted), False
+
+
+def _walk_unquoted(segments: list[str], backslashes: list[int],
+                   max_levels: int | None) -> tuple[list[str], bool]:
+    """`_walk_levels` for a chain with no token starting with a quote: a type chain (`max_levels`
+    None) or a state chain (its innermost level raw).
+
+    Why apart: with no quotes to take off, the separators follow from the runs alone — level k's
+    is the first TAB after level k-1's whose run is exactly k, and the first TAB whose run is
+    shorter ends the chain — and each own token is one slice, or, when TABs lie inside it (their
+    runs longer than k), its segments joined and k + 1 backslashes taken off before each of those
+    TABs by one `replace` (every such TAB carries at least k + 1, so the pattern matches once per
+    TAB, at its end). Where the runs rarely stop counting up by one (PathsOfGlory: two levels of
+    186 hold TABs) plain stretches are cut in C (`_walk_stretches`); where they often do (a Place
+    Marker's own type holding a chain: ForThePeople, a break every other TAB) a plain loop over
+    the runs costs less than a stretch per break (`_walk_tabs`). Also says whether the last level
+    is the last segment alone, as it stands (not raw: then taken as it is; see
+    `_split_levels_and_tail`)."""
+    last_level = -1 if max_levels is None else max_levels - 1
+    found = len(backslashes)
+    # Where the runs stop counting up by one (TAB j's run is not TAB j-1's plus one), in C: from a
+    # separator, the TABs up to the next such TAB are the separators of plain levels.
+    breaks = list(compress(range(1, found), map(
+        ne, map(sub, islice(backslashes, 1, None), backslashes), repeat(1))))
+    if len(breaks) * _FEW_BREAKS < found:
+        own, level, first, end_seg, end_trim, raw = _walk_stretches(segments, backslashes, breaks, last_level)
+    else:
+        own, level, first, end_seg, end_trim, raw = _walk_tabs(segments, backslashes, last_level)
+    append = own.append
+    token = segments[end_seg] if first == end_seg else TAB.join(segments[first : end_seg + 1])
+    if end_trim:
+        token = token[: len(token) - end_trim]
+    removals = level if raw else level + 1
+    if first != end_seg and removals:
+        token = token.replace("\\" * removals + TAB, TAB)
+    append(token if raw else _unquote(token))
+    return own, not raw and first == end_seg == len(segments) - 1
+
+
+_FEW_BREAKS = 4  # TABs per break in the runs from which plain stretches are cut in C (fewer: TAB by TAB)
+
+
+def _walk_stretches(segments: list[str], backslashes: list[int], breaks: list[int],
+                    last_level: int) -> tuple[list[str], int, int, int, int, bool]:
+    """`_walk_unquoted`'s levels but the last, a plain stretch at a time: a Python step per break
+    in the runs and per TAB inside a level (PathsOfGlory's 186-deep chains: a few of each).
+    Returns (own tokens, the last level, its first segment, its end segment and trim, raw)."""
+    found = len(backslashes)
+    own: list[str] = []
+    append = own.append
+    end_seg = found  # the last level's text ends in this segment, `end_trim` chars early
+    end_trim = 0
+    level = 0
+    index = 0  # the next TAB to look at
+    first = 0  # the level's text starts at segments[first]
+    while level != last_level and index < found:
+        run = backslashes[index]
+        if run > level:  # a TAB inside this level's own token
+            index += 1
+            continue
+        if run < level:  # unescaped at an outer level: the chain ends here
+            end_seg, end_trim = index, run
+            break
+        following = bisect_right(breaks, index)
+        count = (breaks[following] if following < len(breaks) else found) - index
+        if last_level >= 0:
+            count = min(count, last_level - level)
+        if first == index:
+            own.extend(map(getitem, segments[index : index + count], _cuts(level, count)))
+        else:  # TABs inside this level: its segments joined, level + 1 backslashes off each
+            token = TAB.join(segments[first : index + 1])
+            if level:
+                token = token[: len(token) - level]
+            append(token.replace("\\" * (level + 1) + TAB, TAB))
+            own.extend(map(getitem, segments[index + 1 : index + count], _cuts(level + 1, count - 1)))
+        level += count
+        index += count
+        first = index
+    raw = level == last_level
+    if raw:  # Decorator.setState hands the innermost token 1 of the level above, whole
+        while index < found:
+            run = backslashes[index]
+            if run < level:
+                end_seg, end_trim = index, run
+                break
+            index += 1
+    return own, level, first, end_seg, end_trim, raw
+
+
+def _walk_tabs(segments: list[str], backslashes: list[int],
+               last_level: int) -> tuple[list[str], int, int, int, int, bool]:
+    """`_walk_unquoted`'s levels but the last, TAB by TAB: the separators by one plain loop over
+    the runs, then each own token cut (ForThePeople's Place Markers: a break every other TAB)."""
+    separators: list[int] = []
+    add = separators.append
+    end_seg = len(backslashes)  # the last level's text ends in this segment, `end_trim` chars early
+    end_trim = 0
+    level = 0
+    runs = enumerate(backslashes)
+    if level != last_level:
+        for index, run in runs:
+            if run == level:
+                add(index)
+                level += 1
+                if level == last_level:
+                    break
+            elif run < level:  # unescaped at an outer level: the chain ends here
+                end_seg, end_trim = index, run
+                break
+    raw = level == last_level
+    if raw:  # Decorator.setState hands the innermost token 1 of the level above, whole
+        for index, run in runs:
+            if run < level:
+                end_seg, end_trim = index, run
+                break
+    own: list[str] = []
+    append = own.append
+    first = 0
+    for depth, separator in enumerate(separators):
+        if separator == first:
+            token = segments[separator]
+            append(token[: len(token) - depth] if depth else token)
+        else:
+            token = TAB.join(segments[first : separator + 1])
+            if depth:
+                token = token[: len(token) - depth]
+            append(token.replace("\\" * (depth + 1) + TAB, TAB))
+        first = separator + 1
+    return own, level, first, end_seg, end_trim, raw
 
 
 def _walk_levels(segments: list[str], backslashes: list[int], max_levels: int | None,
@@ -920,7 +1118,7 @@ def decode_chain(type_string: str, state_string: str | None) -> list[Trait]:
     One linear pass per string (see `_split_levels`): decoding level by level costs
     O(length x depth), which is seconds for a Cattlesquat save's 200-deep, 70 KB pieces.
     """
-    own_types, tables = _own_types(type_string)
+    own_types, tables, _ = _own_types(type_string)
     count = len(own_types)
     if state_string is None:
         return _shared_chain(own_types, tables, [None] * count)

@@ -165,3 +165,19 @@ def test_board_without_image_or_size_is_500_square_6_2(tmp_path: Path) -> None:
     )
     boards = load_module(path).map_by_id("M").boards
     assert [board.size for board in boards] == [(500, 500), (800, 500), None]
+
+
+def test_module_property_is_the_first_definition_and_follows_the_list() -> None:
+    """`module_property` answers from an index: the first definition of a name wins, and a
+    definition appended later (an extension's) or a value changed after a first ask is seen."""
+    from vassal_parser.module import GlobalPropertyDef, Module
+
+    module = Module("m.vmod", "m", "1", "3.7.12", "")
+    module.global_properties += [GlobalPropertyDef("Turn", "1", "Module"),
+                                 GlobalPropertyDef("Turn", "2", "Module")]
+    assert (module.module_property("Turn"), module.module_property("Phase")) == ("1", None)
+    module.global_properties.append(GlobalPropertyDef("Phase", "Move", "Module"))
+    module.global_properties[0].initial_value = "3"
+    assert (module.module_property("Turn"), module.module_property("Phase")) == ("3", "Move")
+    module.global_properties = [GlobalPropertyDef("Phase", "Fire", "Module")]
+    assert (module.module_property("Turn"), module.module_property("Phase")) == (None, "Fire")

@@ -55,3 +55,34 @@ def test_3_3_a_repeated_type_is_looked_up_and_answers_as_the_first_read() -> Non
     assert len(commands._types_by_raw) <= commands._TYPES_LIMIT
     forget_shared_traits()
     assert not commands._types_by_raw
+
+
+@settings(max_examples=300)
+@given(st.lists(st.text(alphabet="ab/\\'\t", max_size=12), min_size=2, max_size=6),
+       st.lists(st.text(alphabet="ab/\\'", max_size=12), min_size=1, max_size=6))
+def test_3_3_types_alike_up_to_their_last_tab_answer_as_the_decoder(
+    heads: list[str], tails: list[str]
+) -> None:
+    """§3.3: AddPieces whose types share the text up to the last TAB (the outer traits of one kind)
+    around other tails — escaped and unescaped slashes, quotes, backslashes — read one after
+    another with the shared tables, answer as the decoder does (`commands._unescaped_type` takes the
+    first one's unescaped text before the TAB)."""
+    from vassal_parser.traits import forget_shared_traits
+
+    forget_shared_traits()
+    for head in heads:
+        prefix = "x" * 200 + head + "\\/" + "\t"  # long: the ends alone name it
+        for tail in tails:
+            text = f"+/7/{prefix}{tail}\\/c/Map;1;2"
+            assert _parse_fields("add_piece", text)["type"] == _reference(text)[1], text
+
+
+def test_3_3_types_alike_at_both_ends_keep_their_own_text() -> None:
+    """Two types as long, alike for hundreds of characters at either end of the text before their
+    last TAB but not between, each read as their own."""
+    from vassal_parser.traits import forget_shared_traits
+
+    forget_shared_traits()
+    for middle in ("c", "d", "c"):
+        text = "+/1/mark;" + "a\\/" * 100 + middle + "b" * 300 + "\tpiece;;;x.png;X/Map;1;2"
+        assert _parse_fields("add_piece", text)["type"] == _reference(text)[1]

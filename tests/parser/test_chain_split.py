@@ -164,3 +164,34 @@ def test_spec_5_1_pieces_differing_in_the_innermost_state_split_as_the_literal_d
             fast = decode_chain(*pair)
             slow = decode_chain_slowly(*pair)
             assert [(t.type, t.state) for t in fast] == [(t.type, t.state) for t in slow], pair
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_spec_5_1_types_differing_after_the_last_tab_split_as_the_literal_decode(seed: int) -> None:
+    """Type chains that differ only after their last TAB share the outer levels of the first one
+    split (`traits._own_types`): one after another in the shared tables — their innermost level a
+    BasicPiece type, empty, quoted, ending in backslashes or holding a TAB, around outer levels
+    holding TABs, and arbitrary text before the TAB (runs ending the chain early) — each splits as
+    the literal decode does."""
+    chooser = random.Random(4000 + seed)
+    forget_shared_traits()
+    for _ in range(25):
+        depth = chooser.randrange(1, 30)
+        tabs = chooser.choice([0.0, 0.05, 0.3])
+        outer = [_token(chooser, tabs) for _ in range(depth)]
+        head = "".join(chooser.choice(ALPHABET) for _ in range(chooser.randrange(0, 40))) + "\t"
+        for innermost in ["piece;;;x.png;Name", "piece;;;y.png;Other", *INNERMOST] * 2:
+            for type_string in (_fold([*outer, innermost]), head + innermost.replace("\t", "")):
+                fast = decode_chain(type_string, None)
+                slow = decode_chain_slowly(type_string, None)
+                assert [t.type for t in fast] == [t.type for t in slow], type_string
+
+
+def test_spec_5_1_types_alike_at_both_ends_keep_their_own_outer_levels() -> None:
+    """Two chains as long, alike for hundreds of characters at either end of the text before their
+    last TAB but not between, each keep their own outer levels (a table found by the ends alone is
+    not taken as the other's)."""
+    forget_shared_traits()
+    for middle in ("c", "d\te", "d", "c\te"):
+        types = ["mark;" + "a" * 300 + middle + "b" * 300, "report;x", "piece;;;x.png;Name"]
+        assert [t.type for t in decode_chain(_fold(types), None)] == types

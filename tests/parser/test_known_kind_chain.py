@@ -138,3 +138,39 @@ def test_spec_5_1_corpus_pieces_of_a_known_kind_decode_as_the_literal_decode(cor
 
         pytest.skip(f"none of {CORPUS_SAVES} found in {corpus_dir}")
     assert taken > 300
+
+
+USED_BY_OUTER: list[int] = []  # examples where a piece of another type took the shortcut
+INNERMOST_TYPES = st.sampled_from(["piece;;;img.svg;Rifle", "piece;;;tank.svg;Tank", "piece;", "mark;Kind",
+                                   "'piece;;;q.svg;Q'", "piece;;;a\tb.svg;Tab", "piece;;;a\\.svg;B", ""])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(OUTER, max_size=4), INNERMOST_TYPES, BASIC, BASIC, st.booleans())
+def test_spec_5_1_a_kind_of_another_type_with_the_same_outer_levels_is_the_literal_decode(
+        outer, second_type, first_basic, second_basic, raw) -> None:
+    """A piece whose type differs from an earlier piece's only after the last TAB (its BasicPiece
+    type, or something read otherwise there) takes that piece's outer traits only as the literal
+    decode would (`Piece._kind_by_outer`)."""
+    forget_shared_traits()
+    outer_types = [t for t, _ in outer]
+    first_type = chain([*outer_types, "piece;;;img.svg;Rifle"])
+    other_type = chain([*outer_types, second_type])
+    states = [s for _, s in outer]
+    if raw:  # arbitrary state text, not an encoded chain
+        first, second = "\t".join([*states, first_basic]), "\t".join([*states, second_basic])
+    else:
+        first, second = chain([*states, first_basic]), chain([*states, second_basic])
+    one = Piece("1", first_type, first)
+    _ = one.where  # the full decode, which remembers the kind where its tail is plain
+    two = Piece("2", other_type, second)
+    if two._known_kind_chain() is not None and other_type != first_type:
+        USED_BY_OUTER.append(1)
+    assert [(type(t), t.type, t.state) for t in two.traits] == _literal(other_type, second)
+    assert two.where == (two.map, two.x, two.y)
+
+
+def test_the_shortcut_by_outer_levels_was_taken() -> None:
+    if not USED_BY_OUTER:  # run on its own (-k): run the comparison here
+        test_spec_5_1_a_kind_of_another_type_with_the_same_outer_levels_is_the_literal_decode()
+    assert len(USED_BY_OUTER) > 40

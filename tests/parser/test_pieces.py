@@ -206,3 +206,35 @@ def test_real_save_pieces_have_names_and_positions(corpus_dir: Path) -> None:
     stacks = [p for p in pieces if isinstance(p, Stack)]
     known = {p.id for p in real}
     assert stacks and all(set(s.member_ids) <= known for s in stacks if s.map is not None)
+
+
+def test_spec_5_5_chains_of_one_length_with_other_classes_answer_their_own_properties() -> None:
+    """Chains as long but with their traits' classes in another order (a Marker where the other
+    has a Text Label, a Basic Name trait, a Mask) each answer their own properties and names
+    (pieces.py's chain profiles are shared by equal sequences of classes only)."""
+    from vassal_parser.traits import forget_shared_traits
+
+    label = "label;;;10;;0,0,0;t;0;c;0;b;c;$pieceName$ ($label$);Dialog;0;0;TextLabel;;false"
+    mask = "obs;70,130;back.png;Flip;g;Hidden unit;sides:Germany;Peek;;false;;"
+    outers = {
+        "marker": (["mark;Nation", "mark;Type"], ["German", "Inf"]),
+        "label": (["mark;Nation", label], ["German", "XL"]),
+        "basic name": (["basicName;Renamed", "mark;Type"], ["", "Inf"]),
+        "mask": ([mask, "mark;Type"], ["pw2;", "Inf"]),
+    }
+    forget_shared_traits()
+    for _ in range(2):  # the second time from the shared tables
+        found = {}
+        for name, (types, states) in outers.items():
+            type_string = encode([types[0], encode([types[1], "piece;;;a.png;Panzer"], "\t")], "\t")
+            state_string = encode([states[0], encode([states[1], "Map;1;2;5;0"], "\t")], "\t")
+            piece = Piece("3", type_string, state_string)
+            properties = piece.properties()
+            found[name] = (properties.get("Nation"), properties.get("Type"), properties.get("TextLabel"),
+                           properties["BasicName"], properties["PieceName"], piece.masked_by)
+        assert found == {
+            "marker": ("German", "Inf", None, "Panzer", "Panzer", None),
+            "label": ("German", None, "XL", "Panzer", "Panzer (XL)", None),
+            "basic name": (None, "Inf", None, "Renamed", "Renamed", None),
+            "mask": (None, "Inf", None, "Panzer", "Hidden unit", "pw2"),
+        }
