@@ -1,21 +1,24 @@
 """`adjutant check A.vsav B.vsav ... | DIR`: many game files, one summary line each, on every core.
 
 Why (issue 27): a tournament director checks a folder of PBEM files. Loading the module and the
-pack is most of a small check, so they are loaded once, in this process, before the workers are
-forked (they inherit them; a platform without `fork` loads them once per worker instead); each
-worker then only reads, maps and plans its files. A file that cannot be read is its own one line
-(exit 2 for it) and the others are still checked; the command exits with the worst status of all
-(bad input 2 > due 1 > undecided 3 > nothing due 0; a bug in Adjutant, 70, above all).
+pack is most of a small check, so each process loads them once and then only reads, maps and plans
+its files. The workers are forked after the imports but before the module and pack are loaded,
+and each loads its own at the same time as this process (`_forked` says why not before the fork).
+A file that cannot be read is its own one line (exit 2 for it) and the others are still checked;
+the command exits with the worst status of all (bad input 2 > due 1 > undecided 3 > nothing due 0;
+a bug in Adjutant, 70, above all).
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing
 import os
+import signal
 import sys
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -93,11 +96,9 @@ def _start(module: str, pack: str, extensions: list[str], answers: tuple[dict[st
 
 
 def _warm(pipeline: Any) -> None:
-    """Plan an empty position once before any file (and before any fork): the first plan of a process
-    imports the pack's event modules and fills the mapping's and the engine's one-time tables,
-    which every worker then inherits instead of paying for it again. The plan is thrown away."""
-    import contextlib
-
+    """Plan an empty position once before any file: the first plan of a process imports the pack's
+    event modules and fills the mapping's and the engine's one-time tables, so that no file's time
+    (nor the first file's line) carries them. The plan is thrown away."""
     from vassal_parser.errors import InputError
 
     info = {"file": "<warm-up>", "kind": "save", "module_name": pipeline.module.name,
@@ -114,22 +115,31 @@ def check_files(files: list[Path], module: str | Path, pack: str | Path, extensi
 
     The module and pack are loaded here first: a bad module or pack is one InputError for the whole
     command, before any file is read. So are the answers' choice ids checked against the pack."""
-    global _PIPELINE, _ANSWERS
-    from bridge.pipeline import CheckPipeline
+    global _ANSWERS
     from rules.engine import check_answer_ids
 
+    global _PIPELINE
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(files)))
     extensions = [str(e) for e in extensions]
-    _PIPELINE = CheckPipeline(module, pack, extensions=extensions)
+    _PIPELINE = None  # an earlier call's (another module or pack) is never this one's
     _ANSWERS = (dict(answers or {}), answers_source)
-    check_answer_ids(_ANSWERS[0], _PIPELINE.pack, answers_source)
-    _warm(_PIPELINE)
+
+    def load() -> None:
+        """This process's pipeline: a bad module, pack or answer id is one InputError for the command."""
+        _start(str(module), str(pack), extensions, _ANSWERS)
+        check_answer_ids(_ANSWERS[0], _PIPELINE.pack, answers_source)
+        _warm(_PIPELINE)
+
+    if jobs > 1 and hasattr(os, "fork"):
+        timer: list[float] = []
+        for start in range(0, len(files), FORKED_FILES):  # what one pipe of numbers holds
+            yield from _forked(files[start:start + FORKED_FILES], jobs - 1, load, timer)
+        _say_timing(len(files), jobs, timer[0])
+        return
+    load()
     started = time.perf_counter()
     if jobs == 1:
         yield from map(check_one, files)
-    elif hasattr(os, "fork"):
-        for start in range(0, len(files), FORKED_FILES):  # what one pipe of numbers holds
-            yield from _forked(files[start:start + FORKED_FILES], jobs - 1)
     else:  # no fork (Windows): a pool of spawned workers, each loading the pipeline once
         from concurrent.futures import ProcessPoolExecutor
 
@@ -137,8 +147,14 @@ def check_files(files: list[Path], module: str | Path, pack: str | Path, extensi
         with ProcessPoolExecutor(jobs, mp_context=spawn, initializer=_start,
                                  initargs=(str(module), str(pack), extensions, _ANSWERS)) as pool:
             yield from pool.map(check_one, files, chunksize=max(1, len(files) // (jobs * 4)))
-    if os.environ.get("ADJUTANT_BATCH_TIMING"):  # benchmarks/batch_check.py: the checking alone
-        print(f"batch timing: {len(files)} files in {jobs} processes: {time.perf_counter() - started:.4f} s",
+    _say_timing(len(files), jobs, started)
+
+
+def _say_timing(count: int, jobs: int, started: float) -> None:
+    """benchmarks/batch_check.py (`ADJUTANT_BATCH_TIMING`): the time from this process's pipeline
+    loaded to the last file checked."""
+    if os.environ.get("ADJUTANT_BATCH_TIMING"):
+        print(f"batch timing: {count} files in {jobs} processes: {time.perf_counter() - started:.4f} s",
               file=sys.stderr)
 
 
@@ -182,7 +198,8 @@ def document(entries: list[Mapping[str, Any]]) -> dict[str, Any]:
             "exit_status": worst(e["exit_status"] for e in entries)}
 
 
-def _forked(files: list[Path], workers: int) -> Iterator[dict[str, Any]]:
+def _forked(files: list[Path], workers: int, load: Callable[[], None],
+            timer: list[float]) -> Iterator[dict[str, Any]]:
     """Check `files` in this process and `workers` forked ones; their summaries in order.
 
     Why os.fork and pipes, not a pool: a demo-sized file is checked in a few ms, and a pool's
@@ -194,10 +211,13 @@ def _forked(files: list[Path], workers: int) -> Iterator[dict[str, Any]]:
     before the fork, so no collection in a worker walks (and copies) the pages it shares with this
     process. A worker that dies leaves its files' lines as internal errors, never a hang.
 
-    Why the first file is checked before the fork: a process's first file fills the tables every
-    later file of the same module reuses (its pieces' kinds and trait chains, the layout's and the
-    insets' answers) — about a file's worth of work again. Checked here first, they are filled once
-    and every worker inherits them, instead of each process filling its own."""
+    Why each process loads its own pipeline (`load`, after the fork; this process's in the first
+    round only, timed from then into `timer`): a pipeline inherited through fork made every file
+    twice as slow in both processes — each file writes into the pipeline's memos and tables, and
+    every page of them first written after the fork is copied (measured: 3.4-5.8 ms a file alone,
+    8-10 ms in each of two processes sharing a loaded pipeline, 5-6 ms in each of two that loaded
+    their own, benchmarks/batch_check.py). Loading twice at once costs no time on two cores. A
+    worker whose load fails leaves its files to this process, whose own load reports the error."""
     import pickle
     import select
     import struct
@@ -205,20 +225,22 @@ def _forked(files: list[Path], workers: int) -> Iterator[dict[str, Any]]:
     count = len(files)
     if count == 0:
         return
-    first = check_one(files[0])
+    fresh = _PIPELINE is None  # the first round: nobody has loaded a pipeline yet
     gc.freeze()
+    todo_read, todo_write = os.pipe()
+    results: list[tuple[int, int]] = []  # (pid, read end) per worker
     try:
-        todo_read, todo_write = os.pipe()
-        results: list[tuple[int, int]] = []  # (pid, read end) per worker
-        os.write(todo_write, b"".join(struct.pack("<I", n) for n in range(1, count)))
+        os.write(todo_write, b"".join(struct.pack("<I", n) for n in range(count)))
         os.close(todo_write)
         for _worker in range(workers):
             read_end, write_end = os.pipe()
             pid = os.fork()
-            if pid == 0:  # the worker: take numbers until none is left, send each summary
+            if pid == 0:  # the worker: its own pipeline, then numbers until none is left, a summary each
                 os.close(read_end)
                 code = 0
                 try:
+                    if fresh:
+                        load()
                     while True:
                         record = os.read(todo_read, 4)
                         if len(record) < 4:
@@ -232,8 +254,11 @@ def _forked(files: list[Path], workers: int) -> Iterator[dict[str, Any]]:
                     os._exit(code)
             os.close(write_end)
             results.append((pid, read_end))
+        if fresh:
+            load()
+            timer.append(time.perf_counter())
         os.set_blocking(todo_read, False)
-        done: dict[int, dict[str, Any]] = {0: first}
+        done: dict[int, dict[str, Any]] = {}
         buffers = {fd: b"" for _pid, fd in results}
         open_ends = set(buffers)
         for index in range(count):
@@ -266,9 +291,11 @@ def _forked(files: list[Path], workers: int) -> Iterator[dict[str, Any]]:
                         buffers[fd] = buffers[fd][4 + size:]
                         done[number] = entry
             yield done.pop(index)
+    finally:  # also when this process's load refused the module or pack: no worker is left behind
+        gc.unfreeze()
         os.close(todo_read)
         for pid, fd in results:
             os.close(fd)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
-    finally:
-        gc.unfreeze()

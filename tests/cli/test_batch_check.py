@@ -4,6 +4,7 @@ list; a bad file is its own line and the others are still checked; the exit stat
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -117,3 +118,59 @@ def test_a_folder_without_games_is_bad_input(capsys, tmp_path: Path) -> None:
 def test_worst_ranks_bad_input_over_due_over_undecided() -> None:
     assert worst([0, 3]) == 3 and worst([3, 1]) == 1 and worst([1, 2, 3]) == 2 and worst([2, 70]) == 70
     assert worst([]) == 0
+
+
+def _children() -> list[int]:
+    """This process's live children (Linux /proc), to see that no worker outlives its command."""
+    mine = str(os.getpid())
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == mine and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or not Path("/proc/self/stat").exists(), reason="fork and /proc")
+def test_each_forked_process_loads_its_own_pipeline(monkeypatch, tmp_path: Path, capsys) -> None:
+    """Issue 27: a pipeline inherited through fork made every file slower in both processes (its
+    pages copied as each file writes into its memos), so each process loads its own after the fork."""
+    from bridge.cli import batch_check
+
+    loads = tmp_path / "loads"
+    real_start = batch_check._start
+
+    def counted(*args) -> None:
+        with loads.open("a") as out:
+            out.write(f"{os.getpid()}\n")
+        real_start(*args)
+
+    monkeypatch.setattr(batch_check, "_start", counted)
+    saves = [save_path(scene) for scene in STORY]
+    assert check(capsys, *saves, "--jobs", "2")[0] == 1
+    pids = loads.read_text().split()
+    assert len(pids) == 2 and len(set(pids)) == 2 and str(os.getpid()) in pids
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or not Path("/proc/self/stat").exists(), reason="fork and /proc")
+@pytest.mark.parametrize("bad", ["module", "pack", "answer"])
+def test_a_bad_module_pack_or_answer_is_one_line_and_leaves_no_worker(capsys, tmp_path: Path,
+                                                                      bad: str) -> None:
+    saves = [str(save_path(scene)) for scene in STORY]
+    module, pack, extra = str(DEMO_MODULE), str(DEMO_PACK), []
+    if bad == "module":
+        module = str(tmp_path / "nothing.vmod")
+        (tmp_path / "nothing.vmod").write_bytes(b"not a zip")
+    elif bad == "pack":
+        pack = str(tmp_path)
+    else:
+        extra = ["--answer", "16.9.9:nothing=1"]
+    before = _children()
+    status = main(["check", *saves, "--module", module, "--pack", pack, "--jobs", "2", *extra])
+    captured = capsys.readouterr()
+    assert status == 2 and captured.out == ""
+    assert len(captured.err.strip().splitlines()) == 1 and captured.err.startswith("adjutant: ")
+    assert _children() == before
