@@ -20,8 +20,9 @@ be written is no cache (a read-only home, a full disk) — never an error. Files
 only when something was added, to a temporary name and renamed (a torn file reads as empty; no
 fsync, since losing a cache costs one slow start).
 
-Trust: like `__pycache__`, the folder holds code the process runs, so it is created 0700 and
-lives under the user's own home or the folder they name.
+Trust: like `__pycache__`, the folder holds code the process runs, so it is created 0700 and its
+files 0600, and (POSIX) a file another user owns, or others may write, is not read — a cache folder
+named in a shared place cannot be fed someone else's code.
 
 Bounds: a file over `MAX_FILE_BYTES` is not read; a store keeps at most `MAX_ENTRIES` entries, and
 when a run ends with more, only the ones used or added in that run are written.
@@ -63,6 +64,13 @@ def enable() -> None:
 
 def enabled() -> bool:
     return _enabled
+
+
+def _trusted(status: os.stat_result) -> bool:
+    """Written by this user and by nobody else (POSIX; elsewhere the folder's own protection)."""
+    if not hasattr(os, "geteuid"):
+        return True
+    return status.st_uid == os.geteuid() and not status.st_mode & 0o022
 
 
 def store(name: str) -> Store:
@@ -133,6 +141,8 @@ class Store:
             return {}
         try:
             with open(path, "rb") as handle:
+                if not _trusted(os.fstat(handle.fileno())):
+                    return {}
                 data = handle.read(MAX_FILE_BYTES + 1)
             if len(data) > MAX_FILE_BYTES:
                 return {}
@@ -154,7 +164,7 @@ class Store:
         temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            with open(temp, "wb") as handle:
+            with open(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as handle:
                 marshal.dump(entries, handle)
             os.replace(temp, path)
             self._added = False

@@ -159,3 +159,17 @@ def test_check_says_the_same_with_a_cold_warm_corrupt_or_no_cache(tmp_path: Path
     assert check(tmp_path) == cold
     assert check("") == cold
     assert cold[0] == 1 and "16.2.1 Case Yellow" in cold[1]  # waiting for the Axis choice (16.2.1)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX file owners and modes")
+def test_a_cache_file_others_may_write_is_not_read(tmp_path: Path) -> None:
+    """The store holds code the process runs: a file group- or world-writable is ignored, and the
+    stores are written 0600."""
+    _child(tmp_path)
+    stores = list(tmp_path.glob("*.marshal"))
+    assert stores and all(store.stat().st_mode & 0o777 == 0o600 for store in stores)
+    assert int(_child(tmp_path)[0]) == 0
+    for store in stores:
+        store.chmod(0o666)
+    assert int(_child(tmp_path)[0]) >= 4  # not trusted: compiled afresh (and written anew, 0600)
+    assert all(store.stat().st_mode & 0o777 == 0o600 for store in tmp_path.glob("*.marshal"))
