@@ -145,18 +145,25 @@ def _daemon_port(daemon: subprocess.Popen, timeout: float) -> tuple[int, str]:
     """The port and the stream URL's token from the daemon's lines ("stream (OBS browser source):
     http://127.0.0.1:PORT/?view=stream&token=T", bridge/web/access.py); gives up after `timeout` seconds or
     when the daemon exits, so the benchmark always stops by itself."""
+    # Read from the pipe itself, not line by line through the text wrapper: the daemon prints its
+    # URLs at once, and a `readline` would keep the stream's line in the wrapper's buffer, where
+    # `select` cannot see it (the benchmark then waited the whole timeout).
     deadline = time.monotonic() + timeout
+    fd = daemon.stdout.fileno()
+    pending = ""
     with selectors.DefaultSelector() as selector:
-        selector.register(daemon.stdout, selectors.EVENT_READ)
+        selector.register(fd, selectors.EVENT_READ)
         while time.monotonic() < deadline:
             if not selector.select(max(0.0, deadline - time.monotonic())):
                 break
-            line = daemon.stdout.readline()
-            if not line:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
                 raise SystemExit(f"the daemon exited (status {daemon.wait()}) before listening")
-            if "stream (" in line and "token=" in line:
-                url = line.split(": ", 2)[-1].strip()
-                return int(url.split("/")[2].rsplit(":", 1)[1]), url.rsplit("token=", 1)[1]
+            *lines, pending = (pending + chunk.decode("utf-8", "replace")).split("\n")
+            for line in lines:
+                if "stream (" in line and "token=" in line:
+                    url = line.split(": ", 2)[-1].strip()
+                    return int(url.split("/")[2].rsplit(":", 1)[1]), url.rsplit("token=", 1)[1]
     raise SystemExit(f"the daemon did not start listening within {timeout:.0f} s")
 
 
