@@ -113,12 +113,11 @@ def check_files(files: list[Path], module: str | Path, pack: str | Path, extensi
                 jobs: int | None = None) -> Iterator[dict[str, Any]]:
     """Each file's summary, in the order given, checked by `jobs` processes (default: every core).
 
-    The module and pack are loaded here first: a bad module or pack is one InputError for the whole
-    command, before any file is read. So are the answers' choice ids checked against the pack."""
-    global _ANSWERS
+    The module and pack are loaded before any file is read: a bad module or pack is one InputError
+    for the whole command. So are the answers' choice ids checked against the pack."""
+    global _PIPELINE, _ANSWERS
     from rules.engine import check_answer_ids
 
-    global _PIPELINE
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(files)))
     extensions = [str(e) for e in extensions]
     _PIPELINE = None  # an earlier call's (another module or pack) is never this one's
@@ -214,10 +213,11 @@ def _forked(files: list[Path], workers: int, load: Callable[[], None],
     Why each process loads its own pipeline (`load`, after the fork; this process's in the first
     round only, timed from then into `timer`): a pipeline inherited through fork made every file
     twice as slow in both processes — each file writes into the pipeline's memos and tables, and
-    every page of them first written after the fork is copied (measured: 3.4-5.8 ms a file alone,
-    8-10 ms in each of two processes sharing a loaded pipeline, 5-6 ms in each of two that loaded
-    their own, benchmarks/batch_check.py). Loading twice at once costs no time on two cores. A
-    worker whose load fails leaves its files to this process, whose own load reports the error."""
+    every page of them first written after the fork is copied (measured per process on the demo
+    saves, 2026-12-02: 3.4-5.8 ms a file alone, 8-10 ms in each of two processes sharing a loaded
+    pipeline, 5-6 ms in each of two that loaded their own). The two loads run at once, on two
+    cores. A worker whose load fails leaves its files to this process, whose own load reports the
+    error; the workers are killed and reaped whatever happens (`finally`)."""
     import pickle
     import select
     import struct

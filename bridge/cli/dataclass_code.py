@@ -37,6 +37,7 @@ STORE_NAME = "dataclass-code"
 
 def cached_exec(source: Any, globals: dict[str, Any] | None = None,
                 locals: dict[str, Any] | None = None) -> None:
+    """`exec` as `dataclasses` calls it, with the code of a source text from the store."""
     if not isinstance(source, str):
         return builtins.exec(source, globals, locals)
     store = user_cache.store(STORE_NAME)
@@ -54,7 +55,6 @@ def install() -> None:
     import dataclasses
 
     dataclasses.exec = cached_exec  # type: ignore[attr-defined]
-
 
 
 _INSPECT_LOCK = _thread.allocate_lock()
