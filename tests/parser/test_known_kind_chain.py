@@ -174,3 +174,33 @@ def test_the_shortcut_by_outer_levels_was_taken() -> None:
     if not USED_BY_OUTER:  # run on its own (-k): run the comparison here
         test_spec_5_1_a_kind_of_another_type_with_the_same_outer_levels_is_the_literal_decode()
     assert len(USED_BY_OUTER) > 40
+
+
+def test_a_kind_found_by_its_outer_levels_is_kept_under_its_own_type(monkeypatch) -> None:
+    """`pieces._learn_kind` (issue 27: the daemon's cold plan): once a piece of a new type took its
+    kind through the outer levels it shares with another type, the next piece of that type takes it
+    from one lookup under its own type — and both are still the literal decode (spec §5.1)."""
+    from vassal_parser import pieces
+
+    forget_shared_traits()
+    outer_types = ["mark;Kind,Side", "PROP;Strength;;;"]
+    first_type = chain([*outer_types, "piece;;;img.svg;Rifle"])
+    other_type = chain([*outer_types, "piece;;;img.svg;Tank"])
+
+    def state(map_name: str, x: int, y: int) -> str:
+        return chain(["Axis", "3", encode([map_name, str(x), str(y)], ";")])
+
+    one = Piece("1", first_type, state("Main", 10, 20))
+    _ = one.where  # decoded: its kind is learnt under its own type and its outer levels
+    assert other_type not in pieces._OUTER_CHAINS
+    two = Piece("2", other_type, state("Main", 30, 40))
+    assert two._known_kind_chain() is not None  # through the outer levels
+    assert other_type in pieces._OUTER_CHAINS
+    asked: list[str] = []
+    real = Piece._kind_by_outer
+    monkeypatch.setattr(Piece, "_kind_by_outer", lambda self, *a: asked.append(self.id) or real(self, *a))
+    three = Piece("3", other_type, state("East", 50, 60))
+    assert three._known_kind_chain() is not None and asked == []
+    for piece in (two, three):
+        assert [(type(t), t.type, t.state) for t in piece.traits] == _literal(other_type, piece._state)
+    assert three.where == ("East", 50, 60)
