@@ -105,7 +105,7 @@ class EventSpec:
 
 @dataclass
 class Pack:
-    """One edition's static facts, read once: the engine never reads TOML itself."""
+    """One edition's static facts, read once from the pack's TOML: what the engine reads instead."""
 
     name: str
     edition: str

@@ -16,7 +16,7 @@ def terminal_width() -> int:
     """argparse's own width (the terminal's, less 2), asked once per process.
 
     Why: argparse makes a formatter for every `add_argument` (to check its metavar), and each asked
-    the terminal afresh — a tenth of a small `check`'s command-line set-up (issue 27)."""
+    the terminal afresh (an environment look-up and an `ioctl`); once is enough (issue 27)."""
     import shutil
 
     return shutil.get_terminal_size().columns - 2
