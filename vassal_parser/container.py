@@ -10,13 +10,15 @@ VASSAL release), `VOBS` (raw key byte + XOR, VASSAL master after 3.7), XZ (pywar
 XORed bytes are decoded as UTF-8 only AFTER the XOR (spec §9.5).
 
 Public API:
-    open_container(path) -> Container
+    open_container(path, hold=False) -> Container
     Container: path, kind, entry_names, read_entry(name) -> bytes, has_entry(name),
         metadata (dict[str, str]), metadata_entries (dict[str, dict[str, str]]),
-        savedgame_encoding, command_text() -> str, build_xml_bytes() -> bytes, build_entry_name
+        savedgame_encoding, command_text() -> str, build_xml_bytes() -> bytes, build_entry_name,
+        kept_open() (one archive open for a run of reads)
     decode_savedgame(data, source) -> (text, encoding)
     safe_xml_parser(huge=False) -> lxml XMLParser     (hardened; reuse it for any VASSAL XML)
     parse_xml(data, source, huge=False) -> lxml root element (InputError on bad XML / DTDs)
+    read_xml(data, source, huge=False) -> the same tree, read by expat where it can (xml_light.py)
     read_metadata_xml(data, source) -> dict[str, str]
     KINDS, ENCODINGS, MAX_ENTRY_BYTES
 """
@@ -98,15 +100,20 @@ def parse_xml(data: bytes, source: str | Path, huge: bool = False) -> etree._Ele
     return root
 
 
+def read_xml(data: bytes, source: str | Path, huge: bool = False) -> etree._Element | xml_light.LightElement:
+    """`parse_xml`'s tree, read by expat where it can (vassal_parser/xml_light.py: the same tree,
+    without lxml's import), else by lxml, whose answer or one-line refusal stands."""
+    root = xml_light.parse(data)
+    return root if root is not None else parse_xml(data, source, huge=huge)
+
+
 def read_metadata_xml(data: bytes, source: str | Path) -> dict[str, str]:
     """`moduledata`/`savedata`/`extensiondata` (spec §1.2) as a flat dict of trimmed texts.
 
     Untranslated elements win; translations (`lang=`) are skipped because the pre-3.6.11 swap
     quirk makes them unreliable and nothing downstream needs them.
     """
-    root = xml_light.parse(data)  # the fast path; lxml where it cannot read it (vassal_parser/xml_light.py)
-    if root is None:
-        root = parse_xml(data, source)
+    root = read_xml(data, source)
     result: dict[str, str] = {}
     for child in root:
         if not isinstance(child.tag, str) or child.get("lang") is not None:
@@ -328,10 +335,7 @@ class Container:
         return merged
 
     def _build_root_attributes(self) -> dict[str, str]:
-        data = self.build_xml_bytes()
-        root = xml_light.parse(data)
-        if root is None:
-            root = parse_xml(data, self.path, huge=True)
+        root = read_xml(self.build_xml_bytes(), self.path, huge=True)
         attributes = dict(root.attrib)
         result = {key: attributes[key] for key in ("name", "version", "description") if key in attributes}
         vassal = attributes.get("VassalVersion") or attributes.get("vassalVersion")

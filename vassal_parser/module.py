@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from vassal_parser import grids, xml_light
-from vassal_parser.container import Container, open_container, parse_xml, safe_xml_parser
+from vassal_parser.container import Container, open_container, parse_xml, read_xml, safe_xml_parser
 from vassal_parser.errors import InputError, about
 from vassal_parser.oblique_numbering import module_hex_numberings
 from vassal_parser.sequence import decode, java_parse_double, java_parse_int
@@ -837,10 +837,9 @@ def _load_module(path: Path, container: Container, extensions: Iterable[str | os
     data = container.build_xml_bytes()
     # A small build file without extensions is read by expat (vassal_parser/xml_light.py: the same
     # tree, without lxml's import); a big one, or one an extension is merged into, by lxml.
-    root: Any = None
     if not extensions and len(data) <= LIGHT_BUILD_BYTES and "lxml.etree" not in sys.modules:
-        root = xml_light.parse(data)
-    if root is None:
+        root: Any = read_xml(data, path, huge=True)
+    else:
         root = parse_xml(data, path, huge=True)
     if root.tag == EXTENSION_TAG:
         raise InputError(path, "is a module extension; pass it with --extension next to its module")

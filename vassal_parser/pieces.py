@@ -142,15 +142,24 @@ def _learn_kind(piece_type: str, prefix: str, kind: tuple) -> None:
     type as well, as `_remember_kind` keeps a decoded one: a save's pieces of one new type then
     take their kind from one lookup, not the outer levels' each time (the daemon's cold plan of
     5,000 never-seen pieces: 4,834 of them were of a few such types)."""
+    if not _kinds_full(len(prefix)):  # full: `_remember_kind` empties the tables when it next learns one
+        _keep_kind(_OUTER_CHAINS, piece_type, prefix, kind)
+
+
+def _kinds_full(characters: int) -> bool:
+    """Would `characters` more of state text pass the kind tables' bounds (`_OUTER_LIMITS`)?"""
     if not _OUTER_CHAINS and not _KINDS_BY_OUTER:  # emptied with the shared trait tables
         _outer_size[0] = _outer_size[1] = 0
-    if _outer_size[0] >= _OUTER_LIMITS[0] or _outer_size[1] + len(prefix) > _OUTER_LIMITS[1]:
-        return  # full: `_remember_kind` empties the tables when it next learns a kind
-    kinds = _OUTER_CHAINS.get(piece_type)
+    return _outer_size[0] >= _OUTER_LIMITS[0] or _outer_size[1] + characters > _OUTER_LIMITS[1]
+
+
+def _keep_kind(table: dict, key: object, prefix: str, value: object) -> None:
+    """`table[key][prefix] = value` unless already there, counted against `_OUTER_LIMITS`."""
+    kinds = table.get(key)
     if kinds is None:
-        kinds = _OUTER_CHAINS[piece_type] = {}
+        kinds = table[key] = {}
     if prefix not in kinds:
-        kinds[prefix] = kind
+        kinds[prefix] = value
         _outer_size[0] += 1
         _outer_size[1] += len(prefix)
 
@@ -282,32 +291,18 @@ class Piece:
         """Keep this piece's outer traits for later pieces of its kind (see `_known_kind_chain`):
         called once its BasicPiece state is proved to be its state's whole plain tail after `prefix`
         (see `_read_basic`)."""
-        if not _OUTER_CHAINS and not _KINDS_BY_OUTER:  # emptied with the shared trait tables
-            _outer_size[0] = _outer_size[1] = 0
-        kinds = _OUTER_CHAINS.get(self._type)
-        if kinds is None:
-            kinds = _OUTER_CHAINS[self._type] = {}
-        elif prefix in kinds:
+        if prefix in _OUTER_CHAINS.get(self._type, ()):
             return
-        if _outer_size[0] >= _OUTER_LIMITS[0] or _outer_size[1] + 2 * len(prefix) > _OUTER_LIMITS[1]:
+        if _kinds_full(2 * len(prefix)):
             _OUTER_CHAINS.clear()
             _KINDS_BY_OUTER.clear()
             _outer_size[0] = _outer_size[1] = 0
-            kinds = _OUTER_CHAINS[self._type] = {}
         basic = traits[-1]
         outer_traits = traits[:-1]
-        kinds[prefix] = (outer_traits, basic.type, type(basic), basic.prefix)
-        _outer_size[0] += 1
-        _outer_size[1] += len(prefix)
+        _keep_kind(_OUTER_CHAINS, self._type, prefix, (outer_traits, basic.type, type(basic), basic.prefix))
         outer = shared_outer(self._type)
         if outer is not None:  # for pieces of other types with these outer levels
-            by_outer = _KINDS_BY_OUTER.get(outer)
-            if by_outer is None:
-                by_outer = _KINDS_BY_OUTER[outer] = {}
-            if prefix not in by_outer:
-                by_outer[prefix] = outer_traits
-                _outer_size[0] += 1
-                _outer_size[1] += len(prefix)
+            _keep_kind(_KINDS_BY_OUTER, outer, prefix, outer_traits)
 
     @property
     def basic(self) -> BasicPiece | None:

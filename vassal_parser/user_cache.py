@@ -62,10 +62,6 @@ def enable() -> None:
         atexit.register(save_all)
 
 
-def enabled() -> bool:
-    return _enabled
-
-
 def _trusted(status: os.stat_result) -> bool:
     """Written by this user and by nobody else (POSIX; elsewhere the folder's own protection)."""
     if not hasattr(os, "geteuid"):

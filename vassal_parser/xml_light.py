@@ -96,18 +96,12 @@ def parse(data: bytes) -> LightElement | None:
         if open_text:
             open_text[-1] = False
 
-    def doctype(*_args: object) -> None:
-        raise _Refused
-
     parser.StartElementHandler = start
     parser.EndElementHandler = end
     parser.CharacterDataHandler = characters
     parser.CommentHandler = other_node
     parser.ProcessingInstructionHandler = other_node
-    parser.StartDoctypeDeclHandler = doctype
-    try:
-        parser.Parse(data, True)
-    except (pyexpat.ExpatError, _Refused, ValueError, LookupError, RecursionError):
+    if not _read_whole(parser, data):
         return None
     return roots[0] if len(roots) == 1 else None
 
@@ -128,13 +122,22 @@ def root_attributes(data: bytes) -> dict[str, str] | None:
         found.append(attrib)
         parser.StartElementHandler = None
 
-    def doctype(*_args: object) -> None:
-        raise _Refused
-
     parser.StartElementHandler = start
-    parser.StartDoctypeDeclHandler = doctype
+    if not _read_whole(parser, data):
+        return None
+    return found[0] if found else None
+
+
+def _refuse_doctype(*_args: object) -> None:
+    raise _Refused
+
+
+def _read_whole(parser: pyexpat.XMLParserType, data: bytes) -> bool:
+    """Feed `data` to `parser`, a DOCTYPE refused: False for anything expat does not read (bad XML,
+    an encoding it lacks, a DOCTYPE, a prefixed name), which the caller then hands to lxml."""
+    parser.StartDoctypeDeclHandler = _refuse_doctype
     try:
         parser.Parse(data, True)
     except (pyexpat.ExpatError, _Refused, ValueError, LookupError, RecursionError):
-        return None
-    return found[0] if found else None
+        return False
+    return True
