@@ -352,8 +352,8 @@ class PositionMemo:
             return None
         found = self.unplaced.get(key)
         if found is _MISSING:
-            found = None if piece.uses_formats() else PieceKind(
-                piece.properties(None, ids=False), piece.hidden_by, piece.masked_by)
+            facts = piece.kind_facts()
+            found = None if facts is None else PieceKind(*facts)
             self.unplaced.put(key, found)
         return found  # type: ignore[return-value]
 

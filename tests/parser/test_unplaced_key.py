@@ -64,6 +64,21 @@ def test_pieces_with_one_unplaced_key_share_everything_but_where(made, map_id, x
     assert one.basic.fields["persistent"] == two.basic.fields["persistent"]
 
 
+@settings(max_examples=300, deadline=None)
+@given(pieces(), st.sampled_from(["Main", "null"]), NUMBER, NUMBER)
+def test_kind_facts_are_the_three_separate_answers(made, map_id, x, y) -> None:
+    """`Piece.kind_facts` (one chain and profile lookup for the memo's kinds) gives what the
+    separate calls give, and None exactly where the names read the location (spec §5.5)."""
+    type_string, _state, outer_states = made
+    state = with_position(outer_states, map_id, x, y)
+    facts = Piece("1", type_string, state).kind_facts()
+    alone = Piece("1", type_string, state)  # a fresh piece: nothing worked out by the call above
+    if alone.uses_formats():
+        assert facts is None
+    else:
+        assert facts == (alone.properties(ids=False), alone.hidden_by, alone.masked_by)
+
+
 def test_the_generated_chains_did_share_keys() -> None:
     """The test above compared pieces for real, not only pieces without a shared key."""
     if not SHARED:  # run on its own (-k): run the comparison here
