@@ -163,3 +163,20 @@ def test_property_decode_equals_the_character_by_character_reading(text: str, de
     """Spec §4.2: escaped delimiters (one backslash dropped, backslash runs not unescaped), quotes,
     empty and trailing tokens, as the Decoder reads them."""
     assert decode(text, delim) == _decode_char_by_char(text, delim)
+
+
+@settings(max_examples=400)
+@given(st.text(alphabet="ab;\\'\t,", max_size=60), st.sampled_from([";", "\t", ","]), st.integers(0, 5))
+def test_property_first_tokens_equal_the_literal_reading(text: str, delim: str, most: int) -> None:
+    """Spec §4.2 with `max_tokens` (what Java callers reading one or two tokens see): the first
+    tokens of the literal reading, and every token when `most` is 0."""
+    whole = _decode_char_by_char(text, delim)
+    assert decode(text, delim, most) == (whole[:most] if most else whole)
+
+
+def test_a_place_marker_definition_splits_at_its_unescaped_delimiters_only() -> None:
+    """Spec §4.3: a token holding a nested list (a Place Marker's marker chain) keeps its escaped
+    delimiters, each losing one backslash; the run `\\\\;` escapes too (one dropped)."""
+    text = "placemark;Mark;key;+/null/mark\\;Kind\\;Side\tpiece\\;\\;\\;a.svg/;text\\\\;x;0"
+    assert decode(text, ";") == ["placemark", "Mark", "key", "+/null/mark;Kind;Side\tpiece;;;a.svg/",
+                                 "text\\;x", "0"]
