@@ -26,8 +26,8 @@ import re
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from itertools import compress, islice, repeat
-from operator import getitem, is_, ne, sub
+from itertools import compress, count, islice, repeat
+from operator import getitem, is_, ne, not_, sub
 from typing import Any, ClassVar
 
 from vassal_parser import commands, sequence
@@ -776,58 +776,39 @@ def _join_region(segments: list[str], first: int, last: int, end_trim: int, remo
 # A TAB and the backslashes after it, in a reversed chain text: the run that escapes that TAB.
 _TAB_RUN_REVERSED = re.compile(r"\t\\*")
 # TAB k of a usual chain is escaped by exactly k backslashes: the suffix each segment must end
-# with, the one it must not, and the slice that cuts it off (tables; longer chains build theirs).
+# with and the slice that cuts it off (tables; longer chains build theirs).
 _RUN_TABLE = 512
 _RUNS = ["\\" * level for level in range(_RUN_TABLE + 1)]
 _CUTS = [slice(None, -level or None) for level in range(_RUN_TABLE + 1)]
+_LAST = slice(-1, None)
 
 
 def _usual_levels(text: str, segments: list[str]) -> list[str] | None:
     """The own tokens when `segments` (`text` split on TAB) are a usual chain — segment k ends in
     exactly k backslashes, which escape TAB k — else None. The caller has ruled out quotes.
 
-    Two proofs, both O(n) and in C but for a few steps, the cheaper one for the text's shape:
-    short levels (a state chain: tens of characters each) are cut first and proved afterwards
-    from whole-text counts (`_cut_and_prove`); long ones (a type chain: hundreds) are proved by
-    suffix tests, one C call per level through `map` touching only segment ends, and cut after.
-    Beyond the tables the suffixes are built only when the segments hold enough characters for
-    them (linear, even for a hostile file of a million plain TABs)."""
+    Why `removesuffix`: one cheap C call per level (`endswith` parses its arguments the slow way)
+    both cuts segment k's k backslashes off and tests that it ends in them: a segment that does
+    not comes back whole, and the lengths no longer add up. A run longer than k leaves its token
+    ending in a backslash before its TAB, looked for in the tokens joined. Both proofs are O(n)
+    and in C. Beyond the tables the suffixes are built only when the segments hold enough
+    characters for them (linear, even for a hostile file of a million plain TABs)."""
     tabs = len(segments) - 1
     if tabs <= _RUN_TABLE:
-        runs, cuts = _RUNS, _CUTS
+        runs = _RUNS
     else:
         if len(text) - tabs < tabs * (tabs - 1) // 2:
             return None
         runs = ["\\" * level for level in range(tabs + 1)]
-        cuts = [slice(None, -level or None) for level in range(tabs + 1)]
-    if len(text) < _LONG_LEVEL * len(segments):
-        return _cut_and_prove(text, segments, cuts)
-    if not all(map(str.endswith, segments, runs[:tabs])):
+    # The last TAB first, O(1): a chain with TABs inside own tokens has more TABs than levels, so
+    # that TAB's run is short of its index (every walked chain of the corpus), and is rejected
+    # before anything is cut or tested per level.
+    if not segments[tabs - 1].endswith(runs[tabs - 1]) or segments[tabs - 1].endswith(runs[tabs]):
         return None
-    if any(map(str.endswith, segments, runs[1 : tabs + 1])):
-        return None
-    own = list(map(getitem, segments, cuts[:tabs]))
+    own = list(map(str.removesuffix, segments, runs[:tabs]))
     own.append(segments[tabs])  # innermost: no TAB after it, nothing to cut
-    return own
-
-
-_LONG_LEVEL = 128  # characters per level from which suffix tests beat whole-text counts
-
-
-def _cut_and_prove(text: str, segments: list[str], cuts: list[slice]) -> list[str] | None:
-    """`_usual_levels` by cutting segment k short by k characters, then proving the cut was
-    exactly the separators' backslashes: (1) the lengths add up (no segment was shorter than its
-    cut), (2) the text holds exactly that many more backslashes than the own tokens (every cut
-    character was one), and (3) no own token ends in a backslash before its TAB (no run is
-    longer)."""
-    tabs = len(segments) - 1
-    own = list(map(getitem, segments, cuts[:tabs]))
-    own.append(segments[tabs])  # innermost: no TAB after it, nothing cut
-    cut = tabs * (tabs - 1) // 2
-    inner = "\t".join(own)
-    if len(inner) + cut != len(text) or "\\\t" in inner:
-        return None
-    if text.count("\\") - inner.count("\\") != cut:
+    inner = TAB.join(own)
+    if len(inner) + tabs * (tabs - 1) // 2 != len(text) or "\\\t" in inner:
         return None
     return own
 
@@ -835,6 +816,26 @@ def _cut_and_prove(text: str, segments: list[str], cuts: list[slice]) -> list[st
 def _split_levels(text: str, max_levels: int | None, raw_innermost: bool) -> list[str] | None:
     """`_split_levels_and_tail`'s own tokens."""
     return _split_levels_and_tail(text, max_levels, raw_innermost)[0]
+
+
+_QUOTE_LOOKS = 16  # quotes looked at one by one; after that many, the rest of the text is searched
+
+
+def _quote_starts_a_token(text: str) -> bool:
+    """Whether a token starts with a quote: the text does, or a quote follows a TAB.
+
+    Why quote by quote: a chain holds few quotes (Almoravid: at most 9 in 2.4 M characters),
+    each found by the one-character search, the fastest; the two-character search for TAB and
+    quote reads every character several times slower (5 instructions each), and a `startswith`
+    per segment costs more still. Bounded: past a few quotes the rest is searched whole."""
+    at = text.find("'")
+    for _ in range(_QUOTE_LOOKS):
+        if at <= 0:
+            return at == 0
+        if text[at - 1] == TAB:
+            return True
+        at = text.find("'", at + 1)
+    return at >= 0 and text.find("\t'", at - 1) >= 0
 
 
 def _split_levels_and_tail(text: str, max_levels: int | None,
@@ -848,8 +849,9 @@ def _split_levels_and_tail(text: str, max_levels: int | None,
     (Decorator.setState hands it over undecoded) instead of as decoded token 0.
 
     Speed: one split on TAB (a C pass); the usual chain is then proved and cut with no Python
-    work per level (`_usual_levels`). Any other has every TAB's backslash run read by one regex
-    pass in C and is walked (`_walk_levels`), plain stretches of levels at a time.
+    work per level (`_usual_levels`). Any other unquoted one is walked TAB by TAB, each judged
+    against its level by one cut (`_walk_unquoted`); a quoted one has every TAB's backslash run
+    read by one regex pass in C and is walked (`_walk_levels`), plain stretches at a time.
 
     With them, whether the innermost token is the text after the last TAB, whole, for any such
     text not starting with a quote (what `_own_types` shares outer levels by): a usual chain's
@@ -858,10 +860,7 @@ def _split_levels_and_tail(text: str, max_levels: int | None,
     the backslash runs alone. False where it is not known (quoted chains).
     """
     segments = text.split("\t")
-    # A token starting with a quote (at the very start or right after a TAB): looked for only
-    # when the text holds a quote at all, by segment starts (the two-character search "\t'" is
-    # several times slower than the one-character one, and the segments are there anyway).
-    quoted = "'" in text and any(map(str.startswith, segments, repeat("'")))
+    quoted = _quote_starts_a_token(text)
     count = len(segments)
     if count > 1 and not quoted and (max_levels is None or count <= max_levels):
         # The usual chain: no own token holds a TAB or starts with a quote, so level k's
@@ -869,43 +868,72 @@ def _split_levels_and_tail(text: str, max_levels: int | None,
         own = _usual_levels(text, segments)
         if own is not None:
             return own, True
+    if not quoted and raw_innermost == (max_levels is not None):  # a type chain, or a state chain
+        return _walk_unquoted(segments, max_levels)
     # Every TAB's backslash run, read from the reversed text, where each run starts with its TAB:
     # a literal the regex engine finds with a fast search, so this is one C pass.
     runs = _TAB_RUN_REVERSED.findall(text[::-1])
     runs.reverse()
     backslashes = list(map(sub, map(len, runs), repeat(1)))  # before TAB i, which ends segments[i]
-    if not quoted and raw_innermost == (max_levels is not None):  # a type chain, or a state chain
-        return _walk_unquoted(segments, backslashes, max_levels)
     return _walk_levels(segments, backslashes, max_levels, raw_innermost, quoted), False
 
 
-def _walk_unquoted(segments: list[str], backslashes: list[int],
-                   max_levels: int | None) -> tuple[list[str], bool]:
+def _walk_unquoted(segments: list[str], max_levels: int | None) -> tuple[list[str], bool]:
     """`_walk_levels` for a chain with no token starting with a quote: a type chain (`max_levels`
-    None) or a state chain (its innermost level raw).
+    None) or a state chain (its innermost level raw). Also says whether the last level is the
+    last segment alone, as it stands (not raw: then taken as it is; see `_split_levels_and_tail`).
 
     Why apart: with no quotes to take off, the separators follow from the runs alone — level k's
     is the first TAB after level k-1's whose run is exactly k, and the first TAB whose run is
     shorter ends the chain — and each own token is one slice, or, when TABs lie inside it (their
     runs longer than k), its segments joined and k + 1 backslashes taken off before each of those
     TABs by one `replace` (every such TAB carries at least k + 1, so the pattern matches once per
-    TAB, at its end). Where the runs rarely stop counting up by one (PathsOfGlory: two levels of
-    186 hold TABs) plain stretches are cut in C (`_walk_stretches`); where they often do (a Place
-    Marker's own type holding a chain: ForThePeople, a break every other TAB) a plain loop over
-    the runs costs less than a stretch per break (`_walk_tabs`). Also says whether the last level
-    is the last segment alone, as it stands (not raw: then taken as it is; see
-    `_split_levels_and_tail`)."""
+    TAB, at its end).
+
+    Why TAB by TAB, and no run counted: each TAB is judged against the level only, by cutting
+    the level's run off the segment before it (`removesuffix`, a cheap C call): not cut, the run
+    is shorter (the chain ends); cut and still ending in a backslash, longer (a TAB inside the
+    level's own token); else it is the separator, and the cut segment the own token when no TAB
+    lies inside it. Counting every run instead reads every backslash, a quarter of a deep chain's
+    text (Almoravid: 445 K of 1.8 M characters; by regex, reversed text and per-run strings, 56 M
+    instructions of the 127 M its 161 walked chains cost). Cutting plain stretches in C instead
+    (a window at a time, or the rest of the chain proved at once) did not pay: the cut, a copy,
+    is most of a step's cost either way."""
     last_level = -1 if max_levels is None else max_levels - 1
-    found = len(backslashes)
-    # Where the runs stop counting up by one (TAB j's run is not TAB j-1's plus one), in C: from a
-    # separator, the TABs up to the next such TAB are the separators of plain levels.
-    breaks = list(compress(range(1, found), map(
-        ne, map(sub, islice(backslashes, 1, None), backslashes), repeat(1))))
-    if len(breaks) * _FEW_BREAKS < found:
-        own, level, first, end_seg, end_trim, raw = _walk_stretches(segments, backslashes, breaks, last_level)
-    else:
-        own, level, first, end_seg, end_trim, raw = _walk_tabs(segments, backslashes, last_level)
+    own: list[str] = []
     append = own.append
+    tabs = end_seg = len(segments) - 1  # the last level's text ends in this segment, `end_trim` chars early
+    end_trim = 0
+    level = 0
+    first = 0  # the level's text starts at segments[first]
+    suffix = ""  # the level's run
+    if last_level:
+        for index, segment in enumerate(islice(segments, tabs)):
+            cut = segment.removesuffix(suffix)
+            if cut is segment and level:  # a shorter run: unescaped at an outer level, the chain ends
+                end_seg, end_trim = index, len(segment) - len(segment.rstrip("\\"))
+                break
+            if cut[-1:] == "\\":  # a longer run: a TAB inside this level's own token
+                continue
+            if first != index:  # TABs inside: the segments joined, level + 1 backslashes off each
+                parts = segments[first:index]
+                parts.append(cut)
+                cut = TAB.join(parts).replace(suffix + "\\\t", TAB)
+            append(cut)
+            level += 1
+            first = index + 1
+            if level == last_level:
+                break
+            suffix = _RUNS[level] if level <= _RUN_TABLE else "\\" * level
+    raw = level == last_level
+    if raw:  # Decorator.setState hands the innermost token 1 of the level above, whole: it ends
+        # at the first TAB with a shorter run than the level's, a segment not ending in that run
+        suffix = "\\" * level
+        shorter = next(compress(count(first), map(not_, map(
+            str.endswith, islice(segments, first, end_seg), repeat(suffix)))), None)
+        if shorter is not None:
+            end_seg = shorter
+            end_trim = len(segments[shorter]) - len(segments[shorter].rstrip("\\"))
     token = segments[end_seg] if first == end_seg else TAB.join(segments[first : end_seg + 1])
     if end_trim:
         token = token[: len(token) - end_trim]
@@ -914,98 +942,6 @@ def _walk_unquoted(segments: list[str], backslashes: list[int],
         token = token.replace("\\" * removals + TAB, TAB)
     append(token if raw else _unquote(token))
     return own, not raw and first == end_seg == len(segments) - 1
-
-
-_FEW_BREAKS = 4  # TABs per break in the runs from which plain stretches are cut in C (fewer: TAB by TAB)
-
-
-def _walk_stretches(segments: list[str], backslashes: list[int], breaks: list[int],
-                    last_level: int) -> tuple[list[str], int, int, int, int, bool]:
-    """`_walk_unquoted`'s levels but the last, a plain stretch at a time: a Python step per break
-    in the runs and per TAB inside a level (PathsOfGlory's 186-deep chains: a few of each).
-    Returns (own tokens, the last level, its first segment, its end segment and trim, raw)."""
-    found = len(backslashes)
-    own: list[str] = []
-    append = own.append
-    end_seg = found  # the last level's text ends in this segment, `end_trim` chars early
-    end_trim = 0
-    level = 0
-    index = 0  # the next TAB to look at
-    first = 0  # the level's text starts at segments[first]
-    while level != last_level and index < found:
-        run = backslashes[index]
-        if run > level:  # a TAB inside this level's own token
-            index += 1
-            continue
-        if run < level:  # unescaped at an outer level: the chain ends here
-            end_seg, end_trim = index, run
-            break
-        following = bisect_right(breaks, index)
-        count = (breaks[following] if following < len(breaks) else found) - index
-        if last_level >= 0:
-            count = min(count, last_level - level)
-        if first == index:
-            own.extend(map(getitem, segments[index : index + count], _cuts(level, count)))
-        else:  # TABs inside this level: its segments joined, level + 1 backslashes off each
-            token = TAB.join(segments[first : index + 1])
-            if level:
-                token = token[: len(token) - level]
-            append(token.replace("\\" * (level + 1) + TAB, TAB))
-            own.extend(map(getitem, segments[index + 1 : index + count], _cuts(level + 1, count - 1)))
-        level += count
-        index += count
-        first = index
-    raw = level == last_level
-    if raw:  # Decorator.setState hands the innermost token 1 of the level above, whole
-        while index < found:
-            run = backslashes[index]
-            if run < level:
-                end_seg, end_trim = index, run
-                break
-            index += 1
-    return own, level, first, end_seg, end_trim, raw
-
-
-def _walk_tabs(segments: list[str], backslashes: list[int],
-               last_level: int) -> tuple[list[str], int, int, int, int, bool]:
-    """`_walk_unquoted`'s levels but the last, TAB by TAB: the separators by one plain loop over
-    the runs, then each own token cut (ForThePeople's Place Markers: a break every other TAB)."""
-    separators: list[int] = []
-    add = separators.append
-    end_seg = len(backslashes)  # the last level's text ends in this segment, `end_trim` chars early
-    end_trim = 0
-    level = 0
-    runs = enumerate(backslashes)
-    if level != last_level:
-        for index, run in runs:
-            if run == level:
-                add(index)
-                level += 1
-                if level == last_level:
-                    break
-            elif run < level:  # unescaped at an outer level: the chain ends here
-                end_seg, end_trim = index, run
-                break
-    raw = level == last_level
-    if raw:  # Decorator.setState hands the innermost token 1 of the level above, whole
-        for index, run in runs:
-            if run < level:
-                end_seg, end_trim = index, run
-                break
-    own: list[str] = []
-    append = own.append
-    first = 0
-    for depth, separator in enumerate(separators):
-        if separator == first:
-            token = segments[separator]
-            append(token[: len(token) - depth] if depth else token)
-        else:
-            token = TAB.join(segments[first : separator + 1])
-            if depth:
-                token = token[: len(token) - depth]
-            append(token.replace("\\" * (depth + 1) + TAB, TAB))
-        first = separator + 1
-    return own, level, first, end_seg, end_trim, raw
 
 
 def _walk_levels(segments: list[str], backslashes: list[int], max_levels: int | None,
