@@ -151,8 +151,8 @@ def add_piece_strings(text: str) -> tuple[str | None, str, str]:
 
     The usual shape is found with no copy of the 20-70 KB text but the tokens themselves: the id
     ends at the first `/`, the state starts after the last unescaped `/` (a state holds few
-    slashes), and the type between them is looked up by its text (`_types_by_raw`), else split
-    on `/` (a C pass): when every piece but the last ends in a backslash, every slash in it is
+    slashes), and the type between them is looked up by its length and ends (`_types_by_ends`),
+    else split on `/` (a C pass): when every piece but the last ends in a backslash, every slash in it is
     escaped, and dropping those backslashes is its unescaping (`_without_escaped_slashes`). The
     two-character searches of `str.replace` cost several times the one-character split on these
     texts. One function, one tuple: 5,000 short AddPieces of a big save are read at a first save.
@@ -178,14 +178,20 @@ def add_piece_strings(text: str) -> tuple[str | None, str, str]:
         while separator > id_end and text[separator - 1] == "\\":
             separator = text.rfind("/", id_end + 1, separator)
         if separator > id_end:
-            raw_type = text[id_end + 1 : separator]
-            type_token = _types_by_raw.get(raw_type)
-            if type_token is None:
+            start = id_end + 1
+            key = (separator - start, text[start : min(separator, start + _TYPE_ENDS)],
+                   text[max(start, separator - _TYPE_ENDS) : separator])
+            known = _types_by_ends.get(key)
+            if known is not None and text.startswith(known[0], start):  # as long: the same text
+                type_token = known[1]
+            else:
+                raw_type = text[start:separator]
                 type_token = _unescaped_type(raw_type)
                 if type_token is not None:
                     if len(type_token) > 1 and type_token[0] == "'" and type_token[-1] == "'":
                         type_token = type_token[1:-1]
-                    _remember_type(raw_type, type_token)
+                    if known is None:  # (another type alike at the ends keeps its place)
+                        _remember_type(key, raw_type, type_token)
             if type_token is not None:
                 piece_id = text[2:id_end]  # up to the first slash: none escaped in it
                 if piece_id[-1:] == "'" and len(piece_id) > 1 and piece_id[0] == "'":
@@ -254,31 +260,35 @@ def _unescaped_type(raw_type: str) -> str | None:
 
 # Why a table of AddPiece types by their text in the command: a save repeats each piece type
 # (PathsOfGlory: 844 pieces, 421 distinct type chains of ~13 K characters), and unescaping one
-# is a split and a join of all of it; looked up, a repeat costs one hash and one comparison, and
+# is a split and a join of all of it; looked up, a repeat costs a short key and one comparison, and
 # every piece of a type gets the same string, whose hash the trait chain table then has at hand
 # (traits.py's `_own_types`) and whose characters are kept once. Bounded like the trait tables,
 # and emptied with them (`traits.forget_shared_traits`).
 _TYPES_LIMIT = 4096
 _TYPES_CHARS_LIMIT = 1 << 24  # characters of raw and unescaped types kept at most
-_types_by_raw: dict[str, str] = {}
+# (length, a few characters on either end) of a raw type -> (that raw type, its unescaped token):
+# a repeat is found without copying its text out of the command or hashing all of it (Almoravid's
+# types are 8.5 K characters of 4 bytes each), and proved by one comparison in place.
+_types_by_ends: dict[tuple[int, str, str], tuple[str, str]] = {}
+_TYPE_ENDS = 64
 _types_chars = [0]
 # (where the text after a raw type's last TAB starts, a few characters on either end of the text
 # before it) -> (that raw type, its text up to and including the last TAB, unescaped): see
-# `_unescaped_type`. Emptied with `_types_by_raw`; the unescaped texts count in `_types_chars`.
+# `_unescaped_type`. Emptied with `_types_by_ends`; the unescaped texts count in `_types_chars`.
 _heads_by_ends: dict[tuple[int, str, str], tuple[str, str]] = {}
 _HEAD_ENDS = 96
 
 
-def _remember_type(raw_type: str, type_token: str) -> None:
-    if len(_types_by_raw) >= _TYPES_LIMIT or _types_chars[0] > _TYPES_CHARS_LIMIT:
+def _remember_type(key: tuple[int, str, str], raw_type: str, type_token: str) -> None:
+    if len(_types_by_ends) >= _TYPES_LIMIT or _types_chars[0] > _TYPES_CHARS_LIMIT:
         forget_add_piece_types()
-    _types_by_raw[raw_type] = type_token
+    _types_by_ends[key] = (raw_type, type_token)
     _types_chars[0] += len(raw_type) + (len(type_token) if type_token is not raw_type else 0)
 
 
 def forget_add_piece_types() -> None:
     """Empty the table of AddPiece types (benchmarks time cold decodes with it)."""
-    _types_by_raw.clear()
+    _types_by_ends.clear()
     _heads_by_ends.clear()
     _types_chars[0] = 0
 

@@ -52,9 +52,24 @@ def test_3_3_a_repeated_type_is_looked_up_and_answers_as_the_first_read() -> Non
     assert all(_parse_fields("add_piece", text)["type"] == _reference(text)[1] for text in texts)
     for n in range(commands._TYPES_LIMIT + 10):  # full: emptied and started again, never larger
         _parse_fields("add_piece", f"+/{n}/piece;;;{n}.png;N/Map;1;2")
-    assert len(commands._types_by_raw) <= commands._TYPES_LIMIT
+    assert len(commands._types_by_ends) <= commands._TYPES_LIMIT
     forget_shared_traits()
-    assert not commands._types_by_raw
+    assert not commands._types_by_ends
+
+
+def test_3_3_types_alike_at_both_ends_are_told_apart() -> None:
+    """A repeated type is found by its length and ends and proved by its whole text: two types of
+    one length and the same ends (past the key's ends) are each read as themselves (spec §3.3)."""
+    from vassal_parser import commands
+    from vassal_parser.traits import forget_shared_traits
+
+    forget_shared_traits()
+    head, tail = "mark;a\\/b" + "x" * 100, "y" * 100 + "\tpiece;;;x.png;X"
+    texts = [f"+/{n}/{head}{middle}{tail}/Map;{n};2" for n, middle in enumerate(["P", "Q", "P", "Q"])]
+    read = [_parse_fields("add_piece", text) for text in texts]
+    assert [fields["type"] for fields in read] == [_reference(text)[1] for text in texts]
+    assert read[0]["type"] != read[1]["type"] and read[0]["type"] is read[2]["type"]
+    assert len(commands._types_by_ends) == 1  # the second kept no entry: the first's ends are taken
 
 
 @settings(max_examples=300)
