@@ -780,7 +780,6 @@ _TAB_RUN_REVERSED = re.compile(r"\t\\*")
 _RUN_TABLE = 512
 _RUNS = ["\\" * level for level in range(_RUN_TABLE + 1)]
 _CUTS = [slice(None, -level or None) for level in range(_RUN_TABLE + 1)]
-_LAST = slice(-1, None)
 
 
 def _usual_levels(text: str, segments: list[str]) -> list[str] | None:
@@ -878,6 +877,17 @@ def _split_levels_and_tail(text: str, max_levels: int | None,
     return _walk_levels(segments, backslashes, max_levels, raw_innermost, quoted), False
 
 
+class _DeepRuns(dict[int, str]):
+    """Runs of backslashes by length, built when asked and not kept: the runs of a chain deeper
+    than the tables (each as long as the input it must match, so no more than linear work)."""
+
+    def __missing__(self, level: int) -> str:
+        return "\\" * level
+
+
+_DEEP_RUNS = _DeepRuns()
+
+
 def _walk_unquoted(segments: list[str], max_levels: int | None) -> tuple[list[str], bool]:
     """`_walk_levels` for a chain with no token starting with a quote: a type chain (`max_levels`
     None) or a state chain (its innermost level raw). Also says whether the last level is the
@@ -907,13 +917,15 @@ def _walk_unquoted(segments: list[str], max_levels: int | None) -> tuple[list[st
     level = 0
     first = 0  # the level's text starts at segments[first]
     suffix = ""  # the level's run
+    runs = _RUNS if tabs < len(_RUNS) else _DEEP_RUNS  # (a level is at most the TABs before it)
     if last_level:
-        for index, segment in enumerate(islice(segments, tabs)):
+        for index in range(tabs):
+            segment = segments[index]
             cut = segment.removesuffix(suffix)
             if cut is segment and level:  # a shorter run: unescaped at an outer level, the chain ends
                 end_seg, end_trim = index, len(segment) - len(segment.rstrip("\\"))
                 break
-            if cut[-1:] == "\\":  # a longer run: a TAB inside this level's own token
+            if cut and cut[-1] == "\\":  # a longer run: a TAB inside this level's own token
                 continue
             if first != index:  # TABs inside: the segments joined, level + 1 backslashes off each
                 parts = segments[first:index]
@@ -924,7 +936,7 @@ def _walk_unquoted(segments: list[str], max_levels: int | None) -> tuple[list[st
             first = index + 1
             if level == last_level:
                 break
-            suffix = _RUNS[level] if level <= _RUN_TABLE else "\\" * level
+            suffix = runs[level]
     raw = level == last_level
     if raw:  # Decorator.setState hands the innermost token 1 of the level above, whole: it ends
         # at the first TAB with a shorter run than the level's, a segment not ending in that run

@@ -10,7 +10,12 @@ import random
 import pytest
 
 from vassal_parser import sequence
-from vassal_parser.traits import decode_chain, decode_chain_slowly, forget_shared_traits
+from vassal_parser.traits import (
+    _quote_starts_a_token,
+    decode_chain,
+    decode_chain_slowly,
+    forget_shared_traits,
+)
 
 ALPHABET = ["a", "b", ";", ",", "\t", "\\", "'", "/", "é"]
 
@@ -195,3 +200,67 @@ def test_spec_5_1_types_alike_at_both_ends_keep_their_own_outer_levels() -> None
     for middle in ("c", "d\te", "d", "c\te"):
         types = ["mark;" + "a" * 300 + middle + "b" * 300, "report;x", "piece;;;x.png;Name"]
         assert [t.type for t in decode_chain(_fold(types), None)] == types
+
+
+def test_spec_5_1_a_quote_starts_a_token_however_many_quotes_come_before() -> None:
+    """The quoted-token test reads a few quotes one by one and searches the rest of the text
+    whole: a TAB and quote before, at or after that bound, or none, is found as the plain
+    definition finds it (text starting with a quote, or a quote right after a TAB)."""
+    chooser = random.Random(5000)
+    texts = [("a'" * quotes) + tail for quotes in range(40) for tail in ("", "\t'x", "\tb'", "'")]
+    texts += ["".join(chooser.choice(["'", "'", "a", "\t", "\\"]) for _ in range(chooser.randrange(0, 120)))
+              for _ in range(2000)]
+    for text in texts:
+        assert _quote_starts_a_token(text) == (text.startswith("'") or "\t'" in text), text
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_spec_5_1_chains_full_of_quotes_split_as_the_literal_decode_does(seed: int) -> None:
+    """Texts with many quotes (more than the ones looked at one by one), TABs and backslashes,
+    as type and state chains, split as Java's decoder splits them."""
+    chooser = random.Random(6000 + seed)
+    alphabet = ["'", "'", "'", "a", "\t", "\\", ";"]
+    forget_shared_traits()
+    for _ in range(150):
+        type_string = "".join(chooser.choice(alphabet) for _ in range(chooser.randrange(0, 200)))
+        state_string = "".join(chooser.choice(alphabet) for _ in range(chooser.randrange(0, 200)))
+        fast = decode_chain(type_string, state_string)
+        slow = decode_chain_slowly(type_string, state_string)
+        assert [(t.type, t.state) for t in fast] == [(t.type, t.state) for t in slow], (
+            type_string, state_string)
+
+
+def test_spec_5_1_walked_chains_deeper_than_the_run_tables_end_where_java_ends() -> None:
+    """700 levels with TABs inside own tokens on either side of the 512-level tables (the runs
+    beyond them built when asked), a TAB inside the innermost state, and text after a TAB whose
+    run is too short for the innermost level (Java ignores it, so the levels are the folded
+    ones)."""
+    types = [f"mark;L{n}" for n in range(700)] + ["piece;;;x.png;Name"]
+    for level in (3, 300, 510, 511, 512, 513, 650):
+        types[level] = f"placemark;a{level}\tb\tc"
+    states = [f"v{n}" for n in range(700)] + ["Main Map;1;2;;0\tinner\tstate"]
+    states[600] = "list\tof\tthree"
+    for tail in ("", "\tjunk", "\\" * 520 + "\tjunk"):
+        forget_shared_traits()
+        fast = decode_chain(_fold(types) + tail, _fold(states))
+        assert [t.type for t in fast] == types, tail
+        assert [t.state for t in fast] == states, tail
+
+
+def test_spec_5_1_hostile_inner_tabs_and_quotes_stay_linear() -> None:
+    """A million TABs inside one own token (each escaped deeper than its level), and a million
+    quotes before a quoted token, split as the literal decode does, in linear time (bounded
+    subprocess)."""
+    from tests.hardening.bounded import outcome
+
+    result = outcome("""
+        from vassal_parser.traits import decode_chain, decode_chain_slowly
+        inner = "mark;x\\t" + "a\\\\\\\\\\t" * 1_000_000 + "piece;;;x.png;Name"
+        quotes = "'" * 1_000_000 + "\\t'x'\\tpiece;;;x.png;Name"
+        def pairs(chain):
+            return [(t.type, t.state) for t in chain]
+        for chain in (inner, quotes):
+            assert pairs(decode_chain(chain, chain)) == pairs(decode_chain_slowly(chain, chain))
+        print("ok", len(decode_chain(inner, None)), len(decode_chain(quotes, None)))
+        """)
+    assert result.startswith("ok ")
