@@ -922,7 +922,7 @@ def _walk_unquoted(segments: list[str], max_levels: int | None) -> tuple[list[st
         for index in range(tabs):
             segment = segments[index]
             cut = segment.removesuffix(suffix)
-            if cut is segment and level:  # a shorter run: unescaped at an outer level, the chain ends
+            if level and len(cut) == len(segment):  # a shorter run (not cut): the chain ends
                 end_seg, end_trim = index, len(segment) - len(segment.rstrip("\\"))
                 break
             if cut and cut[-1] == "\\":  # a longer run: a TAB inside this level's own token
