@@ -12,7 +12,6 @@ a bug in Adjutant, 70, above all).
 from __future__ import annotations
 
 import contextlib
-import gc
 import multiprocessing
 import os
 import signal
@@ -31,6 +30,7 @@ STATUS_NAMES = {EXIT_NOTHING_DUE: "nothing_due", EXIT_DUE: "due", EXIT_UNDECIDED
                 EXIT_BAD_INPUT: "bad_input", EXIT_INTERNAL_ERROR: "internal_error"}
 
 FORKED_FILES = 16_000  # files per round of forked workers: their numbers fill at most 64 KB of pipe
+LOADED = -1  # a forked worker's first record: (LOADED, the time its pipeline was loaded)
 _PIPELINE: Any = None  # the worker's CheckPipeline (inherited through fork, or made by `_start`)
 _ANSWERS: tuple[dict[str, Any], str] = ({}, "<answers>")
 
@@ -117,6 +117,7 @@ def check_files(files: list[Path], module: str | Path, pack: str | Path, extensi
     for the whole command. So are the answers' choice ids checked against the pack."""
     global _PIPELINE, _ANSWERS
     from rules.engine import check_answer_ids
+    from vassal_parser.collector import freeze_start_up_state, unfreeze_start_up_state
 
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(files)))
     extensions = [str(e) for e in extensions]
@@ -124,34 +125,42 @@ def check_files(files: list[Path], module: str | Path, pack: str | Path, extensi
     _ANSWERS = (dict(answers or {}), answers_source)
 
     def load() -> None:
-        """This process's pipeline: a bad module, pack or answer id is one InputError for the command."""
+        """This process's pipeline: a bad module, pack or answer id is one InputError for the command.
+
+        The loaded pipeline lives as long as the batch: frozen out of the collector's sight, no
+        full collection during a file walks the module and pack again (one process or many alike,
+        so that the benchmark's ratio is the cores' and not a difference in collections)."""
         _start(str(module), str(pack), extensions, _ANSWERS)
         check_answer_ids(_ANSWERS[0], _PIPELINE.pack, answers_source)
         _warm(_PIPELINE)
+        freeze_start_up_state()
 
     if jobs > 1 and hasattr(os, "fork"):
         timer: list[float] = []
         for start in range(0, len(files), FORKED_FILES):  # what one pipe of numbers holds
             yield from _forked(files[start:start + FORKED_FILES], jobs - 1, load, timer)
-        _say_timing(len(files), jobs, timer[0])
+        _say_timing(len(files), jobs, min(timer))
         return
     load()
-    started = time.perf_counter()
-    if jobs == 1:
-        yield from map(check_one, files)
-    else:  # no fork (Windows): a pool of spawned workers, each loading the pipeline once
-        from concurrent.futures import ProcessPoolExecutor
+    try:
+        started = time.perf_counter()
+        if jobs == 1:
+            yield from map(check_one, files)
+        else:  # no fork (Windows): a pool of spawned workers, each loading the pipeline once
+            from concurrent.futures import ProcessPoolExecutor
 
-        spawn = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(jobs, mp_context=spawn, initializer=_start,
-                                 initargs=(str(module), str(pack), extensions, _ANSWERS)) as pool:
-            yield from pool.map(check_one, files, chunksize=max(1, len(files) // (jobs * 4)))
-    _say_timing(len(files), jobs, started)
+            spawn = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(jobs, mp_context=spawn, initializer=_start,
+                                     initargs=(str(module), str(pack), extensions, _ANSWERS)) as pool:
+                yield from pool.map(check_one, files, chunksize=max(1, len(files) // (jobs * 4)))
+        _say_timing(len(files), jobs, started)
+    finally:  # an in-process caller's heap is its own again
+        unfreeze_start_up_state()
 
 
 def _say_timing(count: int, jobs: int, started: float) -> None:
-    """benchmarks/batch_check.py (`ADJUTANT_BATCH_TIMING`): the time from this process's pipeline
-    loaded to the last file checked."""
+    """benchmarks/batch_check.py (`ADJUTANT_BATCH_TIMING`): the time from the first process's
+    pipeline loaded (the first moment a file could be checked) to the last file checked."""
     if os.environ.get("ADJUTANT_BATCH_TIMING"):
         print(f"batch timing: {count} files in {jobs} processes: {time.perf_counter() - started:.4f} s",
               file=sys.stderr)
@@ -210,23 +219,26 @@ def _forked(files: list[Path], workers: int, load: Callable[[], None],
     before the fork, so no collection in a worker walks (and copies) the pages it shares with this
     process. A worker that dies leaves its files' lines as internal errors, never a hang.
 
-    Why each process loads its own pipeline (`load`, after the fork; this process's in the first
-    round only, timed from then into `timer`): a pipeline inherited through fork made every file
-    twice as slow in both processes — each file writes into the pipeline's memos and tables, and
-    every page of them first written after the fork is copied (measured per process on the demo
-    saves, 2026-12-02: 3.4-5.8 ms a file alone, 8-10 ms in each of two processes sharing a loaded
-    pipeline, 5-6 ms in each of two that loaded their own). The two loads run at once, on two
-    cores. A worker whose load fails leaves its files to this process, whose own load reports the
-    error; the workers are killed and reaped whatever happens (`finally`)."""
+    Why each process loads its own pipeline (`load`, after the fork, in the first round only;
+    each process's time of being loaded goes into `timer`, and the batch is timed from the
+    first): the two loads run at once, on two cores, and no page of the pipeline's memos is
+    shared, to be copied when a file first writes into it. (The twice-as-slow files once measured
+    with an inherited pipeline were the collector's freeze count walking it at every decode,
+    vassal_parser/collector.py; without that walk an inherited and an own pipeline measure alike,
+    2026-12-03: 4.4-6.7 ms and 4.9-6.6 ms a file, two processes at once.)
+    A worker whose load fails leaves its files to this process, whose own load reports the error;
+    the workers are killed and reaped whatever happens (`finally`)."""
     import pickle
     import select
     import struct
+
+    from vassal_parser.collector import freeze_start_up_state, unfreeze_start_up_state
 
     count = len(files)
     if count == 0:
         return
     fresh = _PIPELINE is None  # the first round: nobody has loaded a pipeline yet
-    gc.freeze()
+    freeze_start_up_state()
     todo_read, todo_write = os.pipe()
     results: list[tuple[int, int]] = []  # (pid, read end) per worker
     try:
@@ -241,6 +253,8 @@ def _forked(files: list[Path], workers: int, load: Callable[[], None],
                 try:
                     if fresh:
                         load()
+                        loaded = pickle.dumps((LOADED, time.perf_counter()))
+                        os.write(write_end, struct.pack("<I", len(loaded)) + loaded)
                     while True:
                         record = os.read(todo_read, 4)
                         if len(record) < 4:
@@ -289,10 +303,13 @@ def _forked(files: list[Path], workers: int, load: Callable[[], None],
                             break
                         number, entry = pickle.loads(buffers[fd][4:4 + size])
                         buffers[fd] = buffers[fd][4 + size:]
-                        done[number] = entry
+                        if number == LOADED:
+                            timer.append(entry)
+                        else:
+                            done[number] = entry
             yield done.pop(index)
     finally:  # also when this process's load refused the module or pack: no worker is left behind
-        gc.unfreeze()
+        unfreeze_start_up_state()
         os.close(todo_read)
         for pid, fd in results:
             os.close(fd)

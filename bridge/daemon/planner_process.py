@@ -25,7 +25,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from vassal_parser.collector import collector_paused
+from vassal_parser.collector import collector_paused, freeze_start_up_state
 from vassal_parser.errors import InputError
 
 DEFAULT_PLAN_BUDGET_S = 60.0
@@ -81,7 +81,7 @@ def _worker(conn: Connection, module: str, pack: str, extensions: list[str], mem
         # new objects (it visited all of them: ~12 ms of a 5,000-piece first save). Reference
         # counting still frees them; only cycles among them would stay, and they are never garbage.
         gc.collect()
-        gc.freeze()
+        freeze_start_up_state()
     except InputError as exc:
         conn.send(("input", (exc.source, exc.message)))
         return

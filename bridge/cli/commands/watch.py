@@ -22,6 +22,7 @@ from bridge.daemon.folder import DEFAULT_DEBOUNCE_S
 from bridge.daemon.planner_process import DEFAULT_PLAN_BUDGET_S, ProcessPlanner
 from bridge.daemon.watch import PlanFunction, ReplayFunction, WatchDaemon
 from bridge.web.server import DEFAULT_HOST, DEFAULT_PORT
+from vassal_parser.collector import freeze_start_up_state
 from vassal_parser.errors import InputError
 
 EPILOG = """\
@@ -291,7 +292,7 @@ def run_watch(args: argparse.Namespace) -> int:
     # collector's sight, a full collection that falls in a save's round (unpickling the plan and
     # publishing it allocate enough to start one) walks only what came after (as the worker does).
     gc.collect()
-    gc.freeze()
+    freeze_start_up_state()
     if out is not None:
         daemon.server.private_folders += (str(out), str(out.resolve()))
     try:
