@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -134,6 +135,88 @@ def polygon_contains(xs: Sequence[int], ys: Sequence[int], x: float, y: float) -
         finally:
             last_x, last_y = cur_x, cur_y
     return (hits & 1) != 0
+
+
+MAX_BAND_EDGES = 64  # edge entries a polygon's bands may hold per vertex before `EdgeBands` gives up
+
+
+class EdgeBands:
+    """`polygon_contains` of one polygon, with only the edges that can count for the point's row.
+
+    Why: a zone is tested point after point (every piece of a save standing in it), and the plain
+    test walks every edge (Almoravid's zones: 31 corners on average, ForThePeople's 16). An edge
+    counts for a point only when the point's y lies in [its lower y, its upper y) — the test's
+    first condition on it — and the vertices' distinct y values cut the plane into bands in which
+    that set of edges does not change. The edges of each band are listed once (in polygon order,
+    each with its end points as the test takes them), the point's band found by bisection, and
+    the rest of the test is the plain one's, step for step (same comparisons, the same double
+    arithmetic), so the answer is the same for every point (tests/grids compare at random).
+    Bounded: a polygon whose bands would list more than `MAX_BAND_EDGES` edges per vertex is not
+    banded (`build` gives None; the caller keeps the plain test)."""
+
+    __slots__ = ("bands", "box", "levels")
+
+    def __init__(self, box: tuple[int, int, int, int], levels: list[int],
+                 bands: list[tuple[tuple[int, int, int, int], ...]]) -> None:
+        self.box = box
+        self.levels = levels
+        self.bands = bands
+
+    @classmethod
+    def build(cls, xs: Sequence[int], ys: Sequence[int]) -> EdgeBands | None:
+        """The bands by one sweep up the levels (edges sorted by their lower y): linear in the
+        corners and the bands' entries, which the budget bounds."""
+        count = len(xs)
+        if count <= 2 or len(ys) != count:
+            return None
+        starting: dict[int, list[tuple[int, int, int, int]]] = {}  # lower y -> edges
+        ending: dict[int, list[tuple[int, int, int, int]]] = {}  # upper y -> edges
+        last_x, last_y = xs[-1], ys[-1]
+        for cur_x, cur_y in zip(xs, ys, strict=True):
+            if cur_y != last_y:  # horizontal edges never count
+                ends = (cur_x, cur_y, last_x, last_y)
+                starting.setdefault(min(cur_y, last_y), []).append(ends)
+                ending.setdefault(max(cur_y, last_y), []).append(ends)
+            last_x, last_y = cur_x, cur_y
+        levels = sorted(set(ys))
+        budget = MAX_BAND_EDGES * count
+        active: dict[int, tuple[int, int, int, int]] = {}  # id -> edge: lower y <= level < upper y
+        bands = []
+        for level in levels[:-1]:
+            for ends in ending.get(level, ()):
+                del active[id(ends)]
+            for ends in starting.get(level, ()):
+                active[id(ends)] = ends
+            budget -= len(active)
+            if budget < 0:
+                return None
+            bands.append(tuple(active.values()))
+        return cls((min(xs), max(xs), min(ys), max(ys)), levels, bands)
+
+    def contains(self, x: float, y: float) -> bool:
+        min_x, max_x, min_y, max_y = self.box
+        if not (min_x <= x < max_x and min_y <= y < max_y):
+            return False
+        hits = 0  # (inside the box, y is in a band: the lowest level is min y, the highest max y)
+        for cur_x, cur_y, last_x, last_y in self.bands[bisect_right(self.levels, y) - 1]:
+            if cur_x < last_x:
+                if x >= last_x:
+                    continue
+                left_x = cur_x
+            else:
+                if x >= cur_x:
+                    continue
+                left_x = last_x
+            if x < left_x:
+                hits += 1
+                continue
+            if cur_y < last_y:
+                test1, test2 = x - cur_x, y - cur_y
+            else:
+                test1, test2 = x - last_x, y - last_y
+            if test1 < (test2 / (last_y - cur_y) * (last_x - cur_x)):
+                hits += 1
+        return (hits & 1) != 0
 
 
 # --------------------------------------------------------------------------------------------
@@ -889,6 +972,18 @@ def _is_rectangle(xs: Sequence[int], ys: Sequence[int], box: tuple[int, int, int
     return all(xs[i] == xs[i - 1] or ys[i] == ys[i - 1] for i in range(4))
 
 
+_PointTest = Callable[[float, float], bool]
+
+
+def _point_test(zone: Zone, box: tuple[int, int, int, int]) -> _PointTest | None:
+    """How `_ZoneIndex.find` tests a point inside a zone's box: None for a rectangle (the box test
+    is the whole answer), else the zone's `EdgeBands`, else (too many edges to band) its plain test."""
+    if _is_rectangle(zone.xs, zone.ys, box):
+        return None
+    bands = EdgeBands.build(zone.xs, zone.ys)
+    return bands.contains if bands is not None else zone.contains
+
+
 class _ZoneIndex:
     """The zones of a ZonedGrid by bucket of board pixels: each bucket lists, in build order, the
     zones whose bounding box reaches it.
@@ -908,10 +1003,10 @@ class _ZoneIndex:
         for zone in zones:
             box = _bounding_box(zone.xs, zone.ys)
             if box[0] < box[1] and box[2] < box[3]:  # an empty box holds no point
-                boxes.append((*box, zone, _is_rectangle(zone.xs, zone.ys, box)))
+                boxes.append((*box, zone, _point_test(zone, box)))
         self.left = self.top = 0
         self.side = self.columns = self.rows = 1
-        self.buckets: list[list[tuple[int, int, int, int, Zone, bool]]] = [boxes]
+        self.buckets: list[list[tuple[int, int, int, int, Zone, _PointTest | None]]] = [boxes]
         if len(boxes) < 2:
             return
         left, right = min(b[0] for b in boxes), max(b[1] for b in boxes)
@@ -926,7 +1021,8 @@ class _ZoneIndex:
         entries = sum((c1 - c0 + 1) * (r1 - r0 + 1) for c0, c1, r0, r1 in spans)
         if entries > _ZONE_INDEX_ENTRIES * len(boxes):
             return  # boxes piled on each other: the scan is as good
-        buckets: list[list[tuple[int, int, int, int, Zone, bool]]] = [[] for _ in range(columns * rows)]
+        buckets: list[list[tuple[int, int, int, int, Zone, _PointTest | None]]] = [
+            [] for _ in range(columns * rows)]
         for box, (c0, c1, r0, r1) in zip(boxes, spans, strict=True):
             for row in range(r0, r1 + 1):
                 for column in range(c0, c1 + 1):
@@ -941,8 +1037,8 @@ class _ZoneIndex:
             if self.columns > 1 or self.rows > 1:
                 return None  # outside every box
             column = row = 0
-        for min_x, max_x, min_y, max_y, zone, rectangle in self.buckets[row * self.columns + column]:
-            if min_x <= x < max_x and min_y <= y < max_y and (rectangle or zone.contains(x, y)):
+        for min_x, max_x, min_y, max_y, zone, test in self.buckets[row * self.columns + column]:
+            if min_x <= x < max_x and min_y <= y < max_y and (test is None or test(x, y)):
                 return zone
         return None
 
