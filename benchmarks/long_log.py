@@ -15,6 +15,13 @@ of 400). Targets: 1,600 steps over 2,000 pieces within 5 s; growth at most 4.4x.
 
     .venv/bin/python benchmarks/long_log.py [--sizes 400,1600] [--pieces 2000] [--runs 3]
     .venv/bin/python benchmarks/long_log.py --write OUT.vlog --steps 1600   (just the file)
+    .venv/bin/python benchmarks/long_log.py --daemon-replay [--sizes 100,400] [--runs 3]
+
+`--daemon-replay`: the `adjutant watch` replay of a log (the overlay's "became due"), as its worker
+process runs it, in one process with the module and pack loaded beforehand (not timed): the log
+read, every step's events and the last step's full plan (`bridge.reports.step_plans.replay_plans`),
+beside every step's position planned whole (`CheckPipeline.plan_steps`, the daemon's replay before
+issue 27's change), the two interleaved run by run.
 """
 
 from __future__ import annotations
@@ -117,6 +124,25 @@ def timed_run(log: Path) -> float:
     return elapsed
 
 
+def daemon_replays(logs: dict[int, Path], runs: int) -> dict[str, dict[int, list[float]]]:
+    """Seconds of each way of replaying each log, in this process (module and pack loaded once)."""
+    from bridge.pipeline import CheckPipeline
+    from bridge.reports.step_plans import replay_plans
+
+    pipeline = CheckPipeline(DEMO / "adjutant-demo.vmod", DEMO / "pack")
+    pipeline.warm_up()
+    ways = {"replay_plans": lambda log: list(replay_plans(pipeline, log)),
+            "plan_steps (whole)": lambda log: [(step, done.plan) for step, done in pipeline.plan_steps(log)]}
+    times: dict[str, dict[int, list[float]]] = {name: {size: [] for size in logs} for name in ways}
+    for _run in range(runs):
+        for size, log in logs.items():
+            for name, replay in ways.items():
+                started = time.perf_counter()
+                replay(log)
+                times[name][size].append(time.perf_counter() - started)
+    return times
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="400,1600", help="steps of each log, comma-separated")
@@ -124,10 +150,14 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, help="runs per size, interleaved (default 3)")
     parser.add_argument("--write", type=Path, help="only write one log to this path (with --steps)")
     parser.add_argument("--steps", type=int, default=1600, help="steps of the log --write writes")
+    parser.add_argument("--daemon-replay", action="store_true",
+                        help="time the daemon's replay of each log instead, in-process (see above)")
     args = parser.parse_args()
     if args.write:
         print(write_long_log(args.write, args.steps, args.pieces))
         return 0
+    if args.daemon_replay:
+        return print_daemon_replays(args)
     sizes = [int(size) for size in args.sizes.split(",") if size.strip()]
     load_before = " ".join(f"{v:.2f}" for v in os.getloadavg())
     with tempfile.TemporaryDirectory(prefix="adjutant-long-log-") as scratch:
@@ -146,6 +176,22 @@ def main() -> int:
         small, large = min(sizes), max(sizes)
         ratio = statistics.median(times[large]) / statistics.median(times[small])
         print(f"  growth {large}/{small} steps ({large / small:.1f}x the steps): {ratio:.2f}x the time")
+    return 0
+
+
+def print_daemon_replays(args: argparse.Namespace) -> int:
+    sizes = [int(size) for size in args.sizes.split(",") if size.strip()]
+    load_before = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    with tempfile.TemporaryDirectory(prefix="adjutant-long-log-") as scratch:
+        logs = {size: write_long_log(Path(scratch, f"long-{size}.vlog"), size, args.pieces) for size in sizes}
+        times = daemon_replays(logs, args.runs)
+    load_after = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    print(f"the daemon's replay, in-process, {args.pieces} pieces, {args.runs} runs interleaved; "
+          f"load average before {load_before}, after {load_after}")
+    for name, by_size in times.items():
+        for size in sizes:
+            print(f"  {name:20s} {size:6d} steps: median {statistics.median(by_size[size]):6.2f} s  "
+                  f"(min {min(by_size[size]):.2f}, max {max(by_size[size]):.2f})")
     return 0
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import itertools
 import multiprocessing
 import sys
 import threading
@@ -116,8 +115,9 @@ def _answer(conn: Connection, pipeline: Any, kind: str, path: str, answers: Any,
         if kind == "plan":
             result: Any = pipeline.plan_file(path, answers=answers or None).plan
         else:
-            steps = itertools.islice(pipeline.plan_steps(path, answers=answers or None), max_steps + 1)
-            plans = [(step, planned.plan) for step, planned in steps]
+            from bridge.reports.step_plans import replay_plans
+
+            plans = list(replay_plans(pipeline, path, answers=answers or None, max_steps=max_steps))
             result = [(step, plan if i == len(plans) - 1 else _timeline_only(plan))
                       for i, (step, plan) in enumerate(plans)]
         conn.send(("ok", result))

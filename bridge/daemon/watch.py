@@ -325,7 +325,7 @@ class PlanCoordinator:
         assert self._replay is not None
         plans: list[tuple[int, dict]] = []
         for count, (step, plan) in enumerate(self._replay(path, answers)):
-            if count >= MAX_REPLAY_STEPS:
+            if count > MAX_REPLAY_STEPS:  # steps 0 .. MAX_REPLAY_STEPS are followed
                 raise InputError(path, f"log has more than {MAX_REPLAY_STEPS} steps; replay stopped")
             plans.append((step, plan))
         if not plans:

@@ -119,3 +119,27 @@ def step_plans(pipeline: Any, game: Any, info: Mapping[str, Any], answers: Mappi
                 kept[key] = found
             events = found
         yield StepPlan(walked.step, events, before, placed, None, planned)
+
+
+def replay_plans(pipeline: Any, path: Any, answers: Mapping[str, Any] | None = None,
+                 answers_source: str = "<answers>", max_steps: int | None = None
+                 ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(step, plan) for every position of a log: the daemon's replay (the overlay's "became due"
+    timeline). Each step's plan is `{"events": ...}`, the engine's events as `step_plans` gives
+    them; the last step's is the full plan (`CheckPipeline.plan_pieces`).
+
+    Why not `CheckPipeline.plan_steps` (every position placed, mapped and planned whole): the same
+    long logs `check --timeline` meets (issue 27) reach the daemon, and the replay the overlay
+    waits for took as long as the timeline once did. A log of more than `max_steps` steps is
+    refused before any step is planned, in one line."""
+    from vassal_parser.errors import InputError
+
+    game, info = pipeline.load(path)
+    if game.kind != "log":
+        raise InputError(path, "is a save, not a log: it has no replay steps")
+    if max_steps is not None and info["steps"] > max_steps:
+        raise InputError(path, f"log has {info['steps']} steps, more than the {max_steps} a replay "
+                               "follows; replay stopped")
+    for planned in step_plans(pipeline, game, info, answers, answers_source):
+        result = planned.result
+        yield planned.step, (result.plan if result is not None else {"events": planned.events})

@@ -108,3 +108,38 @@ def test_timeline_is_the_timeline_of_every_step_planned_whole(
     old = build_timeline(CheckPipeline(DEMO / "adjutant-demo.vmod", DEMO / "pack"), path)
     assert new == old
     assert len(new["rows"]) > 5
+
+
+def test_the_daemons_replay_gives_the_timeline_of_every_step_planned_whole(tmp_path: Path) -> None:
+    """Issue 27: the overlay's "became due" (`protocol.replay_timeline`) from `replay_plans` equals
+    the one from `CheckPipeline.plan_steps` (every position planned whole, the daemon's replay
+    before), and the last step's plan is the full plan."""
+    from bridge.reports.step_plans import replay_plans
+    from bridge.web import protocol
+
+    path = write_long_log(tmp_path / "long.vlog", steps=30, pieces=150, marker_steps=2)
+    pipeline = CheckPipeline(DEMO / "adjutant-demo.vmod", DEMO / "pack")
+    old = [(step, result.plan) for step, result in pipeline.plan_steps(path)]
+    new = list(replay_plans(CheckPipeline(DEMO / "adjutant-demo.vmod", DEMO / "pack"), path))
+    assert [step for step, _plan in new] == [step for step, _plan in old] == list(range(31))
+    assert protocol.replay_timeline(new) == protocol.replay_timeline(old)
+    assert protocol.replay_timeline(new)  # something became due along the way
+    assert new[-1][1] == old[-1][1]
+    for (_step, fresh), (_same, whole) in zip(new[:-1], old[:-1], strict=True):
+        assert fresh["events"] == _engine_events(whole["events"])
+
+
+def test_the_daemons_replay_refuses_a_log_longer_than_it_follows(tmp_path: Path) -> None:
+    """One line naming the file, before any step is planned; a save is not replayed."""
+    from bridge.reports.step_plans import replay_plans
+    from vassal_parser.errors import InputError
+
+    path = write_long_log(tmp_path / "long.vlog", steps=12, pieces=60)
+    pipeline = CheckPipeline(DEMO / "adjutant-demo.vmod", DEMO / "pack")
+    with pytest.raises(InputError) as refused:
+        next(replay_plans(pipeline, path, max_steps=10))
+    assert refused.value.source == str(path)
+    assert "12 steps, more than the 10" in refused.value.message
+    assert len(list(replay_plans(pipeline, path, max_steps=12))) == 13
+    with pytest.raises(InputError, match="is a save"):
+        next(replay_plans(pipeline, DEMO / "saves" / "01-opening.vsav"))

@@ -33,7 +33,8 @@ def _points(rng: random.Random, xs: list[int], ys: list[int]) -> list[tuple[floa
     points: list[tuple[float, float]] = [(rng.randint(low_x, high_x), rng.randint(low_y, high_y))
                                          for _ in range(150)]
     points += [(rng.uniform(low_x, high_x), rng.uniform(low_y, high_y)) for _ in range(100)]
-    points += [(x + dx, y + dy) for x, y in zip(xs, ys, strict=True) for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
+    points += [(x + dx, y + dy) for x, y in zip(xs, ys, strict=True)
+               for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
     points += [((xs[i] + xs[i - 1]) / 2, (ys[i] + ys[i - 1]) / 2) for i in range(len(xs))]
     return points
 

@@ -213,8 +213,10 @@ def story_planner(pipeline: CheckPipeline, story: list[Scene]) -> tuple[PlanFunc
         return pipeline.plan_file(path, answers=merged or None, answers_source="story.toml").plan
 
     def replay_file(path: Path, answers: Mapping[str, Any]) -> Iterator[tuple[int, dict]]:
-        for step, result in pipeline.plan_steps(path, answers=dict(answers) or None):
-            yield step, result.plan
+        from bridge.daemon.watch import MAX_REPLAY_STEPS
+        from bridge.reports.step_plans import replay_plans
+
+        yield from replay_plans(pipeline, path, answers=dict(answers) or None, max_steps=MAX_REPLAY_STEPS)
 
     return plan_file, replay_file
 

@@ -20,7 +20,7 @@ from bridge.cli import config
 from bridge.cli.helptext import HelpFormatter
 from bridge.daemon.folder import DEFAULT_DEBOUNCE_S
 from bridge.daemon.planner_process import DEFAULT_PLAN_BUDGET_S, ProcessPlanner
-from bridge.daemon.watch import PlanFunction, ReplayFunction, WatchDaemon
+from bridge.daemon.watch import MAX_REPLAY_STEPS, PlanFunction, ReplayFunction, WatchDaemon
 from bridge.web.server import DEFAULT_HOST, DEFAULT_PORT
 from vassal_parser.collector import freeze_start_up_state
 from vassal_parser.errors import InputError
@@ -114,10 +114,12 @@ def pipeline_planner(
     def replay_file(path: Path, answers: Mapping[str, Any]) -> Iterator[tuple[int, dict]]:
         """Plan the position after every replay step of a log (spec §3.5): step 0 .. last.
 
-        Why `plan_steps`: it reads and decodes the log once and replays it forward, instead of
-        re-reading the whole file for every step (a long session has hundreds of steps)."""
-        for step, result in pipeline.plan_steps(path, answers=dict(answers) or None):
-            yield step, result.plan
+        Why `replay_plans`: it reads and decodes the log once, replays it forward, and runs the
+        engine only where a step changed what the pack maps (a long session has thousands of
+        steps, issue 27); the last step's plan is the full one."""
+        from bridge.reports.step_plans import replay_plans
+
+        yield from replay_plans(pipeline, path, answers=dict(answers) or None, max_steps=MAX_REPLAY_STEPS)
 
     return plan_file, replay_file
 
@@ -269,7 +271,8 @@ def run_watch(args: argparse.Namespace) -> int:
         raise InputError(None, f"--plan-budget {args.plan_budget} must be a positive number of seconds")
     # The planner runs in a worker process (bridge/daemon/planner_process.py): a save that takes longer
     # than --plan-budget is stopped there, so it cannot stall the saves after it.
-    planner = ProcessPlanner(module, args.pack, extensions, budget=args.plan_budget)
+    planner = ProcessPlanner(module, args.pack, extensions, budget=args.plan_budget,
+                             max_steps=MAX_REPLAY_STEPS)
     planner.start()  # a bad module or pack: one line, exit 2, before any port is taken
     if getattr(args, "write_save", False) and out is None:
         raise InputError("--write-save", "needs --out FOLDER (where the files go)")
