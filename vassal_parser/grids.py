@@ -19,7 +19,7 @@ import functools
 import math
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from vassal_parser.javahash import iteration_order
@@ -91,50 +91,52 @@ def _bounding_box(xs: Sequence[int], ys: Sequence[int]) -> tuple[int, int, int, 
 def polygon_contains(xs: Sequence[int], ys: Sequence[int], x: float, y: float) -> bool:
     """`java.awt.Polygon.contains(x, y)`: even-odd rule, bounding-box test first.
 
-    Points on the left/top edges count as inside, right/bottom edges as outside (spec §6.7).
-    """
+    Points on the left/top edges count as inside, right/bottom edges as outside (spec §6.7). The
+    edges whose half-open y range holds the point are the only ones the Java loop can count (its
+    first test of every edge); `_crossings` counts them as it does."""
     n = len(xs)
     if n <= 2:
         return False
     min_x, max_x, min_y, max_y = min(xs), max(xs), min(ys), max(ys)
     if not (min_x <= x < max_x and min_y <= y < max_y):
         return False
-    hits = 0
+    spanning = []
     last_x, last_y = xs[-1], ys[-1]
-    for i in range(n):
-        cur_x, cur_y = xs[i], ys[i]
-        try:
-            if cur_y == last_y:
+    for cur_x, cur_y in zip(xs, ys, strict=True):
+        if cur_y < last_y:
+            if cur_y <= y < last_y:
+                spanning.append((cur_x, cur_y, last_x, last_y))
+        elif last_y < cur_y and last_y <= y < cur_y:  # (a horizontal edge never counts)
+            spanning.append((cur_x, cur_y, last_x, last_y))
+        last_x, last_y = cur_x, cur_y
+    return (_crossings(spanning, x, y) & 1) != 0
+
+
+def _crossings(edges: Iterable[tuple[int, int, int, int]], x: float, y: float) -> int:
+    """How many of `edges` (cur x, cur y, last x, last y: each edge from the corner before to its
+    own, as `Polygon.contains` walks them, every one with y in its half-open y range) the Java loop
+    counts as crossed by the point's rightward ray: the rest of its tests, in its order, with the
+    same double arithmetic."""
+    hits = 0
+    for cur_x, cur_y, last_x, last_y in edges:
+        if cur_x < last_x:
+            if x >= last_x:
                 continue
-            if cur_x < last_x:
-                if x >= last_x:
-                    continue
-                left_x = cur_x
-            else:
-                if x >= cur_x:
-                    continue
-                left_x = last_x
-            if cur_y < last_y:
-                if y < cur_y or y >= last_y:
-                    continue
-                if x < left_x:
-                    hits += 1
-                    continue
-                test1 = x - cur_x
-                test2 = y - cur_y
-            else:
-                if y < last_y or y >= cur_y:
-                    continue
-                if x < left_x:
-                    hits += 1
-                    continue
-                test1 = x - last_x
-                test2 = y - last_y
-            if test1 < (test2 / (last_y - cur_y) * (last_x - cur_x)):
-                hits += 1
-        finally:
-            last_x, last_y = cur_x, cur_y
-    return (hits & 1) != 0
+            left_x = cur_x
+        else:
+            if x >= cur_x:
+                continue
+            left_x = last_x
+        if x < left_x:
+            hits += 1
+            continue
+        if cur_y < last_y:
+            test1, test2 = x - cur_x, y - cur_y
+        else:
+            test1, test2 = x - last_x, y - last_y
+        if test1 < (test2 / (last_y - cur_y) * (last_x - cur_x)):
+            hits += 1
+    return hits
 
 
 MAX_BAND_EDGES = 64  # edge entries a polygon's bands may hold per vertex before `EdgeBands` gives up
@@ -147,10 +149,10 @@ class EdgeBands:
     test walks every edge (Almoravid's zones: 31 corners on average, ForThePeople's 16). An edge
     counts for a point only when the point's y lies in [its lower y, its upper y) — the test's
     first condition on it — and the vertices' distinct y values cut the plane into bands in which
-    that set of edges does not change. The edges of each band are listed once (in polygon order,
-    each with its end points as the test takes them), the point's band found by bisection, and
-    the rest of the test is the plain one's, step for step (same comparisons, the same double
-    arithmetic), so the answer is the same for every point (tests/grids compare at random).
+    that set of edges does not change. The edges of each band are listed once (each with its end
+    points as the test takes them), the point's band found by bisection, and its edges counted by
+    `_crossings`, as `polygon_contains` counts the edges it finds spanning the row: the same answer
+    for every point (tests/grids compare both with a literal port of the Java loop, at random).
     Bounded: a polygon whose bands would list more than `MAX_BAND_EDGES` edges per vertex is not
     banded (`build` gives None; the caller keeps the plain test)."""
 
@@ -197,26 +199,8 @@ class EdgeBands:
         min_x, max_x, min_y, max_y = self.box
         if not (min_x <= x < max_x and min_y <= y < max_y):
             return False
-        hits = 0  # (inside the box, y is in a band: the lowest level is min y, the highest max y)
-        for cur_x, cur_y, last_x, last_y in self.bands[bisect_right(self.levels, y) - 1]:
-            if cur_x < last_x:
-                if x >= last_x:
-                    continue
-                left_x = cur_x
-            else:
-                if x >= cur_x:
-                    continue
-                left_x = last_x
-            if x < left_x:
-                hits += 1
-                continue
-            if cur_y < last_y:
-                test1, test2 = x - cur_x, y - cur_y
-            else:
-                test1, test2 = x - last_x, y - last_y
-            if test1 < (test2 / (last_y - cur_y) * (last_x - cur_x)):
-                hits += 1
-        return (hits & 1) != 0
+        # inside the box, y is in a band: the lowest level is min y, the highest max y
+        return (_crossings(self.bands[bisect_right(self.levels, y) - 1], x, y) & 1) != 0
 
 
 # --------------------------------------------------------------------------------------------
