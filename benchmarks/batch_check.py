@@ -4,8 +4,9 @@ The files: 40 demo-sized saves (the nine scenes of the demo story, 38 pieces eac
 its own piece ids, so no file's pieces are another's (the pipeline's memos cannot carry one file's
 work to the next, as between the files of different games). Timed side by side, interleaved run
 by run: the whole `adjutant check DIR --jobs 1` process and `--jobs N` (N = the cores), each
-reporting its own time from the module being loaded to the last line (`ADJUTANT_BATCH_TIMING`
-makes it print it on stderr), and the whole process's wall time. Throughput ratio = time with
+reporting its own time from the first of its processes having loaded the module and pack (the
+first moment a file could be checked) to the last line (`ADJUTANT_BATCH_TIMING` makes it print
+it on stderr), and the whole process's wall time. Throughput ratio = time with
 one job / time with N jobs (target on 2 cores: at least 1.7x). Beside it, the machine's own
 ceiling in the same minutes: a pure-Python loop run twice in one process against once in each of N
 processes (on a machine other engineers share, the second core is often busy: the batch's
