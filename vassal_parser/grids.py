@@ -140,6 +140,7 @@ def _crossings(edges: Iterable[tuple[int, int, int, int]], x: float, y: float) -
 
 
 MAX_BAND_EDGES = 64  # edge entries a polygon's bands may hold per vertex before `EdgeBands` gives up
+MAX_BAND_ENTRIES = 1 << 18  # and in all, whatever its size (a few MB at most)
 
 
 class EdgeBands:
@@ -153,8 +154,9 @@ class EdgeBands:
     points as the test takes them), the point's band found by bisection, and its edges counted by
     `_crossings`, as `polygon_contains` counts the edges it finds spanning the row: the same answer
     for every point (tests/grids compare both with a literal port of the Java loop, at random).
-    Bounded: a polygon whose bands would list more than `MAX_BAND_EDGES` edges per vertex is not
-    banded (`build` gives None; the caller keeps the plain test)."""
+    Bounded: a polygon whose bands would list more than `MAX_BAND_EDGES` edges per vertex, or more
+    than `MAX_BAND_ENTRIES` in all, is not banded (`build` gives None; the caller keeps the plain
+    test)."""
 
     __slots__ = ("bands", "box", "levels")
 
@@ -181,7 +183,7 @@ class EdgeBands:
                 ending.setdefault(max(cur_y, last_y), []).append(ends)
             last_x, last_y = cur_x, cur_y
         levels = sorted(set(ys))
-        budget = MAX_BAND_EDGES * count
+        budget = min(MAX_BAND_EDGES * count, MAX_BAND_ENTRIES)
         active: dict[int, tuple[int, int, int, int]] = {}  # id -> edge: lower y <= level < upper y
         bands = []
         for level in levels[:-1]:

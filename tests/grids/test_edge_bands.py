@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+from vassal_parser import grids
 from vassal_parser.grids import MAX_BAND_EDGES, EdgeBands, Zone, ZonedGrid, polygon_contains
 
 
@@ -127,3 +128,12 @@ def test_the_zone_index_uses_bands_and_answers_as_the_plain_test() -> None:
         for x, y in _points(rng, zone.xs, zone.ys):
             expected = next((z for z in zones if _java_contains(z.xs, z.ys, x, y)), None)
             assert grid.zone_at(x, y) is expected, (zone.name, x, y)
+
+
+def test_the_bands_of_a_huge_polygon_stay_within_a_fixed_size(monkeypatch) -> None:
+    """Bounded whatever the module holds: past MAX_BAND_ENTRIES entries in all, no bands (the cap
+    lowered here so that a small polygon meets it)."""
+    xs, ys = _comb(20)
+    assert EdgeBands.build(xs, ys) is not None
+    monkeypatch.setattr(grids, "MAX_BAND_ENTRIES", 50)
+    assert EdgeBands.build(xs, ys) is None
