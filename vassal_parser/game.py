@@ -560,6 +560,7 @@ class _Board:
         table = self.memo.pieces if self.memo is not None else None
         pieces, containers, raised = self.pieces, self.containers, self.raised
         clock = self._clock  # (`_raise` written out: a local, kept in `_clock` around containers)
+        stacks: dict[str, Stack] = {}  # a stack's state -> its Stack (read once per state text)
         for command in commands:
             text = command.text
             thing = _MISSING if table is None else table.get(text)
@@ -573,7 +574,19 @@ class _Board:
                     piece_id, type_string = parts[1], parts[2]
                     if piece_id == "null":
                         piece_id = None
-                    if type_string == "stack" or type_string.startswith("deck;"):
+                    if type_string == "stack":
+                        # Stacks alike but for their id (a save's many empty `null;0;0;@@-1` ones):
+                        # read once; only the id differs, and `_install_container` reads no more.
+                        if piece_id is None or piece_id in pieces or piece_id in containers:
+                            continue  # AddPiece of a known id does nothing in VASSAL
+                        stack = stacks.get(parts[3])
+                        if stack is None:
+                            stack = stacks[parts[3]] = Stack(None, parts[3])
+                        self._clock = clock
+                        self._install_container(piece_id, stack)
+                        clock = self._clock
+                        continue
+                    if type_string.startswith("deck;"):
                         thing = make_piece(piece_id, type_string, parts[3])
                     else:
                         thing = Piece(piece_id, type_string, parts[3])

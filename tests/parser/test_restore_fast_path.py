@@ -140,3 +140,35 @@ def test_3_1_a_group_read_by_one_split_has_every_kind_right(parts: list[str], le
         commands._SAMPLE = saved
     assert tree == commands._decode_node_slowly(text)
     assert all(leaf.kind == Command(leaf.text).kind for leaf in commands.iter_commands(tree))
+
+
+def test_3_2_stacks_alike_but_for_their_id_are_read_once_and_each_installed() -> None:
+    """§3.2: a save's many stacks of one state text (VASSAL's empty `null;0;0;@@-1` ones, or stacks
+    naming the same members) are each a container of their own, with the members they name that are
+    known; a repeated id does nothing. The state is read once per text (`Stack` made once)."""
+    import vassal_parser.game as game_module
+
+    texts = ["+/1/piece;;;a.svg;A/Main;10;20;;0", "+/2/piece;;;a.svg;A/Main;10;20;;0"]
+    texts += [f"+/s{n}/stack/null;0;0;@@-1" for n in range(40)]
+    texts += ["+/t1/stack/Main;10;20;1;2;@@0", "+/t2/stack/Main;10;20;1;2;@@0", "+/s3/stack/Main;5;5;1"]
+    made: list[str] = []
+    real_stack = game_module.Stack
+
+    class Counted(real_stack):  # type: ignore[misc, valid-type]
+        __slots__ = ()
+
+        def __init__(self, piece_id, state_string) -> None:
+            made.append(state_string)
+            super().__init__(piece_id, state_string)
+
+    expected = _state(_by_the_general_path([Command(text) for text in texts]))
+    game_module.Stack = Counted
+    try:
+        board = _restored(texts)
+    finally:
+        game_module.Stack = real_stack
+    assert _state(board) == expected
+    assert sorted(made) == ["Main;10;20;1;2;@@0", "null;0;0;@@-1"]  # s3's repeated id: not read
+    # t2 takes the members from t1, and a stack emptied so disappears (as the general path)
+    assert len(board.containers) == 41 and "t1" not in board.containers
+    assert board.containers["t2"].members == ["1", "2"] and board.parent == {"1": "t2", "2": "t2"}
