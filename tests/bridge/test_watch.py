@@ -352,3 +352,29 @@ def test_a_finished_write_is_checked_at_once_other_events_wait_for_the_debounce(
     }[event]()
     forwarder.on_any_event(made)
     assert pokes == [(save, delay)]
+
+
+def test_a_replay_follows_steps_0_to_the_cap_and_refuses_one_more(tmp_path: Path) -> None:
+    """A log of MAX_REPLAY_STEPS steps (step 0 .. the cap: one plan more than the cap) is replayed
+    whole; one of a step more is refused in one line naming the file."""
+    from bridge.daemon.watch import MAX_REPLAY_STEPS, PlanCoordinator
+    from vassal_parser.errors import InputError
+
+    def replay(last: int):
+        def steps(path, answers):
+            for step in range(last + 1):
+                status = "fired" if step else "not_due"
+                yield step, {"events": [{"id": "e", "rule": "16.2.1", "status": status}]}
+        return steps
+
+    path = tmp_path / "session.vlog"
+    whole = PlanCoordinator(lambda p, a: {}, lambda m: None, replay_function=replay(MAX_REPLAY_STEPS),
+                            log_line=lambda line: None)
+    final, summary = whole._replay_log(path, {})
+    assert summary["steps"] == MAX_REPLAY_STEPS and final["events"][0]["status"] == "fired"
+    longer = PlanCoordinator(lambda p, a: {}, lambda m: None,
+                             replay_function=replay(MAX_REPLAY_STEPS + 1), log_line=lambda line: None)
+    with pytest.raises(InputError) as refused:
+        longer._replay_log(path, {})
+    assert refused.value.source == str(path)
+    assert f"more than {MAX_REPLAY_STEPS} steps" in refused.value.message
