@@ -168,8 +168,9 @@ class EdgeBands:
 
     @classmethod
     def build(cls, xs: Sequence[int], ys: Sequence[int]) -> EdgeBands | None:
-        """The bands by one sweep up the levels (edges sorted by their lower y): linear in the
-        corners and the bands' entries, which the budget bounds."""
+        """The bands by one sweep up the levels, each edge entering at its lower y and leaving at
+        its upper y: the corners sorted once, then linear in them and in the bands' entries, which
+        the budget bounds."""
         count = len(xs)
         if count <= 2 or len(ys) != count:
             return None
