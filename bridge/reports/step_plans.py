@@ -32,6 +32,7 @@ from typing import Any
 from rules.engine import check_answer_ids
 from rules.engine import plan as run_plan
 from rules.state import GameState
+from vassal_parser.errors import InputError
 
 PLANS_KEPT = 256  # positions whose events are kept for a later step of the same log (a few KB each)
 OUTCOME_TEXTS_KEPT = 100_000  # outcomes written as text (emptied when full; a few hundred bytes each)
@@ -132,8 +133,6 @@ def replay_plans(pipeline: Any, path: Any, answers: Mapping[str, Any] | None = N
     long logs `check --timeline` meets (issue 27) reach the daemon, and the replay the overlay
     waits for took as long as the timeline once did. A log of more than `max_steps` steps is
     refused before any step is planned, in one line."""
-    from vassal_parser.errors import InputError
-
     game, info = pipeline.load(path)
     if game.kind != "log":
         raise InputError(path, "is a save, not a log: it has no replay steps")

@@ -193,8 +193,7 @@ def test_a_batch_leaves_the_callers_collector_as_it_found_it(capsys, jobs: str) 
 def test_the_batch_is_timed_from_the_first_process_loaded(capsys, monkeypatch) -> None:
     """benchmarks/batch_check.py reads one timing line: from the moment the first process had its
     pipeline (here the worker: this process's load is held back 1 s), so that a worker checking
-    files while this process still loads is timed too. The worker's "loaded" record is never taken
-    for a file's summary."""
+    files while this process still loads is timed too; every file still has its one line."""
     import time
 
     from bridge.cli import batch_check
@@ -222,8 +221,8 @@ def test_the_batch_is_timed_from_the_first_process_loaded(capsys, monkeypatch) -
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
 def test_a_workers_loaded_record_is_no_files_line_and_the_timing_is_one_line(capsys, monkeypatch) -> None:
-    """benchmarks/batch_check.py reads one timing line on stderr; a forked worker's "loaded" record
-    sets the start and is never taken for a file's summary."""
+    """benchmarks/batch_check.py reads one timing line on stderr, naming the files and processes,
+    with the seconds as its last word but one; the summaries on stdout are one line a file."""
     monkeypatch.setenv("ADJUTANT_BATCH_TIMING", "1")
     saves = [save_path(scene) for scene in STORY]
     status, out, err = check(capsys, *saves, "--jobs", "2")

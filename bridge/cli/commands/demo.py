@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bridge.cli.helptext import HelpFormatter
-from bridge.daemon.watch import PlanFunction, ReplayFunction, WatchDaemon
+from bridge.daemon.watch import MAX_REPLAY_STEPS, PlanFunction, ReplayFunction, WatchDaemon
 from bridge.pipeline import CheckPipeline
+from bridge.reports.step_plans import replay_plans
 from bridge.web.server import DEFAULT_HOST, DEFAULT_PORT
 from module_patches.demo_story import PLAYERS, SAVES_DIR, Scene, load_story, save_path
 from module_patches.demo_world import DEMO_DIR
@@ -213,9 +214,6 @@ def story_planner(pipeline: CheckPipeline, story: list[Scene]) -> tuple[PlanFunc
         return pipeline.plan_file(path, answers=merged or None, answers_source="story.toml").plan
 
     def replay_file(path: Path, answers: Mapping[str, Any]) -> Iterator[tuple[int, dict]]:
-        from bridge.daemon.watch import MAX_REPLAY_STEPS
-        from bridge.reports.step_plans import replay_plans
-
         yield from replay_plans(pipeline, path, answers=dict(answers) or None, max_steps=MAX_REPLAY_STEPS)
 
     return plan_file, replay_file
