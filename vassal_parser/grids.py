@@ -1101,37 +1101,51 @@ def cell_namer(
         col_descends, col_max, row_descends, row_max, step = h_descend, max_columns, v_descend, max_rows, 0
     slant = numbering.slant if type(numbering) is ObliqueHexGridNumbering else None  # type: ignore[attr-defined]
     format_name = numbering.format_name
-    columns: list[tuple[list[int], int, dict[int, str]]] = []  # filled at the first call
+    half = dy / 2
+    # per pixel, filled when a point first needs it (a save's pieces meet few of a board's pixels:
+    # ForThePeople's two 2,660 x 530 boards hold 14): a column pixel's (rows table, column, names),
+    # and each rows table's row for a row pixel
+    columns: list[tuple[list[int | None], bool, int, dict[int, str]] | None] = [None] * column_side
+    even_rows: list[int | None] = [None] * row_side
+    odd_rows: list[int | None] = [None] * row_side if hex_grid else even_rows
+    by_raw: dict[int, tuple[list[int | None], bool, int, dict[int, str]]] = {}
     stored = [0]
 
-    def build() -> None:
-        """The tables, each entry the expressions of `column_row` for its pixel, in their order."""
-        raws = [floor((p - x0) / dx + 0.5) for p in column_pixels]
-        if hex_grid:
-            even = [floor((p - y0) / dy + 0.5) for p in row_pixels]
-            half = dy / 2
-            odd = [floor((p - y0 - half) / dy + 0.5) for p in row_pixels]
+    def column_at(offset: int) -> tuple[list[int | None], bool, int, dict[int, str]]:
+        """The expressions of `column_row` for one column pixel, in their order."""
+        raw = floor((column_pixels[offset] - x0) / dx + 0.5)
+        entry = by_raw.get(raw)
+        if entry is None:
+            odd = hex_grid and raw % 2 != 0
+            col = col_max - raw if col_descends else raw
+            entry = by_raw[raw] = (odd_rows if odd else even_rows, odd, col, {})
+        columns[offset] = entry
+        return entry
+
+    def row_at(rows: list[int | None], odd: bool, offset: int) -> int:
+        """`column_row`'s row for one row pixel of an even (or, on a hex grid, odd) column."""
+        pixel = row_pixels[offset]
+        if not hex_grid:
+            row = int((pixel - y0) / dy + 0.5)  # truncation (spec §6.6)
+        elif odd:
+            row = floor((pixel - y0 - half) / dy + 0.5)
         else:
-            even = odd = [int((p - y0) / dy + 0.5) for p in row_pixels]  # truncation (spec §6.6)
+            row = floor((pixel - y0) / dy + 0.5)
         if row_descends:
-            even = [row_max - row for row in even]
-            odd = [row_max - row for row in odd] if hex_grid else even
-        if step:
-            odd = [row + step for row in odd]
-        by_raw: dict[int, tuple[list[int], int, dict[int, str]]] = {}
-        for raw in raws:
-            if raw not in by_raw:
-                rows = even if raw % 2 == 0 else odd
-                by_raw[raw] = (rows, col_max - raw if col_descends else raw, {})
-        columns[:] = [by_raw[raw] for raw in raws]
+            row = row_max - row
+        if odd and step:
+            row += step
+        rows[offset] = row
+        return row
 
     def name_at(column_offset: int, row_offset: int) -> str:
-        try:
-            rows, col, names = columns[column_offset]
-        except IndexError:  # the first call (offsets are never negative)
-            build()
-            rows, col, names = columns[column_offset]
+        entry = columns[column_offset]
+        if entry is None:
+            entry = column_at(column_offset)
+        rows, odd, col, names = entry
         row = rows[row_offset]
+        if row is None:
+            row = row_at(rows, odd, row_offset)
         if slant is not None:
             row = slant(row, col)
         name = names.get(row)
