@@ -21,6 +21,7 @@ import multiprocessing
 import os
 import random
 import re
+import shutil
 import struct
 import tempfile
 import time
@@ -392,13 +393,12 @@ def _limit_memory() -> None:
         pass
 
 
-def _worker(conn: Any, seeds: list[Seed]) -> None:
+def _worker(conn: Any, seeds: list[Seed], folder: Path) -> None:
     _limit_memory()
     from vassal_parser.errors import InputError
 
     reader = _Reader()
     originals: dict[int, bytes] = {}
-    folder = Path(tempfile.mkdtemp(prefix="adjutant-fuzz-"))
     conn.send("ready")
     while True:
         try:
@@ -430,10 +430,14 @@ class _Slot:
     def __init__(self, seeds: list[Seed]) -> None:
         context = multiprocessing.get_context("spawn")
         self.conn, theirs = context.Pipe()
-        self.process = context.Process(target=_worker, args=(theirs, seeds), daemon=True)
+        # Made and removed here, not in the worker: a worker past its bound is killed, and
+        # would leave its case files behind in the system's temporary folder.
+        self.folder = Path(tempfile.mkdtemp(prefix="adjutant-fuzz-"))
+        self.process = context.Process(target=_worker, args=(theirs, seeds, self.folder), daemon=True)
         self.process.start()
         theirs.close()
         if not self.conn.poll(120):
+            self.stop()
             raise RuntimeError("fuzz worker did not start")
         self.conn.recv()
         self.case: tuple[int, int] | None = None
@@ -444,6 +448,7 @@ class _Slot:
             self.process.kill()
         self.process.join(5)
         self.conn.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def run(seeds: list[Seed], cases: int, *, bound: float = 10.0, workers: int = 2,

@@ -29,3 +29,25 @@ def test_mutated_files_give_input_error_or_success_within_the_bound() -> None:
     assert report.cases >= min(cases, 20), summary  # it ran (a loaded machine runs fewer in the budget)
     assert not report.exceptions, summary
     assert not report.over_bound, summary
+
+
+def test_the_workers_case_folders_are_removed_also_when_a_worker_is_killed(tmp_path, monkeypatch) -> None:
+    """Each worker writes its cases to a folder of its own; a worker past its bound is killed, so
+    the folder is removed by the run, not the worker (they piled up in the system's /tmp)."""
+    import tempfile
+
+    made: list[str] = []
+    real_mkdtemp = tempfile.mkdtemp
+
+    def recording_mkdtemp(*args, **kwargs):
+        made.append(real_mkdtemp(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(tempfile, "mkdtemp", recording_mkdtemp)
+    seeds = find_seeds(None)[:1]
+    # A bound of zero kills every worker whose answer is not already there: replacements are made.
+    report = run(seeds, 6, bound=0.0, workers=2)
+    assert report.cases == 6
+    assert len(made) > 2, made  # the killed workers' replacements had folders of their own
+    assert not list(tmp_path.glob("adjutant-fuzz-*")), list(tmp_path.iterdir())
