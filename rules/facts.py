@@ -19,12 +19,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from rules.packs import Pack
 
-Lookup = Callable[["Pack", str], Any]
+class Pack(Protocol):
+    """The tables of a pack (`rules.packs.Pack`) a fact is read from: a protocol, so this module needs
+    nothing of rules.packs, which imports the fact vocabulary from here (issue 39: no import circle)."""
+
+    countries: dict[str, Any]
+    hexes: dict[str, Any]
+    areas: dict[str, Any]
+    border_defense: dict[str, dict[str, Any]]
+
+    def hexes_where(self, **match: Any) -> list[Any]: ...
+
+
+Lookup = Callable[[Pack, str], Any]
 
 
 @dataclass(frozen=True)

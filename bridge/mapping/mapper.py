@@ -22,7 +22,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from bridge.mapping.memo import _PER_PIECE, MappingMemo, _concealment, _counted_whole, _Outcome
+from bridge.mapping.memo import PER_PIECE, MappingMemo, Outcome, concealment, counted_whole
 from bridge.mapping.pack_rules import (
     _MISSING,
     _TEMPLATE,
@@ -255,22 +255,22 @@ class VassalMapping:
                 outcome = by_kind.get(kind)  # type: ignore[union-attr]
                 if outcome is None:  # the kind's properties: the first conditions read no per-piece one
                     outcome = self._unmatched(piece, first_names, memo,  # type: ignore[arg-type]
-                                              getattr(kind, "properties", None)) or _PER_PIECE
+                                              getattr(kind, "properties", None)) or PER_PIECE
                     by_kind[kind] = outcome  # type: ignore[index]
-                if outcome is _PER_PIECE:
+                if outcome is PER_PIECE:
                     outcome = None
-                elif _counted_whole(outcome):
+                elif counted_whole(outcome):
                     whole[kind] = [1, outcome.unmapped_piece]
                     unmapped_pieces[outcome.unmapped_piece] += 0  # listed where its first piece is
                     continue
             key = getattr(piece, "memo_key", None) if memo is not None and outcome is None else None
             if key is not None:
                 outcome = remembered(key)  # type: ignore[misc]
-            if not isinstance(outcome, _Outcome):
+            if not isinstance(outcome, Outcome):
                 # (a piece of a kind was just asked that through its kind: some rule may take it)
                 if first_names is not None and kind is None:
                     outcome = self._unmatched(piece, first_names, memo)  # type: ignore[arg-type]
-                if not isinstance(outcome, _Outcome):
+                if not isinstance(outcome, Outcome):
                     outcome = self._outcome(piece, known_hexes)
                 if key is not None:
                     remember(key, outcome)  # type: ignore[misc]
@@ -311,7 +311,7 @@ class VassalMapping:
 
     def outcome_of(self, piece: PieceLike, pack: Any = None,
                    prototypes: Mapping[str, tuple[str, ...]] | None = None,
-                   memo: MappingMemo | None = None) -> _Outcome:
+                   memo: MappingMemo | None = None) -> Outcome:
         """What `map_pieces` makes of this piece on its own (the same memo tables, the same order of
         shortcuts), for a caller that follows a position piece by piece (bridge/reports/step_plans.py)."""
         self._prototypes = prototypes if prototypes is not None else {}
@@ -324,36 +324,36 @@ class VassalMapping:
             outcome = memo.kinds.get(kind)  # type: ignore[union-attr]
             if outcome is None:
                 outcome = self._unmatched(piece, self._first_names, memo,  # type: ignore[arg-type]
-                                          getattr(kind, "properties", None)) or _PER_PIECE
+                                          getattr(kind, "properties", None)) or PER_PIECE
                 memo.kinds[kind] = outcome  # type: ignore[union-attr]
-            if outcome is not _PER_PIECE:
+            if outcome is not PER_PIECE:
                 return outcome
         key = getattr(piece, "memo_key", None) if memo is not None else None
         found = memo.outcomes.get(key) if key is not None else None  # type: ignore[union-attr]
-        if isinstance(found, _Outcome):
+        if isinstance(found, Outcome):
             return found
         outcome = None
         if memo is not None and self._first_names is not None and kind is None:
             outcome = self._unmatched(piece, self._first_names, memo)
-        if not isinstance(outcome, _Outcome):
+        if not isinstance(outcome, Outcome):
             outcome = self._outcome(piece, getattr(pack, "hexes", None))
         if key is not None:
             memo.outcomes.put(key, outcome)  # type: ignore[union-attr]
         return outcome
 
     @staticmethod
-    def shapes_position(outcome: _Outcome) -> bool:
+    def shapes_position(outcome: Outcome) -> bool:
         """Whether a piece with this outcome adds to `MappingResult.position` (a counter or a state
         write): the position `map_pieces` gives is the one the pieces that do give, in their order.
         The others only count as unmapped, are ignored, or warn."""
         return not outcome.ignored and (bool(outcome.writes) or outcome.counter is not None)
 
-    def _outcome(self, piece: PieceLike, known_hexes: Mapping[str, Any] | None) -> _Outcome:
+    def _outcome(self, piece: PieceLike, known_hexes: Mapping[str, Any] | None) -> Outcome:
         """What the rules make of one piece on its own; `map_pieces` then combines the pieces in order
         (state writes, counter-id clashes), so this part can be remembered per piece."""
         variables = self._variables(piece)
         if next(_matching(self.ignore, piece, variables), None) is not None:
-            return _Outcome(True, _concealment(piece))
+            return Outcome(True, concealment(piece))
         warning_list: list[str] = []
         write_list: list[tuple[str, Any]] = []
         unplaced: list[str] = []
@@ -364,13 +364,13 @@ class VassalMapping:
         if counter is None:
             unmapped = None if used_by_state else (piece.basic_name or piece.piece_name or "?")
             # a state marker on no pack hex (`{hex}`): its place is reported, as a counter's would be
-            return _Outcome(False, None, writes, warnings, None, unmapped, unplaced[0] if unplaced else None)
+            return Outcome(False, None, writes, warnings, None, unmapped, unplaced[0] if unplaced else None)
         place = self.place_of(piece, known_hexes)
         if place is None:
             where = f"{piece.map or 'no map'}: {piece.location or 'offboard'}"
-            return _Outcome(False, None, writes, warnings, None, None, where)
+            return Outcome(False, None, writes, warnings, None, None, where)
         counter["location"] = place
-        return _Outcome(False, _concealment(piece), writes, warnings, counter)
+        return Outcome(False, concealment(piece), writes, warnings, counter)
 
     @cached_property
     def _first_names(self) -> tuple[str, ...] | None:
@@ -409,7 +409,7 @@ class VassalMapping:
                 tuple((name, *_OWN_VARIABLES[name]) for name in names if name in _OWN_VARIABLES))
 
     def _unmatched(self, piece: PieceLike, names: tuple[str, ...], memo: MappingMemo,
-                   properties: Mapping[str, str] | None = None) -> _Outcome | None:
+                   properties: Mapping[str, str] | None = None) -> Outcome | None:
         """The outcome of a piece every rule refuses at its first condition, else None.
 
         Why: most pieces of a big save (markers, spare counters) are taken by no rule, and that is
@@ -437,7 +437,7 @@ class VassalMapping:
         variables.update((name, value) for (name, _attribute, _empty), value in zip(own, taken, strict=True))
         outcome = None
         if self._refused_by_all(variables):
-            outcome = _Outcome(False, None, (), (), None, piece.basic_name or piece.piece_name or "?")
+            outcome = Outcome(False, None, (), (), None, piece.basic_name or piece.piece_name or "?")
         memo.unmatched.put(key, outcome)
         return outcome
 

@@ -7,27 +7,24 @@ changed (docs/architecture.md, "After the position").
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # the mapper imports this module; the memo only names the mapper's type
-    from bridge.mapping.mapper import VassalMapping
+from typing import Any
 
 
-def _counted_whole(outcome: Any) -> bool:
+def counted_whole(outcome: Any) -> bool:
     """Whether an outcome only counts its piece as unmapped (no writes, no warnings, not ignored):
     then `map_pieces` may count every piece of its kind without visiting each."""
-    return (isinstance(outcome, _Outcome) and outcome.unmapped_piece is not None and not outcome.ignored
+    return (isinstance(outcome, Outcome) and outcome.unmapped_piece is not None and not outcome.ignored
             and not outcome.writes and not outcome.warnings)
 
 
-def _concealment(piece: Any) -> str | None:
+def concealment(piece: Any) -> str | None:
     """"hidden" (Invisible) or "masked" (Mask) when VASSAL conceals the piece from some players."""
     if getattr(piece, "hidden_by", None):
         return "hidden"
     return "masked" if getattr(piece, "masked_by", None) else None
 
 
-class _Outcome:
+class Outcome:
     """One piece's mapping on its own: ignored, state writes, a counter, or why it has none.
 
     A plain slotted class, not a frozen dataclass: one is made per piece of a 5,000-piece save.
@@ -48,7 +45,7 @@ class _Outcome:
         self.unmapped_place = unmapped_place
 
 
-_PER_PIECE = object()  # MappingMemo.kinds: some rule may take pieces of this kind, map each one
+PER_PIECE = object()  # MappingMemo.kinds: some rule may take pieces of this kind, map each one
 
 
 class MappingMemo:
@@ -69,15 +66,18 @@ class MappingMemo:
         # (BasicName, PieceName, first-condition values) -> the outcome of a piece no rule takes, or
         # None when some rule may take it (VassalMapping._unmatched)
         self.unmatched = BoundedCache(minimum)
-        # vassal_parser.game.PieceKind -> the unmatched outcome of its pieces, or _PER_PIECE where
+        # vassal_parser.game.PieceKind -> the unmatched outcome of its pieces, or PER_PIECE where
         # some rule may take them (VassalMapping._first_reads_kind); the kinds are the position
         # memo's, so this holds no more of them than `fit` allows
         self.kinds: dict[Any, Any] = {}
         self._for: tuple[Any, Any, Any] | None = None
         self._origins: Any = None
 
-    def use(self, mapping: VassalMapping, pack: Any, prototypes: Any, origins: Any = None) -> None:
-        """`origins`: the board origins a pack with tracks read this save's points against."""
+    def use(self, mapping: object, pack: Any, prototypes: Any, origins: Any = None) -> None:
+        """`origins`: the board origins a pack with tracks read this save's points against.
+
+        `mapping` (the `VassalMapping` filling the memo) is only compared by identity, so the memo
+        names no type of the mapper, which imports this module (issue 39: no import circle)."""
         current = self._for
         if current is None or not (current[0] is mapping and current[1] is pack and current[2] is prototypes
                                    and self._origins == origins):
