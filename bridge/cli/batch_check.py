@@ -61,7 +61,7 @@ def worst(statuses: Iterable[int]) -> int:
 
 def check_one(path: Path) -> dict[str, Any]:
     """One file's summary (JSON-able); never raises: bad input and bugs are the file's own result."""
-    from bridge.cli.commands.check import exit_status
+    from bridge.cli.plan_status import exit_status
     from vassal_parser.errors import InputError
 
     answers, source = _ANSWERS

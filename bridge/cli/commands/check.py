@@ -16,9 +16,9 @@ from typing import Any
 
 from bridge.cli import config
 from bridge.cli.helptext import HelpFormatter
+from bridge.cli.plan_status import EXIT_DUE, EXIT_NOTHING_DUE, EXIT_UNDECIDED, exit_status  # noqa: F401  (re-exported: their home before issue 39)
 
 FORMATS = ("text", "json", "markdown", "html")
-EXIT_NOTHING_DUE, EXIT_DUE, EXIT_UNDECIDED = 0, 1, 3
 
 EPILOG = """\
 examples:
@@ -130,16 +130,6 @@ def canonical_faction(name: str | None) -> str | None:
         if faction.casefold() == name.strip().casefold():
             return faction
     raise InputError(None, f"unknown faction {name!r}: use one of {', '.join(FACTIONS)}")
-
-
-def exit_status(plan: dict[str, Any]) -> int:
-    """0 nothing due, 1 due or violated, 3 nothing due but something undecided (never "not due")."""
-    statuses = {event.get("status") for event in plan.get("events", [])}
-    if plan.get("violations") or statuses & {"fired", "waiting"}:
-        return EXIT_DUE
-    undecided = plan.get("undecided") or "undecided" in statuses or any(
-        e.get("missing") for e in plan.get("events", []))
-    return EXIT_UNDECIDED if undecided else EXIT_NOTHING_DUE
 
 
 def emit(text: str, out: Path | str | None) -> None:
