@@ -314,3 +314,19 @@ def _save_from_log(tree: CommandTree, table: Table, info: Mapping[str, Any]) -> 
         restore.children.insert(2 if len(restore.children) > 2 else 1, holder)
     holder.children.extend([*pieces, *stacks])
     return restore, warnings
+
+
+def writeback_gap(pipeline: Any, path: str | Path, step: int | None = None,
+                  answers: Mapping[str, Any] | None = None) -> str | None:
+    """Why `apply` would refuse the plan of `path` as answered (None: it writes it, or there is nothing
+    to write yet — a plan waiting on a choice, undecided, or with no steps is not a gap of the pack).
+
+    Here, beside `apply_plan`, not in roundtrip.py, which this module imports (issue 39: no circle)."""
+    with tempfile.TemporaryDirectory(prefix="adjutant-check-") as folder:
+        try:
+            apply_plan(pipeline, path, Path(folder) / "roundtrip.vsav", answers, step=step)
+        except (NeedsAnswers, NothingToWrite):  # also PlanUndecided: `check` says those itself
+            return None
+        except InputError as problem:
+            return problem.message
+    return None

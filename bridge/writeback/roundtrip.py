@@ -11,7 +11,6 @@ pack fact to add ([[vassal.writeback.markers]] to move a piece, [[vassal.state]]
 Public API:
     read_back(pipeline, path) -> dict                       (the position a file maps to, normalised)
     differences(expected, got, names) -> list[str]          (one line per field that differs)
-    writeback_gap(pipeline, path, step, answers) -> str | None   (why `apply` would refuse, for `check`)
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from rules.state import GameState, box_label
-from vassal_parser.errors import InputError
 
 # Position parts compared field by field; `pack` names the pack and `actions` are the players'
 # recorded actions, which no VASSAL piece holds and no plan step changes.
@@ -110,21 +108,3 @@ def differences(expected: Mapping[str, Any], got: Mapping[str, Any]) -> list[str
             lines.append(f"{part}: the plan has {expected.get(part)!r}, the written file reads "
                          f"{got.get(part)!r}")
     return lines
-
-
-def writeback_gap(pipeline: Any, path: str | Path, step: int | None = None,
-                  answers: Mapping[str, Any] | None = None) -> str | None:
-    """Why `apply` would refuse the plan of `path` as answered (None: it writes it, or there is nothing
-    to write yet — a plan waiting on a choice, undecided, or with no steps is not a gap of the pack)."""
-    import tempfile  # here, not at the top: most checks never get this far (issue 27: a small check)
-
-    from bridge.writeback.applier import NeedsAnswers, NothingToWrite, apply_plan
-
-    with tempfile.TemporaryDirectory(prefix="adjutant-check-") as folder:
-        try:
-            apply_plan(pipeline, path, Path(folder) / "roundtrip.vsav", answers, step=step)
-        except (NeedsAnswers, NothingToWrite):  # also PlanUndecided: `check` says those itself
-            return None
-        except InputError as problem:
-            return problem.message
-    return None

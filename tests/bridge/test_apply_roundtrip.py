@@ -23,8 +23,8 @@ import pytest
 from bridge.cli.commands.check import note_writeback_gap
 from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
 from bridge.pipeline import CheckPipeline
-from bridge.writeback.applier import apply_plan
-from bridge.writeback.roundtrip import differences, normalised, read_back, writeback_gap
+from bridge.writeback.applier import apply_plan, writeback_gap
+from bridge.writeback.roundtrip import differences, normalised, read_back
 from module_patches.demo_story import SAVES_DIR
 from vassal_parser.errors import InputError
 

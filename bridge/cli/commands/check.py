@@ -187,7 +187,7 @@ def note_writeback_gap(pipeline, path, step, answers, plan: dict) -> None:
     fired = any(e.get("status") == "fired" and e.get("steps") for e in plan.get("events", []))
     if not fired or plan.get("pending_choices") or plan.get("undecided"):
         return
-    from bridge.writeback.roundtrip import writeback_gap
+    from bridge.writeback.applier import writeback_gap
 
     gap = writeback_gap(pipeline, path, step, answers)
     if gap is not None:
