@@ -150,3 +150,111 @@ def test_no_long_bridge_module_without_a_reason():
         if text.count("\n") > MAX_LINES and LONG_REASON not in (ast.get_docstring(ast.parse(text)) or ""):
             long.append(f"{path}: {text.count(chr(10))} lines")
     assert long == []
+
+
+# Issue 39: no circle of files. An edge is every import the file's source holds — at the top, inside a
+# function, under `if TYPE_CHECKING:` (a type-only import still makes two files unreadable alone) — from
+# one project module to another; importing a submodule (`from a.b import c`) also reaches its package
+# `a.b` (its __init__ runs first), and `from a import b` reaches the module a.b when there is one.
+CYCLE_PACKAGES = ("vassal_parser", "rules", "bridge", "module_patches", "adjutant")
+
+
+def module_names(root: Path, packages: tuple[str, ...]) -> dict[str, Path]:
+    """Every module under `root`'s packages by dotted name (a package by its own name, not `__init__`)."""
+    found: dict[str, Path] = {}
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            parts = path.relative_to(root).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def import_graph(root: Path, packages: tuple[str, ...] = CYCLE_PACKAGES) -> dict[str, dict[str, int]]:
+    """module -> {project module it imports: first line}; relative imports resolved (a package's own
+    `from . import x` against the package itself)."""
+    modules = module_names(root, packages)
+    graph: dict[str, dict[str, int]] = {}
+    for name, path in modules.items():
+        anchor = f"{name}.__init__" if path.name == "__init__.py" else name
+        edges: dict[str, int] = {}
+        for line, target in imported_names(path.read_text("utf-8"), anchor):
+            if target in modules and target != name:
+                edges.setdefault(target, line)
+        graph[name] = edges
+    return graph
+
+
+def circles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """Every set of modules that reach each other through imports (Tarjan's strongly connected
+    components of more than one module), each sorted, as 'a -> b (line)' edges inside it."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(start: str) -> None:  # iterative: no recursion limit on a deep import chain
+        work = [(start, iter(graph[start]))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, targets = work[-1]
+            for target in targets:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(graph[target])))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(f"{a} -> {b} (line {line})" for a in component
+                                            for b, line in graph[a].items() if b in component))
+
+    for name in graph:
+        if name not in index:
+            visit(name)
+    return found
+
+
+def test_no_circle_of_files():
+    """No two files import each other, directly or round a longer ring, in any package (issue 39)."""
+    assert circles(import_graph(ROOT)) == []
+
+
+@pytest.mark.parametrize("files", [
+    {"a.py": "from pkg import b\n", "b.py": "from pkg.a import x\n"},
+    {"a.py": "def later():\n    from . import b\n", "b.py": "import pkg.c\n", "c.py": "from .a import y\n"},
+    {"a.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.b import B\n",
+     "b.py": "from pkg.a import A\n"},
+    {"__init__.py": "from pkg.a import A\n", "a.py": "from pkg import helpers\n", "helpers.py": ""},
+])
+def test_a_circle_is_caught(tmp_path, files):
+    """The checker itself, on a tiny package: a circle at the top, inside a function round three files,
+    under TYPE_CHECKING, and through a package's __init__."""
+    (tmp_path / "pkg").mkdir()
+    for name, source in {"__init__.py": "", **files}.items():
+        (tmp_path / "pkg" / name).write_text(source, "utf-8")
+    assert circles(import_graph(tmp_path, ("pkg",)))
+
+
+def test_no_circle_in_a_line_of_imports(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    for name, source in {"__init__.py": "", "a.py": "from pkg import b\n", "b.py": "from .c import z\n",
+                         "c.py": "import os\n"}.items():
+        (tmp_path / "pkg" / name).write_text(source, "utf-8")
+    assert circles(import_graph(tmp_path, ("pkg",))) == []
