@@ -1,5 +1,9 @@
 """The Conditional Events Segment (6.2): check events in rule order against a working position.
 
+Why over 500 lines: the segment is one loop: the event context (`EventContext`: needs, answers, moves), the
+position checks run before it and the event order (6.2 Steps 1-2) are what `plan` does in turn, and every
+event module is written against that one context.
+
 Why a registry of implementations named by the pack: the pack says WHICH events a faction checks and
 in what order (6.2 Step 1: its Permanent Conditional Events as listed; Step 2: its Current Card), and
 WHICH implementation runs each rule with which parameters. An event shared by two editions

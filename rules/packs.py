@@ -1,5 +1,9 @@
 """Game data packs: the static facts of one edition, read from TOML with stdlib `tomllib`.
 
+Why over 500 lines: the record types and their loader are one format (docs/pack-format.md): each table's
+checks sit beside the record they fill, and inheritance (`inherited_tables`) merges tables before
+they are built.
+
 Why data and not code: the map, countries, cards and event parameters differ per edition (TK, DS,
 AWAW, demo) and a user must be able to complete the map for a real game without touching Python.
 Every ``*.toml`` file of a pack directory is merged; tables the engine does not know (e.g. the

@@ -1,5 +1,8 @@
 """The neutral game position the rules engine reasons about.
 
+Why over 500 lines: the state is one JSON shape: the box-id helpers, the type checks and the record classes
+are what `GameState.from_json`/`to_json` read and write, kept together so the wire form is read in one place.
+
 Why a VASSAL-free model: the rules must be testable from a few lines of JSON, and the VASSAL side
 (`bridge.mapping.mapper`) can change without touching a single rule. Static facts (hexes, countries'
 capitals, regions) live in the pack; this file holds only what changes during a game: where counters

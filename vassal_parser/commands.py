@@ -1,6 +1,10 @@
 """The ESC command tree of a saved game or log (spec §3), decoded exactly like
 `GameModule.decode` and encoded back byte-identically.
 
+Why over 500 lines: decoding, encoding and the command builders are one format: the fast range decoder sits
+beside the slow reference (`_decode_node_slowly`) it must match byte for byte, and the builders
+(`add_piece_command`, `move_piece_command`, ...) write exactly what the decoder reads back.
+
 Why a tree and not a list: nesting is expressed by backslash counts before ESC; splitting on raw
 ESC (as pywargame does) breaks names holding delimiters. We keep every token — including empty
 ones VASSAL drops — so `encode_stream(decode_stream(text)) == text` for VASSAL-written streams.

@@ -1,6 +1,9 @@
 """Open any VASSAL file — zip (.vmod .vmdx .vsav .vlog, old `savedGame`-only zips) or bare
 (`buildFile`, `buildFile.xml`, `moduledata`, plain command streams) — and hand out its parts.
 
+Why over 500 lines: it is the opener's hardening in one place: sniffing, the `savedGame` decodings and the
+capped zip and XML readers, each cap checked where the bytes come in.
+
 Why one opener: users point Adjutant at whatever file they have; it must work out what the file
 is from its content (spec §1.1 sniffing) and refuse hostile or broken input with one
 `InputError` line instead of a traceback or a hang (zip bombs, entity bombs, truncated zips).

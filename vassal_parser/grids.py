@@ -1,5 +1,9 @@
 """VASSAL's board grids: point -> location name and name -> point, exactly as the Java computes them.
 
+Why over 500 lines: each grid ports one Java class, but they share the numbering base, the Java casts
+(`java_int`, `java_round`) and format strings; a ZonedGrid holds the other kinds inside its zones and
+`cell_namer` names cells across every kind, so a grid per file would import the others back.
+
 Why a port and not "nice" geometry: the name VASSAL shows (and stores in `OldLocationName`) comes
 from integer truncation, half-up rounding and a few quirks (spec §6.4-§6.8). Players compare our
 output with what VASSAL says, so every cast is reproduced: `(int)` truncates toward zero

@@ -1,5 +1,8 @@
 """One module map with the boards a game chose: map pixels -> board, zone, location name, and back.
 
+Why over 500 lines: `MapLayout` is one object: board placement, zones, location names and their inverse
+`point_for` all read the same placed boards; the rest are its small helpers.
+
 Why separate from `module.py`: the same map lays out differently per game (the save's
 BoardPicker command picks boards, their cells and which are reversed), and every piece's
 `LocationName` depends on that layout (spec §6.2, §5.5).

@@ -1,5 +1,9 @@
 """A VASSAL module's build file as plain objects: maps, boards, grids, zones, decks, setups.
 
+Why over 500 lines: the build-file reader is one walk of one XML tree: the dataclasses it fills, the
+per-element readers (maps, boards, grids, slots) and the extension merge (run on the same tree before the
+walk) share the attribute readers and refusals (`_refuse`, `_int`, `_bool`).
+
 Why our own model: the location names VASSAL stores in saves come from the module's maps,
 boards and grids (spec §6); reading them from the build file lets Adjutant recompute every
 `LocationName` itself and place pieces by name. Extensions (.vmdx) are merged first, exactly as

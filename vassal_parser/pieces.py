@@ -1,5 +1,9 @@
 """Pieces, stacks and decks as VASSAL stores them in AddPiece commands (spec §5).
 
+Why over 500 lines: Piece, Stack and Deck share one lazy decode and the per-kind profile cache
+(`_ChainProfile`) that keeps a 5,000-piece save cheap; moving the containers away would part that cache
+from its only users.
+
 Why separate from traits.py: a Piece is what the game layer (`game.py`) and the rules care
 about — id, name, where it is, its properties — while traits.py only knows how strings nest.
 Trait chains stay undecoded until a caller asks for something that needs them; `moved_to` /
