@@ -1,8 +1,8 @@
 """A saved game or log replayed into a position: every piece with its map, board, zone and location.
 
-Why over 500 lines: the replay is one walk: the placed piece, its kind and the two memos are filled
-by the same restore-and-replay pass (`Game`), which alone knows the containers, boards and stacking of the moment;
-the memo types live here because their keys are that walk's own inputs.
+Why over 500 lines: the replay is one walk: the placed piece, its kind and the two memos are filled by
+the same restore-and-replay pass (`Game`), which alone knows the containers, boards and stacking of the
+moment; the memo types live here because their keys are that walk's own inputs.
 
 Why replay and not just list AddPiece commands: VASSAL's position is the result of executing the
 restore commands in order (members join stacks and decks by id, spec §3.2) and, for a log, of

@@ -1,9 +1,10 @@
 """Trait chains (spec §5): a piece's type and state strings split into one Trait per Decorator.
 
-Why over 500 lines: the trait classes and the chain splitter are one format: every trait's fields
-are cut by the same level- and escape-aware splitter that cuts the chain, the fast splitter sits beside the slow reference
-(`decode_chain_slowly`) it must match token for token, and the families share the `Trait` base and the
-per-type table (`make_trait`). A split along trait families waits on issue 40, which is reworking this file.
+Why over 500 lines: the trait classes and the chain splitter are one format: every trait's fields are
+cut by the same level- and escape-aware splitter that cuts the chain, the fast splitter sits beside the
+slow reference (`decode_chain_slowly`) it must match token for token, and the families share the `Trait`
+base and the per-type table (`make_trait`). A split along trait families waits on issue 40, which is
+reworking this file.
 
 Why lazy and raw-preserving: a Cattlesquat save holds thousands of pieces with chains up to
 ~200 traits and 70 KB commands; most callers only need the BasicPiece and a few Markers/Layers.
