@@ -1,5 +1,9 @@
 """Steps shared by several events, written once (conquest, liberation, reactivation, Avalanche, DS).
 
+Why over 500 lines: it is the one library of steps and fact questions the event modules share (a
+helper lands here only once two events use it); splitting it by topic would make each event import
+several helper files that all read the same `EventContext` and the same territory/City facts.
+
 Why shared: 16.1.1, 16.2.1, 16.3.2, 16.4.2 and 16.5.2 all open with the same "remove support units,
 fortress units, ..." Step 1 and "remove all remaining counters" Step 2; the editions differ only in
 the kinds listed, which the pack gives as the event parameter ``step1_remove``. Like every game fact,
