@@ -135,7 +135,7 @@ def canonical_faction(name: str | None) -> str | None:
 def exit_status(plan: dict[str, Any]) -> int:
     """0 nothing due, 1 due or violated, 3 nothing due but something undecided (never "not due")."""
     statuses = {event.get("status") for event in plan.get("events", [])}
-    if plan.get("violations") or statuses & {"fired", "waiting"}:
+    if plan.get("violations") or statuses & {"fired", "waiting", "owed"}:
         return EXIT_DUE
     undecided = plan.get("undecided") or "undecided" in statuses or any(
         e.get("missing") for e in plan.get("events", []))
@@ -185,10 +185,13 @@ def run(args: argparse.Namespace) -> int:
                                            answers_source=source)
         emit(timeline.render(document, fmt), args.out)
         return exit_status(document["plan"])
+    from bridge.reports.referee import referee
+
     result = pipeline.plan_file(args.file, step=args.step, answers=answers or None, answers_source=source)
-    note_writeback_gap(pipeline, args.file, args.step, answers or None, result.plan)
-    emit(report.render(result.plan, fmt, only_due=args.only_due, faction=faction), args.out)
-    return exit_status(result.plan)
+    plan = referee(pipeline, args.file, args.step, answers or None, source, result)
+    note_writeback_gap(pipeline, args.file, args.step, answers or None, plan)
+    emit(report.render(plan, fmt, only_due=args.only_due, faction=faction), args.out)
+    return exit_status(plan)
 
 
 def note_writeback_gap(pipeline, path, step, answers, plan: dict) -> None:
