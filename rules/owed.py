@@ -145,8 +145,14 @@ def mark_owed(current: dict[str, Any], fired_before: Mapping[str, Any], position
     return True
 
 
+def is_done(step: Mapping[str, Any], event: Mapping[str, Any]) -> bool:
+    """Whether a step of an owed event is among those the position shows made (reports tick it)."""
+    return any(dict(step) == dict(made) for made in event.get(DONE) or [])
+
+
 def carried_out(event: Mapping[str, Any], position: Mapping[str, Any]) -> bool:
     """True when every step of `event` (a plan entry) is already shown by `position` (none remaining,
-    none elsewhere): e.g. 16.1.2's remedy "remove" once no unit of the country is left to remove."""
+    none elsewhere, none a position cannot show): e.g. 16.1.2's remedy "remove" once no unit of the
+    country is left to remove."""
     judged = judge_event(event, position)
-    return not judged[REMAINING] and not judged["deviations"]
+    return not judged[REMAINING] and not judged["deviations"] and not judged[UNSEEN]

@@ -68,7 +68,7 @@ def _recognise_answers(pipeline: Any, path: str | Path, step: int | None, answer
                 trial = pipeline.plan_file(path, step=step, answers=given, answers_source=source).plan
                 again = next((e for e in trial.get("events", []) if e.get("rule") == event.get("rule")
                               and e.get("source") == event.get("source")), None)
-                if again is not None and again.get("status") in ("fired", "not_due") \
+                if again is not None and again.get("status") == "fired" \
                         and carried_out(again, position):
                     made.append((option, trial))
             if len(made) == 1:
