@@ -196,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
         document = timeline.build_timeline(pipeline, args.file, answers=answers or None,
                                            answers_source=source)
         emit(timeline.render(document, fmt), args.out)
-        return exit_status(document["plan"])
+        return 1 if document["owed_at_end"] else exit_status(document["plan"])
     from bridge.reports.referee import referee
 
     result = pipeline.plan_file(args.file, step=args.step, answers=answers or None, answers_source=source)
