@@ -44,8 +44,13 @@ def _place(location: str | None, hex_name: Callable[[str], str]) -> str:
 
 
 def judge_step(step: Mapping[str, Any], where: Mapping[str, str | None],
-               countries: Mapping[str, Any]) -> str:
-    """done / remaining / deviation / unseen for one plan step against a position."""
+               countries: Mapping[str, Any], chain: tuple[Mapping[str, Any], ...] = ()) -> str:
+    """done / remaining / deviation / unseen for one plan step against a position.
+
+    `chain`: the event's other placement steps of the same counter, in plan order, this one among
+    them (16.2.2: a unit broken down, then moved): a step is done where the counter stands at its
+    own or a later step's destination, remaining where it stands at its own or an earlier step's
+    origin (the chain not reached yet)."""
     counter, to = step.get("counter"), step.get("to")
     if step.get("action") == "set_country":
         wanted = step.get("details") or {}
@@ -55,13 +60,20 @@ def judge_step(step: Mapping[str, Any], where: Mapping[str, str | None],
         return DONE if all(country.get(k) == v for k, v in wanted.items()) else REMAINING
     if counter is None or to is None:
         return UNSEEN
+    links = list(chain) or [step]
+    index = next((i for i, link in enumerate(links) if link is step), 0)
+    later = {link.get("to") for link in links[index:]}
+    earlier = {link.get("from") for link in links[: index + 1]} | {link.get("to") for link in links[:index]}
     if counter not in where:
-        # The counter left the position: a step that removes it is done, any other went wrong.
-        return DONE if step.get("action") in GONE or to in GONE else DEVIATION
+        # The counter left the position: a step that removes it is done, any other went wrong --
+        # unless it was never placed yet (a step from nowhere: a new counter to place).
+        if step.get("action") in GONE or later & GONE:
+            return DONE
+        return REMAINING if None in earlier else DEVIATION
     at = where[counter]
-    if at == to:
+    if at in later:
         return DONE
-    if at == step.get("from"):
+    if at in earlier:
         return REMAINING
     return DEVIATION
 
@@ -86,8 +98,13 @@ def judge_event(event: Mapping[str, Any], position: Mapping[str, Any],
     names = {str(c.get("id")): c.get("name") for c in _counters(position)}
     countries = position.get("countries") or {}
     out: dict[str, Any] = {DONE: [], REMAINING: [], "deviations": [], UNSEEN: []}
+    chains: dict[str, list[Mapping[str, Any]]] = {}
     for step in event.get("steps", []):
-        verdict = judge_step(step, where, countries)
+        if step.get("counter") is not None and step.get("to") is not None:
+            chains.setdefault(str(step["counter"]), []).append(step)
+    for step in event.get("steps", []):
+        chain = tuple(chains.get(str(step.get("counter")), ())) if step.get("to") is not None else ()
+        verdict = judge_step(step, where, countries, chain)
         if verdict == DEVIATION:
             cid = str(step.get("counter"))
             name = f"{names[cid]} ({cid})" if names.get(cid) and names[cid] != cid else cid

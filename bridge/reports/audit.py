@@ -55,12 +55,20 @@ class _Obligation:
             return
         self.steps = [{"required": dict(s), "done_at_step": None, "verdict": None} for s in event["steps"]]
         self.choices = list(event.get("choices", []))
+        chains: dict[str, list[dict[str, Any]]] = {}
+        for item in self.steps:  # one counter's placements in plan order (rules/owed.py judge_step)
+            required = item["required"]
+            if required.get("counter") is not None and required.get("to") is not None:
+                chains.setdefault(str(required["counter"]), []).append(required)
+        for item in self.steps:
+            required = item["required"]
+            item["chain"] = tuple(chains.get(str(required.get("counter")), ())) if required.get("to") else ()
 
     def judge(self, step: int, position: Mapping[str, Any]) -> None:
         where = locations_of(position)
         countries = position.get("countries") or {}
         for item in self.steps:
-            verdict = judge_step(item["required"], where, countries)
+            verdict = judge_step(item["required"], where, countries, item["chain"])
             item["verdict"], item["at"] = verdict, where.get(str(item["required"].get("counter")))
             if verdict == DONE:
                 if item["done_at_step"] is None:
@@ -141,7 +149,7 @@ def _report(owed: _Obligation, hex_name: Any, position: Mapping[str, Any] | None
     steps = []
     for item in owed.steps:
         required = item["required"]
-        entry = {**required, "from": required.get("from"), "done_at_step": item["done_at_step"],
+        entry = {**required, "done_at_step": item["done_at_step"],
                  "seen": item["verdict"] != UNSEEN, "deviation": None}
         if item["verdict"] == DEVIATION:
             cid = str(required.get("counter"))
