@@ -13,9 +13,9 @@ EXIT_NOTHING_DUE, EXIT_DUE, EXIT_UNDECIDED = 0, 1, 3
 
 
 def exit_status(plan: dict[str, Any]) -> int:
-    """0 nothing due, 1 due or violated, 3 nothing due but something undecided (never "not due")."""
+    """0 nothing due, 1 due, owed or violated, 3 nothing due but something undecided (never "not due")."""
     statuses = {event.get("status") for event in plan.get("events", [])}
-    if plan.get("violations") or statuses & {"fired", "waiting"}:
+    if plan.get("violations") or statuses & {"fired", "waiting", "owed"}:
         return EXIT_DUE
     undecided = plan.get("undecided") or "undecided" in statuses or any(
         e.get("missing") for e in plan.get("events", []))

@@ -10,9 +10,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-DUE_STATUSES = ("fired", "waiting", "undecided")
+DUE_STATUSES = ("fired", "waiting", "undecided", "owed")
 STATUS_WORD = {
     "fired": "DUE",
+    "owed": "OWED",
     "waiting": "WAITING",
     "undecided": "UNDECIDED",
     "not_due": "not due",
@@ -20,6 +21,7 @@ STATUS_WORD = {
 }
 STATUS_HUMAN = {
     "fired": "due",
+    "owed": "owed (fired, not carried out in full)",
     "waiting": "waiting for an answer",
     "undecided": "undecided",
     "not_due": "not due",
@@ -113,7 +115,7 @@ def nothing_line(plan: Mapping[str, Any], events: list[Mapping[str, Any]]) -> st
     """'Nothing is due.' — only when nothing is due AND nothing is undecided (unknown is never not due),
     worded as the engine words it (rules/plan.py `Plan.render_text`)."""
     statuses = {e.get("status") for e in events}
-    if plan.get("violations") or statuses & {"fired", "waiting"}:
+    if plan.get("violations") or statuses & {"fired", "waiting", "owed"}:
         return None
     undecided = [str(e.get("rule")) for e in events if e.get("status") == "undecided" or e.get("missing")]
     whole = plan_missing(plan)

@@ -28,6 +28,7 @@ from bridge.reports.contents import (
     warning_lines,
 )
 from bridge.reports.report_inset import inset_html
+from rules.owed import is_done
 
 # ---- html ---------------------------------------------------------------------------------------
 
@@ -39,6 +40,9 @@ h1{font-size:1.3em;border-bottom:2px solid #8a1c1c;padding-bottom:.3em}
 .warning{color:#8a5a00}
 .event{background:#fff;border-left:4px solid #8a1c1c;margin:.8em 0;padding:.5em .8em}
 .event.status-waiting{border-left-color:#c99a00}
+.event.status-owed{border-left-color:#b3261e}
+li.done{text-decoration:line-through;color:#555}
+.deviations li{color:#b3261e}
 .event.status-undecided{border-left-color:#5a4fcf;border-left-style:dashed}
 .event.status-not_due,.event.status-ignored{border-left-color:#c5c9cc;opacity:.75}
 .event h2{font-size:1.05em;margin:0 0 .3em}
@@ -64,6 +68,9 @@ svg text{font-family:Arial,sans-serif;fill:#1d232b}
 svg text.place{font-weight:700}
 svg text.hex-id{fill:#5a4320}
 """.strip()
+
+
+DONE_CLASS = ' class="done"'  # a step of an owed event the position shows made (rules/owed.py)
 
 
 def _h(text: Any) -> str:
@@ -124,11 +131,15 @@ def render_html(plan: Mapping[str, Any], only_due: bool = False, faction: str | 
             parts.append(
                 "<ol>"
                 + "".join(
-                    f'<li><span class="rule">{_h(step_label(s))}</span>{_h(s.get("text", ""))}</li>'
+                    f'<li{DONE_CLASS if is_done(s, event) else ""}><span class="rule">'
+                    f'{_h(step_label(s))}</span>{_h(s.get("text", ""))}</li>'
                     for s in event["steps"]
                 )
                 + "</ol>"
             )
+        if event.get("deviations"):
+            parts.append('<ul class="deviations">' + "".join(
+                f"<li>deviation: {_h(text)}</li>" for text in event["deviations"]) + "</ul>")
         parts.append(inset_html(event.get("map"), event.get("steps") or []))
         for choice in event.get("choices", []):
             parts.append(

@@ -23,6 +23,7 @@ from bridge.reports.contents import (
     violations_heading,
     warning_lines,
 )
+from rules.owed import is_done
 
 # ---- markdown -----------------------------------------------------------------------------------
 
@@ -83,7 +84,9 @@ def render_markdown(plan: Mapping[str, Any], only_due: bool = False, faction: st
         lines += [f"- **missing fact:** {_md(text)}" for text in missing_texts(event)]
         lines += [f"- why: {_md(reason)}" for reason in event.get("why", [])]
         lines += [f"- {_md(text)}" for text in errata_texts(event)]
-        lines += [f"- [ ] ({_md(step_label(s))}) {_md(s.get('text', ''))}" for s in event.get("steps", [])]
+        lines += [f"- [{'x' if is_done(s, event) else ' '}] ({_md(step_label(s))}) {_md(s.get('text', ''))}"
+                  for s in event.get("steps", [])]
+        lines += [f"- **deviation:** {_md(text)}" for text in event.get("deviations", [])]
         for choice in event.get("choices", []):
             lines.append(
                 f"- **{_md(choice.get('decider'))} decides** `{choice.get('id')}`: "

@@ -77,7 +77,13 @@ def event_text(event: Mapping[str, Any], show_why: bool = True, indent: str = ""
         lines += [f"{indent}    why: {reason}" for reason in event.get("why", [])]
     lines += [f"{indent}    missing: {text}" for text in missing_texts(event)]
     lines += [f"{indent}    {text}" for text in errata_texts(event)]
-    lines += [f"{indent}    - ({step_label(step)}) {step.get('text', '')}" for step in event.get("steps", [])]
+    if status == "owed":  # rules/owed.py: only what is still to make, and what stands elsewhere
+        lines += [f"{indent}    - owed ({step_label(step)}) {step.get('text', '')}"
+                  for step in event.get("remaining", [])]
+        lines += [f"{indent}    ! deviation: {text}" for text in event.get("deviations", [])]
+    else:
+        lines += [f"{indent}    - ({step_label(step)}) {step.get('text', '')}"
+                  for step in event.get("steps", [])]
     for choice in event.get("choices", []):
         lines.append(
             f"{indent}    ? [{choice.get('id')}] {choice.get('decider')}: {choice.get('prompt')} "

@@ -50,6 +50,9 @@ class StepPlan:
     after: Mapping[str, Any]
     result: Any = None
     planned: bool = True  # the engine ran for this step (False: an earlier step's events stand)
+    # The mapped position (JSON) where it differs from the previous step's; None where it stands as it
+    # was. The log audit (bridge/reports/audit.py) judges each owed step against it.
+    position: Mapping[str, Any] | None = None
 
 
 def step_plans(pipeline: Any, game: Any, info: Mapping[str, Any], answers: Mapping[str, Any] | None = None,
@@ -66,7 +69,7 @@ def step_plans(pipeline: Any, game: Any, info: Mapping[str, Any], answers: Mappi
     previous_key: tuple[Any, ...] | None = None
     events: list[dict[str, Any]] = []
     # The texts of the outcomes a position was mapped from, in order -> its events.
-    kept: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    kept: dict[tuple[str, ...], tuple[list[dict[str, Any]], Mapping[str, Any]]] = {}
     texts: dict[int, tuple[Any, str]] = {}  # id(outcome) -> (the outcome, kept alive; its text)
 
     def text_of(outcome: Any) -> str:
@@ -100,9 +103,11 @@ def step_plans(pipeline: Any, game: Any, info: Mapping[str, Any], answers: Mappi
         if walked.step == last:
             result = pipeline.plan_pieces(walked.pieces(), {**info, "step": last}, answers, answers_source,
                                           layout_for=game.layout)
-            yield StepPlan(last, result.plan["events"], before, placed, result)
+            yield StepPlan(last, result.plan["events"], before, placed, result,
+                           position=result.mapping.position if result.mapping is not None else None)
             return
         planned = False
+        changed: Mapping[str, Any] | None = None
         key = tuple(text_of(outcome) for _piece, outcome in significant.values())
         if key != previous_key:
             previous_key = key
@@ -113,13 +118,13 @@ def step_plans(pipeline: Any, game: Any, info: Mapping[str, Any], answers: Mappi
                 state = GameState.from_json(position, source=source)
                 plan = run_plan(state, pack, answers=dict(answers or {}), answers_source=answers_source,
                                 in_place=True)
-                found = plan.to_json()["events"]
+                found = (plan.to_json()["events"], position)
                 planned = True
                 if len(kept) >= PLANS_KEPT:
                     del kept[next(iter(kept))]  # the oldest
                 kept[key] = found
-            events = found
-        yield StepPlan(walked.step, events, before, placed, None, planned)
+            events, changed = found
+        yield StepPlan(walked.step, events, before, placed, None, planned, position=changed)
 
 
 def replay_plans(pipeline: Any, path: Any, answers: Mapping[str, Any] | None = None,

@@ -71,14 +71,32 @@ def build_timeline(
         raise InputError(path, "--timeline needs a log (.vlog); this file is a save with no replay steps")
     rows: list[dict[str, Any]] = []
     previous_status: dict[str, str] = {}
+    fired_as: dict[str, dict[str, Any]] = {}  # rule -> its entry where it last fired (its steps)
+    owed_open: dict[str, dict[str, Any]] = {}  # rule -> its fired entry, while steps of it are owed
+    position: Mapping[str, Any] = {}
     final: dict[str, Any] = {}
     for planned in step_plans(pipeline, game, info, answers, answers_source):
         step = planned.step
         if planned.result is not None:
             final = planned.result.plan
+        if planned.position is not None:
+            position = planned.position
         changes = []
         for event in planned.events:
+            if event["status"] in DUE_STATUSES:
+                owed_open.pop(event["rule"], None)  # due again: its own rows say so
+                continue
+            earlier = owed_open.get(event["rule"])
+            if earlier is not None and planned.position is not None:
+                change = _ended(earlier, position)
+                if not change.endswith(": owed"):
+                    del owed_open[event["rule"]]
+                    changes.append({"rule": event["rule"], "title": event["title"],
+                                    "change": f"{change} (its owed steps made)", "status": "not_due"})
+        for event in planned.events:
             rule, status = event["rule"], event["status"]
+            if status == "fired":
+                fired_as[rule] = event
             was = previous_status.get(rule, "not_due" if step else None)
             previous_status[rule] = status
             if was == status or (was is None and status not in DUE_STATUSES):
@@ -86,7 +104,10 @@ def build_timeline(
             if status in DUE_STATUSES:
                 change = _status_change(event, was is None or was not in DUE_STATUSES)
             else:
-                change = "no longer due"
+                ended = fired_as.pop(rule, None)
+                change = _ended(ended, position)
+                if change.endswith(": owed") and ended is not None:
+                    owed_open[rule] = ended
             entry = {"rule": rule, "title": event["title"], "change": change, "status": status}
             if status == "undecided":
                 entry["missing"] = [
@@ -97,7 +118,28 @@ def build_timeline(
             what = (describe_step(game.steps[step - 1], planned.before, planned.after) if step
                     else ["the log as opened"])
             rows.append({"step": step, "did": what, "changes": changes})
-    return {**header("timeline"), "file": str(path), "steps": info["steps"], "rows": rows, "plan": final}
+    owed = [{"rule": rule, "title": event.get("title", ""), "change": _ended(event, position)}
+            for rule, event in owed_open.items()]
+    return {**header("timeline"), "file": str(path), "steps": info["steps"], "rows": rows, "plan": final,
+            "owed_at_end": owed}
+
+
+def _ended(fired: Mapping[str, Any] | None, position: Mapping[str, Any]) -> str:
+    """What became of an event that stopped being due, judged by pieces and places (rules/owed.py):
+    "carried out", "carried out in part (1 of 6 steps): owed", or "lapsed" (nothing of it made: its
+    condition stopped holding, 6.2). An event that waited and never fired: "no longer due"."""
+    from rules.owed import DONE, REMAINING, judge_event
+
+    if fired is None or not fired.get("steps"):
+        return "no longer due"
+    judged = judge_event(fired, position)
+    seen = len(judged[DONE]) + len(judged[REMAINING]) + len(judged["deviations"])
+    if not judged[DONE]:
+        return "lapsed"
+    if len(judged[DONE]) == seen:
+        return "carried out"
+    wrong = f", {len(judged['deviations'])} elsewhere" if judged["deviations"] else ""
+    return f"carried out in part ({len(judged[DONE])} of {seen} steps{wrong}): owed"
 
 
 def _status_change(event: Mapping[str, Any], newly: bool) -> str:
@@ -113,7 +155,8 @@ def _status_change(event: Mapping[str, Any], newly: bool) -> str:
 
 
 def due_at_end(timeline: Mapping[str, Any]) -> list[str]:
-    return [e["rule"] for e in timeline["plan"]["events"] if e["status"] in DUE_STATUSES]
+    return [e["rule"] for e in timeline["plan"]["events"] if e["status"] in DUE_STATUSES] + [
+        e["rule"] for e in timeline.get("owed_at_end", [])]
 
 
 def render(timeline: Mapping[str, Any], fmt: str) -> str:
@@ -173,6 +216,8 @@ def render(timeline: Mapping[str, Any], fmt: str) -> str:
     ending = [f"{', '.join(due)} due"] if due else []
     ending += [f"{', '.join(waiting)} waiting"] if waiting else []
     ending += [f"{', '.join(undecided)} undecided"] if undecided else []
+    owed = [e["rule"] for e in timeline.get("owed_at_end", [])]
+    ending += [f"{', '.join(owed)} owed (fired, not carried out in full)"] if owed else []
     lines.append("at the end: " + ("; ".join(ending) or "nothing is due"))
     return "\n".join(lines)
 

@@ -101,7 +101,9 @@ def test_timeline_is_the_timeline_of_every_step_planned_whole(
             result = pipeline.plan_pieces(pieces, {**info, "step": step}, answers, answers_source,
                                           layout_for=game.layout)
             after = {piece.id: piece for piece in pieces}
-            yield StepPlan(step, result.plan["events"], before, after, result)
+            # issue 37: the timeline judges owed steps against each step's mapped position
+            yield StepPlan(step, result.plan["events"], before, after, result,
+                           position=result.mapping.position)
             before = after
 
     monkeypatch.setattr(module, "step_plans", whole)

@@ -206,7 +206,7 @@ def test_timeline_says_at_which_step_each_event_became_due_in_every_format(capsy
     step1 = lines.index(next(line for line in lines if line.startswith("step 1: ")))
     assert STORY[1].title in lines[step1] and "moved GE 1 Pz from w3928 to e3804" in lines[step1]
     assert lines[step1 + 1].strip() == "16.1.1 Allied Minor Country Conquest: became due"
-    assert "16.1.1 Allied Minor Country Conquest: no longer due" in out
+    assert "16.1.1 Allied Minor Country Conquest: carried out" in out  # issue 37: not "no longer due"
     _status, out, _ = check(capsys, LOG, "--timeline", "--json")
     data = json.loads(out)
     assert (data["format"], data["version"], data["steps"]) == ("adjutant-timeline", 1, len(STORY) - 1)

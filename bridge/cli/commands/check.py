@@ -73,6 +73,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--faction", help="only what concerns this faction (Axis, Western, Soviet; any case)")
     parser.add_argument("--step", type=int, metavar="N",
                         help="for a log: the position after N replay steps (0 = as opened; default: the end)")
+    parser.add_argument("--audit", action="store_true",
+                        help="for a log: was each event due in it carried out, step by step "
+                             "(with --step N: up to step N)")
     parser.add_argument("--timeline", action="store_true",
                         help="for a log: at which step each event became due (and stopped being due)")
     parser.add_argument("--out", metavar="FILE", help="write the report to FILE (or `out` in adjutant.toml)")
@@ -168,17 +171,29 @@ def run(args: argparse.Namespace) -> int:
     if args.timeline and args.step is not None:
         raise InputError(args.file, "--timeline walks every step; it takes no --step")
     pipeline = CheckPipeline(args.module, args.pack, extensions=args.extension)
+    if args.audit:
+        if args.timeline:
+            raise InputError(args.file, "--audit and --timeline are two reports: give one")
+        from bridge.reports import audit
+
+        document = audit.build_audit(pipeline, args.file, answers=answers or None, answers_source=source,
+                                     up_to=args.step)
+        emit(audit.render(document, fmt), args.out)
+        return 0 if document["settled"] else 1
     if args.timeline:
         from bridge.reports import timeline
 
         document = timeline.build_timeline(pipeline, args.file, answers=answers or None,
                                            answers_source=source)
         emit(timeline.render(document, fmt), args.out)
-        return exit_status(document["plan"])
+        return 1 if document["owed_at_end"] else exit_status(document["plan"])
+    from bridge.reports.referee import referee
+
     result = pipeline.plan_file(args.file, step=args.step, answers=answers or None, answers_source=source)
-    note_writeback_gap(pipeline, args.file, args.step, answers or None, result.plan)
-    emit(report.render(result.plan, fmt, only_due=args.only_due, faction=faction), args.out)
-    return exit_status(result.plan)
+    plan = referee(pipeline, args.file, args.step, answers or None, source, result)
+    note_writeback_gap(pipeline, args.file, args.step, answers or None, plan)
+    emit(report.render(plan, fmt, only_due=args.only_due, faction=faction), args.out)
+    return exit_status(plan)
 
 
 def note_writeback_gap(pipeline, path, step, answers, plan: dict) -> None:
@@ -202,7 +217,8 @@ def run_batch(args: argparse.Namespace, names: list[str], fmt: str, answers: dic
     from bridge.common.jsonout import dumps
     from vassal_parser.errors import InputError
 
-    for flag, given in (("--timeline", args.timeline), ("--step", args.step is not None)):
+    single = (("--timeline", args.timeline), ("--audit", args.audit), ("--step", args.step is not None))
+    for flag, given in single:
         if given:
             raise InputError(None, f"{flag} reads one log; give one file, not {len(names)} or a folder")
     if fmt not in ("text", "json"):
