@@ -89,7 +89,7 @@ def test_the_control_view_reloads_from_its_cookie_and_a_player_url_cannot_answer
         # The player view shows no control (issue 41); it says where the choice is answered.
         player.wait_for_selector(".choice[data-choice='16.2.1:country']")
         assert player.locator("#content button, #content input").count() == 0
-        assert "answered in the control view" in player.inner_text(".choice[data-choice='16.2.1:country']")
+        assert "in the control view" in player.inner_text(".choice[data-choice='16.2.1:country']")
         player.evaluate("""() => new Promise((resolve) => {  // as a script would: the server refuses it
             const ws = new WebSocket(`ws://${location.host}/ws?view=player&token=${
                 new URLSearchParams(location.search).get('token')}`);
