@@ -178,7 +178,9 @@ class PlanCoordinator:
                                               "see the log)")
                 return
             self._log_line(f"{self.current.name}: moves written to {written.get('path')}")
-            self._publish_writeback(last={**written, "time": time.time()}, error=None)
+            # `for`: the save the moves belong to, so a view can tell once another save is planned.
+            last = {**written, "for": self.current.name, "time": time.time()}
+            self._publish_writeback(last=last, error=None)
 
     def _publish_writeback(self, **changes: Any) -> None:
         self.writeback = {**self.writeback, **changes}

@@ -200,9 +200,10 @@ def border_defense(ctx: EventContext) -> None:
     answer = ctx.choose(
         "redeploy",
         "Axis",
-        f"Redeploy exactly {need} Russian non-fortress ground step(s) into the short Regions "
-        "(answer a list of 'unit:steps>hex'); never more than necessary, never steps needed "
-        "for Border Defense elsewhere. The Axis may force breakdowns.",
+        f"Redeploy exactly {need} Russian non-fortress ground step(s) from any hex(es) on the map to "
+        "meet the Border Defense Requirements; never more steps than are necessary, nor Russian ground "
+        "units necessary to fulfill a Border Defense check elsewhere. The Axis faction may force the "
+        "Soviet faction to break down any units it wishes.",
         options,
         labels=labels,
         multiple=True,

@@ -237,7 +237,7 @@ def test_faction_in_the_url_is_matched_in_any_case_and_checked(
         lower = _page(browser, pages, daemon, "view=player&faction=axis", {"width": 1280, "height": 720})
         lower.wait_for_selector(".event[data-rule='16.2.1']")
         assert lower.inner_text("#title") == "Adjutant — Axis"
-        assert lower.locator(".choice[data-choice='16.2.1:country'] button.option").count() == 2
+        assert lower.locator(".choice[data-choice='16.2.1:country'] .options-read li").count() == 2
         wrong = _page(browser, pages, daemon, "view=player&faction=allies", {"width": 1280, "height": 720})
         wrong.wait_for_selector("#notice:not([hidden])")
         assert 'Unknown faction "allies": use Axis, Western, Soviet' in wrong.inner_text("#notice")

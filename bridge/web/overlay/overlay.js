@@ -16,7 +16,9 @@
   let faction = requestedFaction; // made canonical (any case -> "Axis") once a plan lists the factions
   let unknownFaction = false;
   const DEFAULT_FACTIONS = ["Axis", "Western", "Soviet"];
-  const interactive = view !== "stream";
+  // Only the control view answers and ticks: the player view is read-only (its URL's token cannot answer,
+  // bridge/web/access.py), so it shows no control it cannot use, and says who decides and where.
+  const interactive = view === "control";
   // Stream settings (OBS browser source URL): where the lower third sits, how big, how much.
   //   position=bottom|top|left|right  scale=0.5..3  lines=1..12 (steps per event)  insets=1|0  cycle=S
   const POSITIONS = ["bottom", "top", "left", "right"];
@@ -444,11 +446,18 @@
   // --- control view: the answers as the JSON `adjutant check --answers FILE` reads ----------------
 
   function currentAnswers(plan) {
+    // Only the current file's choices: the daemon keeps every answer given this session (04's
+    // stays when 05 is planned), and an answers file for 05 must not carry 04's.
     const answers = {};
+    const given = state.answers || {};
     for (const event of plan && Array.isArray(plan.events) ? plan.events : []) {
-      for (const choice of choicesOf(event)) if (choice.answered && choice.id) answers[choice.id] = choice.answer;
+      for (const choice of choicesOf(event)) {
+        if (!choice.id) continue;
+        if (choice.id in given) answers[choice.id] = given[choice.id];
+        else if (choice.answered) answers[choice.id] = choice.answer;
+      }
     }
-    return Object.assign(answers, state.answers || {});
+    return answers;
   }
 
   function renderExport(plan) {
@@ -523,19 +532,21 @@
     const fromOverlay = Boolean(state.answers && choice.id in state.answers);
     const answered = fromOverlay || Boolean(choice.answered);
     const current = fromOverlay ? state.answers[choice.id] : choice.answer;
+    const where = view === "player" ? " (answered in the control view)" : "";
     const status = answered
       ? `Answered: ${answerLabels(choice, current)}`
       : view === "player" && who && sameFaction(who, faction)
-        ? "Your decision: pick below"
-        : `Awaiting ${who ? who + "'s" : "a"} decision`;
+        ? `Your decision (${who}): give it in the control view`
+        : `Awaiting ${who ? who + "'s" : "a"} decision${where}`;
     node.append(el("div", { class: answered ? "answer answered" : "answer" }, status));
     node.classList.toggle("settled", answered);
+    if (view === "player" && !answered) node.append(optionList(choice));
     if (!interactive) return node;
     if (choice.multiple === true && window.AdjutantListAnswer) {
       // Built item by item and sent once, complete (listanswer.js).
       node.append(window.AdjutantListAnswer.render(choice, { el, send, view, current, answered, answerText,
         optionValue, optionLabel, cliLine }));
-      if (answered) node.append(clearButton(choice));
+      if (answered) node.append(clearButton(choice, fromOverlay));
       return node;
     }
     // A list answer (a `multiple` choice, or one the planner answered with a list) is toggled
@@ -555,13 +566,26 @@
       });
       buttons.append(button);
     }
-    if (answered) buttons.append(clearButton(choice));
+    if (answered) buttons.append(clearButton(choice, fromOverlay));
     node.append(buttons);
     if (view === "control") node.append(cliLine(choice.id, answered ? current : null));
     return node;
   }
 
-  function clearButton(choice) {
+  // The player view's options: what may be chosen, as text (the choosing is done in the control view).
+  function optionList(choice) {
+    const options = Array.isArray(choice.options) ? choice.options : [];
+    return el("ul", { class: "options-read" }, ...options.map((option) => el("li", {}, optionLabel(option))));
+  }
+
+  // An answer the planner was given with the file (the demo's story) is not this page's to clear:
+  // clearing would bring it straight back, so the page says so instead of offering a dead button.
+  function clearButton(choice, fromOverlay) {
+    if (!fromOverlay) {
+      return el("span", { class: "given-answer" },
+        "This answer comes with the plan (the demo's story answers it), not from this page: "
+        + "choose another option to change it.");
+    }
     const clear = el("button", { type: "button", class: "clear" }, "Clear answer");
     clear.addEventListener("click", () => send({ type: "answer", choice: choice.id, option: null }));
     return clear;

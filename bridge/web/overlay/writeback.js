@@ -62,7 +62,19 @@
     }
     const last = writeback.last;
     box.dataset.written = last ? last.file : "";
-    if (last) {
+    // The notice belongs to the save it was written for: once another save is planned it only names
+    // that earlier file, so no one sends the wrong log.
+    const earlier = last && last.for && state.file && state.file !== last.for;
+    if (earlier) {
+      box.hidden = view !== "control";
+      box.dataset.written = "";
+      box.dataset.earlier = last.file;
+      if (view === "control") {
+        box.appendChild(line("writeback-earlier", `Moves written earlier for ${last.for}: ${last.file}; `
+          + `not for ${state.file}, the save now planned.`));
+      }
+    } else if (last) {
+      box.dataset.earlier = "";
       const where = last.path && view !== "stream" ? ` (${last.path})` : "";
       box.appendChild(line("writeback-done", `Moves written: ${last.file}${where}`));
       if (last.save_file) {

@@ -522,6 +522,49 @@ function mapPoint(event) {
   return point.matrixTransform(svg.getScreenCTM().inverse());
 }
 
+// A drag selects the hexes it passes over: every hex its rectangle covers more than a sliver of, not
+// only those whose centre falls inside (a drag from centre to centre would otherwise drop a whole
+// column at a pixel's rounding).
+const DRAG_SHARE = 0.15;
+
+function polygonArea(points) {
+  let sum = 0;
+  points.forEach((p, i) => { const q = points[(i + 1) % points.length]; sum += p[0] * q[1] - q[0] * p[1]; });
+  return Math.abs(sum) / 2;
+}
+
+function clipToRect(points, x0, y0, x1, y1) { // Sutherland–Hodgman against the four edges
+  const edges = [[(p) => p[0] >= x0, (p, q) => [x0, p[1] + (q[1] - p[1]) * (x0 - p[0]) / (q[0] - p[0])]],
+    [(p) => p[0] <= x1, (p, q) => [x1, p[1] + (q[1] - p[1]) * (x1 - p[0]) / (q[0] - p[0])]],
+    [(p) => p[1] >= y0, (p, q) => [p[0] + (q[0] - p[0]) * (y0 - p[1]) / (q[1] - p[1]), y0]],
+    [(p) => p[1] <= y1, (p, q) => [p[0] + (q[0] - p[0]) * (y1 - p[1]) / (q[1] - p[1]), y1]]];
+  let out = points;
+  for (const [inside, cut] of edges) {
+    const source = out;
+    out = [];
+    source.forEach((p, i) => {
+      const prev = source[(i + source.length - 1) % source.length];
+      if (inside(p)) {
+        if (!inside(prev)) out.push(cut(prev, p));
+        out.push(p);
+      } else if (inside(prev)) {
+        out.push(cut(prev, p));
+      }
+    });
+    if (!out.length) return out;
+  }
+  return out;
+}
+
+function dragCovers(cell, x0, y0, x1, y1) {
+  const [cx, cy] = cell.center;
+  if (cx >= x0 && cx <= x1 && cy >= y0 && cy <= y1) return true;
+  if (!cell.points || cell.points.length < 3) return false;
+  const whole = polygonArea(cell.points);
+  const part = clipToRect(cell.points, x0, y0, x1, y1);
+  return whole > 0 && part.length >= 3 && polygonArea(part) >= DRAG_SHARE * whole;
+}
+
 function installPointer() {
   const svg = $("map");
   let start = null;
@@ -552,9 +595,7 @@ function installPointer() {
       rect = null;
       if (!begin.shift) state.selected.clear();
       for (const cell of currentMap().cells) {
-        if (cell.hex && cell.center[0] >= x0 && cell.center[0] <= x1 && cell.center[1] >= y0 && cell.center[1] <= y1) {
-          state.selected.add(cell.hex);
-        }
+        if (cell.hex && dragCovers(cell, x0, y0, x1, y1)) state.selected.add(cell.hex);
       }
       // The hexes the drag starts and ends in belong to it, wherever in them the pointer was.
       const end = document.elementFromPoint(event.clientX, event.clientY);
