@@ -38,8 +38,8 @@ def _place(location: str | None, hex_name: Callable[[str], str]) -> str:
     if location is None:
         return "off the map (not in the position)"
     label = box_label(location)
-    if label is not None:
-        return f"the {label}"
+    if label is not None:  # "out of the game", "set aside" are states, not boxes: no article
+        return f"the {label}" if label[:1].isupper() else label
     return hex_name(location)
 
 
@@ -88,7 +88,7 @@ def deviation_text(step: Mapping[str, Any], at: str | None, name: str,
 
 
 def _in(place: str) -> str:
-    return place if place.startswith("off ") else f"in {place}"
+    return place if place.startswith(("off ", "out of ", "set aside")) else f"in {place}"
 
 
 def judge_event(event: Mapping[str, Any], position: Mapping[str, Any],
