@@ -230,3 +230,30 @@ def test_a_workers_loaded_record_is_no_files_line_and_the_timing_is_one_line(cap
     timing = [line for line in err.splitlines() if line.startswith("batch timing")]
     assert len(timing) == 1 and f"{len(saves)} files in 2 processes" in timing[0]
     assert 0 < float(timing[0].split()[-2]) < 60
+
+
+def test_events_that_only_wait_on_another_are_waiting_not_due(capsys) -> None:
+    """Issue 41: 09's 16.5.5-16.5.7 wait on 16.5.4's redeploy (04's 16.1.3 on 16.1.2's remedy): the
+    batch lists them as `waiting` and its summary line says so, as `check` of the one file shows them
+    (WAITING, "checked after the position is settled by ..."); the events that owe a decision of
+    their own stay due."""
+    folder = ROOT / "module_patches" / "demo" / "saves"
+    _status, out, _ = check(capsys, folder, "--format", "json")
+    by_name = {Path(entry["file"]).name: entry for entry in json.loads(out)["files"]}
+    expected = {"04-hungary-occupied.vsav": (["16.1.2"], ["16.1.3"]),
+                "09-border-defense.vsav": (["16.5.4"], ["16.5.5", "16.5.6", "16.5.7"])}
+    for name, (due, waiting) in expected.items():
+        entry = by_name[name]
+        assert (entry["due"], entry["waiting"], entry["status"]) == (due, waiting, "due"), name
+        single_status, single_out, _ = check(capsys, folder / name, "--format", "json")
+        events = json.loads(single_out)["events"]
+        settled_after = [e["rule"] for e in events if e["status"] == "waiting"
+                         and e["why"][0].startswith("checked after the position is settled")]
+        assert settled_after == waiting and single_status == entry["exit_status"] == 1
+    assert by_name["09-border-defense.vsav"]["waiting_for"] == ["16.5.4:redeploy"]
+    _status, out, _ = check(capsys, folder)
+    lines = {Path(line.split(":", 1)[0]).name: line for line in out.splitlines()[:-1]}
+    assert lines["09-border-defense.vsav"].endswith(
+        ": 1 due (16.5.4); 3 waiting for 16.5.4:redeploy (16.5.5, 16.5.6, 16.5.7)")
+    assert lines["04-hungary-occupied.vsav"].endswith(
+        ": 1 due (16.1.2); 1 waiting for 16.1.2:remedy:Hungary (16.1.3)")
