@@ -69,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
                      "operations": applied.operations, "description": applied.description,
                      "stopped": applied.stopped, "warnings": list(applied.warnings)}))
         return 0
+    if getattr(args, "quiet", False):  # -q: only errors; the file is written all the same
+        return 0
     what = "continuation log" if applied.kind == "log" else "save with the moves made"
     print(f"wrote {applied.out} ({what}): {applied.steps} step(s), {applied.operations} piece change(s)")
     print(f"  description: {applied.description}")
