@@ -134,7 +134,8 @@ def _children() -> list[int]:
     return found
 
 
-@pytest.mark.skipif(not hasattr(os, "fork") or not Path("/proc/self/stat").exists(), reason="fork and /proc")
+@pytest.mark.skipif(not hasattr(os, "fork") or not Path("/proc/self/stat").exists(),
+                    reason="needs os.fork and /proc (Linux)")
 def test_each_forked_process_loads_its_own_pipeline(monkeypatch, tmp_path: Path, capsys) -> None:
     """Issue 27: each process loads its own pipeline after the fork, the two loads at once on two
     cores, and no page of a pipeline's memos shared (to be copied as a file first writes to it)."""
@@ -155,7 +156,8 @@ def test_each_forked_process_loads_its_own_pipeline(monkeypatch, tmp_path: Path,
     assert len(pids) == 2 and len(set(pids)) == 2 and str(os.getpid()) in pids
 
 
-@pytest.mark.skipif(not hasattr(os, "fork") or not Path("/proc/self/stat").exists(), reason="fork and /proc")
+@pytest.mark.skipif(not hasattr(os, "fork") or not Path("/proc/self/stat").exists(),
+                    reason="needs os.fork and /proc (Linux)")
 @pytest.mark.parametrize("bad", ["module", "pack", "answer"])
 def test_a_bad_module_pack_or_answer_is_one_line_and_leaves_no_worker(capsys, tmp_path: Path,
                                                                       bad: str) -> None:
@@ -189,7 +191,7 @@ def test_a_batch_leaves_the_callers_collector_as_it_found_it(capsys, jobs: str) 
     assert gc.get_freeze_count() == 0 and gc.isenabled()
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork (not on Windows)")
 def test_the_batch_is_timed_from_the_first_process_loaded(capsys, monkeypatch) -> None:
     """benchmarks/batch_check.py reads one timing line: from the moment the first process had its
     pipeline (here the worker: this process's load is held back 1 s), so that a worker checking
@@ -219,7 +221,7 @@ def test_the_batch_is_timed_from_the_first_process_loaded(capsys, monkeypatch) -
     assert said[0] < loaded_here[0] - 0.5
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork (not on Windows)")
 def test_a_workers_loaded_record_is_no_files_line_and_the_timing_is_one_line(capsys, monkeypatch) -> None:
     """benchmarks/batch_check.py reads one timing line on stderr, naming the files and processes,
     with the seconds as its last word but one; the summaries on stdout are one line a file."""
