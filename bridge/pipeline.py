@@ -530,21 +530,23 @@ def concealed_places(pieces: Iterable[Any], place_hexes: Mapping[tuple[str, str]
 
 
 def answers_hint(plan: Mapping[str, Any]) -> list[str]:
-    """How to answer the plan's open choices: each id, who decides, and the values to write.
+    """How to answer the plan's open choices: each id, who decides, and the values to write, by
+    `--answer ID=VALUE` or in an answers file (every report and `apply`'s refusal say the same).
 
     Why: the plan shows option labels ("Intern all units causing Occupation (16.7) ..."), but an
-    answers file takes option values ("intern"); a PBEM player reading the text must not need JSON."""
+    answer takes option values ("intern"); a PBEM player reading the text must not need JSON."""
     open_ids = set(plan.get("pending_choices", []))
-    choices = [c for e in plan.get("events", []) for c in e.get("choices", []) if c["id"] in open_ids]
+    choices = [c for e in plan.get("events", []) for c in e.get("choices", []) if c.get("id") in open_ids]
     if not choices:
         return []
-    lines = ["to answer, put these choice ids in a JSON object and pass it with --answers FILE.json:"]
+    lines = ["to answer, pass --answer ID=VALUE (repeatable), or put these choice ids in a JSON object "
+             "and pass it with --answers FILE.json:"]
     for choice in choices:
-        values = [json.dumps(o["value"], ensure_ascii=False) for o in choice["options"]]
+        values = [json.dumps(o["value"], ensure_ascii=False) for o in choice.get("options", [])]
         listed = ", ".join(values[:-1]) + f" or {values[-1]}" if len(values) > 1 else "".join(values)
         if choice.get("multiple"):
             listed = f"a list of {', '.join(values)}"
-        lines.append(f'  "{choice["id"]}" ({choice["decider"]}): {listed or "no option"}')
+        lines.append(f'  "{choice["id"]}" ({choice.get("decider")}): {listed or "no option"}')
     return lines
 
 

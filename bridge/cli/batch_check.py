@@ -79,11 +79,26 @@ def check_one(path: Path) -> dict[str, Any]:
                 "error": bug_line(f"adjutant check {path}", exc)}
     status = exit_status(plan)
     events = plan.get("events", [])
+    waiting = [e for e in events if waits_on_another(e)]
     return {**entry, "status": STATUS_NAMES[status], "exit_status": status,
-            "due": [e["rule"] for e in events if e.get("status") in ("fired", "waiting")],
+            "due": [e["rule"] for e in events
+                    if e.get("status") in ("fired", "waiting") and e not in waiting],
+            "waiting": [e["rule"] for e in waiting],
+            "waiting_for": list(dict.fromkeys(c for e in waiting for c in e.get("waiting_for") or [])),
             "undecided": [e["rule"] for e in events if e.get("status") == "undecided"],
             "violations": len(plan.get("violations") or []),
             "turn": plan.get("turn"), "steps": (plan.get("vassal") or {}).get("steps")}
+
+
+def waits_on_another(event: Mapping[str, Any]) -> bool:
+    """WAITING only on another event's decision (09's 16.5.5 on 16.5.4's redeploy, 04's 16.1.3 on
+    16.1.2's remedy; issue 41): not known to be due until that answer settles the position, so it is
+    listed as waiting, not due, as `check` of the one file shows it. An event waiting on a choice of
+    its own fired: it is due, and owes that decision."""
+    if event.get("status") != "waiting":
+        return False
+    own = {choice.get("id") for choice in event.get("choices") or []}
+    return not own.intersection(event.get("waiting_for") or [])
 
 
 def _start(module: str, pack: str, extensions: list[str], answers: tuple[dict[str, Any], str]) -> None:
@@ -173,6 +188,9 @@ def summary_line(entry: Mapping[str, Any]) -> str:
     parts = []
     if entry["due"]:
         parts.append(f"{len(entry['due'])} due ({', '.join(entry['due'])})")
+    if entry.get("waiting"):
+        on = ", ".join(entry.get("waiting_for") or []) or "an earlier decision"
+        parts.append(f"{len(entry['waiting'])} waiting for {on} ({', '.join(entry['waiting'])})")
     if entry["violations"]:
         parts.append(f"{entry['violations']} War & Peace violation{'s' if entry['violations'] > 1 else ''}")
     if entry["undecided"]:

@@ -43,9 +43,10 @@ EPILOG = """\
 examples:
   adjutant demo                                   the live demo (serves until Ctrl-C)
   adjutant check game.vsav                        with module and pack from ./adjutant.toml
-  adjutant check game.vsav --module M.vmod --pack tk --format markdown --only-due
+  adjutant check game.vsav --module M.vmod --pack my-pack --format markdown --only-due
   adjutant check session.vlog --timeline          when each event became due, step by step
-  adjutant watch ~/vassal/saves --module M.vmod --pack tk
+  adjutant watch ~/vassal/saves --module M.vmod --pack my-pack
+  adjutant pack scaffold M.vmod --base tk -o my-pack   first: my-pack, a pack of your own for the module
 
 exit status: 0 nothing due / all agree, 1 something due (or differs), 2 bad input,
 3 nothing due but something undecided (a fact the position does not give).

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import gc
 import multiprocessing
+import signal
 import sys
 import threading
 import traceback
@@ -67,7 +68,11 @@ def _timeline_only(plan: Mapping[str, Any]) -> dict[str, Any]:
 
 def _worker(conn: Connection, module: str, pack: str, extensions: list[str], memory_limit: int | None,
             max_steps: int) -> None:
-    """The worker's loop: ("plan"|"replay", path, answers) in, ("ok"|"input"|"bug", payload) out."""
+    """The worker's loop: ("plan"|"replay", path, answers) in, ("ok"|"input"|"bug", payload) out.
+
+    Ctrl+C reaches the whole process group; the daemon stops this worker itself (`_stop_worker`), so
+    the worker ignores it rather than print "Process adjutant-planner:" and a traceback (issue 41)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _limit_memory(memory_limit)
     try:
         from bridge.pipeline import CheckPipeline

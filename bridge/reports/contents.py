@@ -6,7 +6,6 @@ the same thing.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -191,19 +190,8 @@ def fact_lines(plan: Mapping[str, Any]) -> list[str]:
 
 
 def answer_hint(plan: Mapping[str, Any]) -> list[str]:
-    """How to answer the open choices: `--answer ID=VALUE` with each id and its values."""
-    open_ids = set(plan.get("pending_choices", []))
-    choices = [c for e in plan.get("events", []) for c in e.get("choices", []) if c.get("id") in open_ids]
-    if not choices:
-        return []
-    lines = [
-        "to answer, pass --answer ID=VALUE (repeatable), or put these choice ids in a JSON object "
-        "and pass it with --answers FILE.json:"
-    ]
-    for choice in choices:
-        values = [json.dumps(o["value"], ensure_ascii=False) for o in choice.get("options", [])]
-        listed = ", ".join(values[:-1]) + f" or {values[-1]}" if len(values) > 1 else "".join(values)
-        if choice.get("multiple"):
-            listed = f"a list of {', '.join(values)}"
-        lines.append(f'  "{choice["id"]}" ({choice.get("decider")}): {listed or "no option"}')
-    return lines
+    """How to answer the open choices: `--answer ID=VALUE` or `--answers FILE` with each id and its
+    values, worded as `apply`'s refusal words it (bridge/pipeline.py `answers_hint`)."""
+    from bridge.pipeline import answers_hint
+
+    return answers_hint(plan)

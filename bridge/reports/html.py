@@ -60,6 +60,8 @@ td,th{padding:.1em .6em;text-align:left;border-bottom:1px solid #ddd}
 .inset-panel{margin:0}
 .inset-panel figcaption{font-size:.85em;color:#5f6b76;text-align:center}
 .inset-link{font-size:.9em;color:#5a4320}
+pre.answer-hint{white-space:pre-wrap;overflow-wrap:anywhere;max-width:100%;background:#f2efe6}
+pre.answer-hint{padding:.5em .7em;font-size:.9em}
 svg.inset{background:#e9e4d6;border-radius:4px;margin:.4em 0;max-width:100%;height:auto}
 svg .hex{fill:#f6e7c4;stroke:#a08455;stroke-width:1}
 svg .hex.focus{fill:#e8b45c;stroke:#5a4320;stroke-width:2.5}
@@ -154,7 +156,7 @@ def render_html(plan: Mapping[str, Any], only_due: bool = False, faction: str | 
         body.append(f"<p><i>{_h(nothing)}</i></p>")
     hint = answer_hint(plan)
     if hint:
-        body.append("<pre>" + _h("\n".join(hint)) + "</pre>")
+        body.append('<pre class="answer-hint">' + _h("\n".join(hint)) + "</pre>")
     title = _h(f"Adjutant — {head[0]}")
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'

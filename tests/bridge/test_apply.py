@@ -170,6 +170,32 @@ def test_unanswered_choice_writes_nothing_and_lists_the_choice(tmp_path, capsys)
     assert list(tmp_path.iterdir()) == []
 
 
+def test_the_refusal_names_both_ways_to_answer_and_the_named_answer_is_taken(tmp_path, capsys) -> None:
+    """Issue 41: the refusal names `--answer ID=VALUE` as well as `--answers FILE`, as `check` does,
+    and the answer written as it says lets 16.1.2 be written."""
+    out = tmp_path / "hungary.vlog"
+    argv = ["apply", str(save_path(STORY["04-hungary-occupied"])), "--module", str(DEMO_MODULE),
+            "--pack", str(DEMO_PACK), "--out", str(out)]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "pass --answer ID=VALUE (repeatable), or put these choice ids in a JSON object and pass it " \
+           "with --answers FILE.json:" in err
+    assert main([*argv, "--answer", "16.1.2:remedy:Hungary=intern"]) == 0 and out.is_file()
+    capsys.readouterr()
+
+
+def test_quiet_apply_writes_the_file_and_prints_nothing(tmp_path, capsys) -> None:
+    """Issue 41: -q is "only errors" for `apply` too: the file is written, nothing is printed."""
+    out = tmp_path / "poland.vlog"
+    argv = ["apply", str(save_path(STORY["02-poland-falls"])), "--module", str(DEMO_MODULE),
+            "--pack", str(DEMO_PACK), "--out", str(out)]
+    assert main([*argv, "-q"]) == 0 and out.is_file()
+    assert capsys.readouterr() == ("", "")
+    out.unlink()
+    assert main(["-q", *argv]) == 0 and out.is_file()
+    assert capsys.readouterr() == ("", "")
+
+
 def test_partial_writes_the_steps_before_the_first_unanswered_choice(tmp_path, capsys) -> None:
     """16.3.3 is written; 16.3.4 waits for its Influence choice, so it and what follows are not."""
     out = tmp_path / "finest.vlog"

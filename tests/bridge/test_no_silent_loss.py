@@ -39,7 +39,8 @@ SAVE = DEMO / "saves" / "04-hungary-occupied.vsav"
 FAST = {"debounce": 0.03, "retry": 0.05}
 DISK_ERRORS = {errno.ENOSPC: "the disk is full", errno.EROFS: "read-only file system",
                errno.EACCES: "permission denied"}
-needs_demo = pytest.mark.skipif(not MODULE.exists(), reason=f"demo module not built at {MODULE}")
+needs_demo = pytest.mark.skipif(not MODULE.exists(),
+                                reason=f"demo module not built at {MODULE} (scripts/make_demo.py builds it)")
 
 
 def failing_disk(monkeypatch: pytest.MonkeyPatch, code: int, after: int = 0) -> None:

@@ -30,7 +30,8 @@ MODULE = DEMO / "adjutant-demo.vmod"
 PACK = DEMO / "pack"
 SAVES = DEMO / "saves"
 
-pytestmark = pytest.mark.skipif(not MODULE.exists(), reason=f"demo module not built at {MODULE}")
+pytestmark = pytest.mark.skipif(not MODULE.exists(),
+                                reason=f"demo module not built at {MODULE} (scripts/make_demo.py builds it)")
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,8 @@ PACK = DEMO / "pack"
 SAVES = DEMO / "saves"
 FAST = {"debounce": 0.03, "retry": 0.05}
 
-pytestmark = pytest.mark.skipif(not MODULE.exists(), reason=f"demo module not built at {MODULE}")
+pytestmark = pytest.mark.skipif(not MODULE.exists(),
+                                reason=f"demo module not built at {MODULE} (scripts/make_demo.py builds it)")
 
 
 def _planner():

@@ -97,3 +97,36 @@ def test_every_inset_text_lies_inside_its_picture(browser, tmp_path, capsys, sce
         assert expected.get(scene, set()) <= names
     finally:
         page.close()
+
+
+# The page's width, and for the answer hint (the report's command-line footer) its width, the width
+# of what it holds, and its right edge (CSS pixels).
+FOOTER = """() => {
+  const footer = document.querySelector("pre.answer-hint");
+  if (!footer) return null;
+  return {page: document.documentElement.clientWidth, pageScroll: document.documentElement.scrollWidth,
+          width: footer.clientWidth, scroll: footer.scrollWidth,
+          right: footer.getBoundingClientRect().right, text: footer.textContent};
+}"""
+
+
+@pytest.mark.parametrize("width", [1000, 560])
+def test_the_command_line_footer_wraps_within_the_page(browser, tmp_path, capsys, width) -> None:
+    """Issue 41: the footer saying how to answer (`--answer ID=VALUE` and every value of 16.5.4's
+    redeploy list) ran past the page's edge; it wraps inside the page, every word of it kept."""
+    report = tmp_path / "report.html"
+    main(["check", str(save_path(STORY["09-border-defense"])), "--module", str(DEMO_MODULE),
+          "--pack", str(DEMO_PACK), "--format", "html", "--out", str(report)])
+    capsys.readouterr()
+    page = browser.new_page()
+    page.set_default_timeout(WAIT_MS)
+    try:
+        page.set_viewport_size({"width": width, "height": 800})
+        page.goto(report.as_uri())
+        measured = page.evaluate(FOOTER)
+    finally:
+        page.close()
+    assert measured is not None, "no answer hint in the report of 09 (16.5.4 is unanswered)"
+    assert "--answer ID=VALUE" in measured["text"] and '"RU-3:1>e3806"' in measured["text"]
+    assert measured["scroll"] <= measured["width"], measured
+    assert measured["right"] <= measured["page"] and measured["pageScroll"] <= measured["page"], measured

@@ -32,7 +32,8 @@ DEMO = PROJECT / "module_patches" / "demo"
 MODULE = DEMO / "adjutant-demo.vmod"
 FAST = {"debounce": 0.03, "retry": 0.05}
 REDEPLOY = "16.5.4:redeploy"
-needs_demo = pytest.mark.skipif(not MODULE.exists(), reason=f"demo module not built at {MODULE}")
+needs_demo = pytest.mark.skipif(not MODULE.exists(),
+                                reason=f"demo module not built at {MODULE} (scripts/make_demo.py builds it)")
 
 
 # --- the demo world with chosen pieces hidden -----------------------------------------------------
@@ -97,7 +98,7 @@ def secrets_of(hide: dict[str, str], scene_file: str) -> set[str]:
 @pytest.fixture(scope="module")
 def pipeline() -> Any:
     if not MODULE.exists():
-        pytest.skip(f"demo module not built at {MODULE}")
+        pytest.skip(f"demo module not built at {MODULE} (scripts/make_demo.py builds it)")
     from bridge.pipeline import CheckPipeline
 
     return CheckPipeline(MODULE, DEMO / "pack")

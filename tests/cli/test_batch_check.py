@@ -134,7 +134,8 @@ def _children() -> list[int]:
     return found
 
 
-@pytest.mark.skipif(not hasattr(os, "fork") or not Path("/proc/self/stat").exists(), reason="fork and /proc")
+@pytest.mark.skipif(not hasattr(os, "fork") or not Path("/proc/self/stat").exists(),
+                    reason="needs os.fork and /proc (Linux)")
 def test_each_forked_process_loads_its_own_pipeline(monkeypatch, tmp_path: Path, capsys) -> None:
     """Issue 27: each process loads its own pipeline after the fork, the two loads at once on two
     cores, and no page of a pipeline's memos shared (to be copied as a file first writes to it)."""
@@ -155,7 +156,8 @@ def test_each_forked_process_loads_its_own_pipeline(monkeypatch, tmp_path: Path,
     assert len(pids) == 2 and len(set(pids)) == 2 and str(os.getpid()) in pids
 
 
-@pytest.mark.skipif(not hasattr(os, "fork") or not Path("/proc/self/stat").exists(), reason="fork and /proc")
+@pytest.mark.skipif(not hasattr(os, "fork") or not Path("/proc/self/stat").exists(),
+                    reason="needs os.fork and /proc (Linux)")
 @pytest.mark.parametrize("bad", ["module", "pack", "answer"])
 def test_a_bad_module_pack_or_answer_is_one_line_and_leaves_no_worker(capsys, tmp_path: Path,
                                                                       bad: str) -> None:
@@ -189,7 +191,7 @@ def test_a_batch_leaves_the_callers_collector_as_it_found_it(capsys, jobs: str) 
     assert gc.get_freeze_count() == 0 and gc.isenabled()
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork (not on Windows)")
 def test_the_batch_is_timed_from_the_first_process_loaded(capsys, monkeypatch) -> None:
     """benchmarks/batch_check.py reads one timing line: from the moment the first process had its
     pipeline (here the worker: this process's load is held back 1 s), so that a worker checking
@@ -219,7 +221,7 @@ def test_the_batch_is_timed_from_the_first_process_loaded(capsys, monkeypatch) -
     assert said[0] < loaded_here[0] - 0.5
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork (not on Windows)")
 def test_a_workers_loaded_record_is_no_files_line_and_the_timing_is_one_line(capsys, monkeypatch) -> None:
     """benchmarks/batch_check.py reads one timing line on stderr, naming the files and processes,
     with the seconds as its last word but one; the summaries on stdout are one line a file."""
@@ -230,3 +232,30 @@ def test_a_workers_loaded_record_is_no_files_line_and_the_timing_is_one_line(cap
     timing = [line for line in err.splitlines() if line.startswith("batch timing")]
     assert len(timing) == 1 and f"{len(saves)} files in 2 processes" in timing[0]
     assert 0 < float(timing[0].split()[-2]) < 60
+
+
+def test_events_that_only_wait_on_another_are_waiting_not_due(capsys) -> None:
+    """Issue 41: 09's 16.5.5-16.5.7 wait on 16.5.4's redeploy (04's 16.1.3 on 16.1.2's remedy): the
+    batch lists them as `waiting` and its summary line says so, as `check` of the one file shows them
+    (WAITING, "checked after the position is settled by ..."); the events that owe a decision of
+    their own stay due."""
+    folder = ROOT / "module_patches" / "demo" / "saves"
+    _status, out, _ = check(capsys, folder, "--format", "json")
+    by_name = {Path(entry["file"]).name: entry for entry in json.loads(out)["files"]}
+    expected = {"04-hungary-occupied.vsav": (["16.1.2"], ["16.1.3"]),
+                "09-border-defense.vsav": (["16.5.4"], ["16.5.5", "16.5.6", "16.5.7"])}
+    for name, (due, waiting) in expected.items():
+        entry = by_name[name]
+        assert (entry["due"], entry["waiting"], entry["status"]) == (due, waiting, "due"), name
+        single_status, single_out, _ = check(capsys, folder / name, "--format", "json")
+        events = json.loads(single_out)["events"]
+        settled_after = [e["rule"] for e in events if e["status"] == "waiting"
+                         and e["why"][0].startswith("checked after the position is settled")]
+        assert settled_after == waiting and single_status == entry["exit_status"] == 1
+    assert by_name["09-border-defense.vsav"]["waiting_for"] == ["16.5.4:redeploy"]
+    _status, out, _ = check(capsys, folder)
+    lines = {Path(line.split(":", 1)[0]).name: line for line in out.splitlines()[:-1]}
+    assert lines["09-border-defense.vsav"].endswith(
+        ": 1 due (16.5.4); 3 waiting for 16.5.4:redeploy (16.5.5, 16.5.6, 16.5.7)")
+    assert lines["04-hungary-occupied.vsav"].endswith(
+        ": 1 due (16.1.2); 1 waiting for 16.1.2:remedy:Hungary (16.1.3)")

@@ -59,6 +59,49 @@ def test_every_command_help_has_examples_and_exit_statuses(command: str, capsys)
     assert "--json" in text, command
 
 
+def _every_parser() -> list[tuple[str, object]]:
+    """(`adjutant WORDS`, its parser) for every command and every action of one (`pack scaffold`)."""
+    import argparse
+
+    found = []
+
+    def walk(words: str, parser: argparse.ArgumentParser) -> None:
+        found.append((words, parser))
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, child in action.choices.items():
+                    walk(f"{words} {name}".strip(), child)
+
+    walk("", cli.build_parser("*"))
+    return found
+
+
+def test_every_command_and_action_has_a_description_examples_exit_statuses_and_explained_flags() -> None:
+    """Issue 41: `pack scaffold --help` and `pack check --help` had no description, examples nor
+    exit statuses and left `--extension` unexplained; the README says every command has them."""
+    parsers = dict(_every_parser())
+    assert {"pack", "pack scaffold", "pack check", "pack edit", "check", "apply"} <= set(parsers)
+    for words, parser in parsers.items():
+        if not words:
+            continue
+        text = parser.format_help()
+        assert parser.description, words
+        assert "examples:" in text and "exit status" in text, words
+        unexplained = [a.option_strings for a in parser._actions if a.option_strings and not a.help]
+        assert unexplained == [], (words, unexplained)
+
+
+def test_quiet_pack_scaffold_writes_the_pack_and_prints_nothing(tmp_path: Path, capsys) -> None:
+    """Issue 41: -q ("only errors") silences `pack scaffold`, before or after the command."""
+    for number, argv in enumerate((["-q", "pack", "scaffold"], ["pack", "scaffold", "-q"])):
+        target = tmp_path / f"pack{number}"
+        assert main([*argv, str(MODULE), "--base", "tk", "-o", str(target)]) == 0
+        assert capsys.readouterr() == ("", "")
+        assert (target / "pack.toml").is_file() and (target / "vassal.toml").is_file()
+    assert main(["pack", "scaffold", str(MODULE), "-o", str(tmp_path / "loud")]) == 0
+    assert "wrote a starting pack" in capsys.readouterr().out
+
+
 def _demo_config(folder: Path, **extra: object) -> Path:
     lines = [f'module = "{MODULE}"', 'pack = "demo"'] + [f"{k} = {json.dumps(v)}" for k, v in extra.items()]
     path = folder / "adjutant.toml"

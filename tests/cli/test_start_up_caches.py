@@ -161,7 +161,8 @@ def test_check_says_the_same_with_a_cold_warm_corrupt_or_no_cache(tmp_path: Path
     assert cold[0] == 1 and "16.2.1 Case Yellow" in cold[1]  # waiting for the Axis choice (16.2.1)
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX file owners and modes")
+@pytest.mark.skipif(not hasattr(os, "geteuid"),
+                    reason="needs POSIX file owners and modes (os.geteuid: not on Windows)")
 def test_a_cache_file_others_may_write_is_not_read(tmp_path: Path) -> None:
     """The store holds code the process runs: a file group- or world-writable is ignored, and the
     stores are written 0600."""

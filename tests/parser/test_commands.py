@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.parser.corpus_files import expected_counts, stream_files
+from tests.parser.corpus_files import corpus_cases, expected_counts, stream_files
 from vassal_parser.commands import (
     ESC,
     Command,
@@ -35,7 +35,7 @@ def _all_leaves(node):
             yield from _all_leaves(command.inner)
 
 
-@pytest.mark.parametrize("relative", STREAMS)
+@pytest.mark.parametrize("relative", corpus_cases(STREAMS))
 def test_spec_3_1_every_corpus_stream_decodes_and_reencodes_byte_identically(
     corpus_dir: Path, relative: str
 ) -> None:
@@ -49,7 +49,7 @@ def test_spec_3_1_every_corpus_stream_decodes_and_reencodes_byte_identically(
     )
 
 
-@pytest.mark.parametrize("relative", sorted(EXPECTED))
+@pytest.mark.parametrize("relative", corpus_cases(sorted(EXPECTED), "SOURCES.md counts"))
 def test_spec_3_1_counts_match_the_independent_corpus_survey(corpus_dir: Path, relative: str) -> None:
     expected = EXPECTED[relative]
     tree = decode_stream(open_container(corpus_dir / relative).command_text())

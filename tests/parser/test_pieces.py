@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.parser.corpus_files import stream_files
+from tests.parser.corpus_files import corpus_cases, stream_files
 from vassal_parser.commands import decode_stream, iter_commands
 from vassal_parser.container import open_container
 from vassal_parser.pieces import Deck, Piece, Stack, make_piece, piece_from_command
@@ -32,7 +32,7 @@ def _add_pieces(node):
     return (command for command in iter_commands(node, unwrap_log=True) if command.kind == "add_piece")
 
 
-@pytest.mark.parametrize("relative", STREAMS)
+@pytest.mark.parametrize("relative", corpus_cases(STREAMS))
 def test_spec_5_1_every_corpus_trait_chain_reencodes_byte_identically(
     corpus_dir: Path, relative: str
 ) -> None:

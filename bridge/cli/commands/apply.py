@@ -20,10 +20,12 @@ EXIT_NEEDS_ANSWERS = 1
 EXIT_UNDECIDED = 3  # as `check`: something the pack lacks keeps an event undecided
 EPILOG = """\
 examples:
-  adjutant apply game.vsav --module TK.vmod --pack tk --out game-adjutant.vlog
-  adjutant apply game.vsav --module TK.vmod --pack tk --answers a.json --out next.vsav --json
-  adjutant apply game.vsav --module TK.vmod --pack tk --answer 16.2.1:country=France --out next.vsav
+  adjutant apply game.vsav --module TK.vmod --pack my-pack --out game-adjutant.vlog
+  adjutant apply game.vsav --module TK.vmod --pack my-pack --answers a.json --out next.vsav --json
+  adjutant apply game.vsav --module TK.vmod --pack my-pack --answer 16.2.1:country=Belgium-Holland \
+--out next.vsav
 
+my-pack: your pack for the module (`adjutant pack scaffold TK.vmod --base tk -o my-pack`).
 exit status: 0 written; 1 nothing written, the plan waits on unanswered choices; 3 nothing written,
 an event is undecided (a map fact the pack lacks); 2 bad input (or --out exists without --force).
 """
@@ -68,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
         print(dumps({**header("apply"), "out": str(applied.out), "kind": applied.kind, "steps": applied.steps,
                      "operations": applied.operations, "description": applied.description,
                      "stopped": applied.stopped, "warnings": list(applied.warnings)}))
+        return 0
+    if getattr(args, "quiet", False):  # -q: only errors; the file is written all the same
         return 0
     what = "continuation log" if applied.kind == "log" else "save with the moves made"
     print(f"wrote {applied.out} ({what}): {applied.steps} step(s), {applied.operations} piece change(s)")

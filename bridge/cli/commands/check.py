@@ -22,7 +22,7 @@ FORMATS = ("text", "json", "markdown", "html")
 
 EPILOG = """\
 examples:
-  adjutant check game.vsav --module TK.vmod --pack tk
+  adjutant check game.vsav --module TK.vmod --pack my-pack
   adjutant check game.vsav                                  (module, pack from adjutant.toml)
   adjutant check game.vsav --format markdown --only-due     paste into an email or a forum post
   adjutant check game.vsav --format html --out report.html  one self-contained file to attach
@@ -32,6 +32,8 @@ examples:
   adjutant check a.vsav b.vsav c.vlog --format json         a list of summaries, on every core (--jobs N)
   adjutant check game.vsav --answer 16.2.1:country=Belgium-Holland
 
+my-pack: your pack for the module (`adjutant pack scaffold TK.vmod --base tk -o my-pack`,
+then `adjutant pack edit`); the built-in tk and ds packs hold the rules data but read no module.
 --step N means "the position after N replay steps" (0 = the log as opened), as in `adjutant pieces`.
 exit status: 0 nothing is due; 1 events are due or a War & Peace action broke 6.1;
 3 nothing is due but an event is undecided (a fact it needs is missing); 2 bad input.

@@ -17,7 +17,7 @@ from vassal_parser.errors import InputError
 EPILOG = """\
 examples:
   adjutant extension TK.vmod --out Adjutant.vmdx
-  adjutant extension TK.vmod --pack tk --zones --port 8765 --out Adjutant.vmdx --json
+  adjutant extension TK.vmod --pack my-pack --zones --port 8765 --out Adjutant.vmdx --json
 
 exit status: 0 written; 2 bad input (not a module, --out exists without --force, a bad port).
 """

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bridge.cli.helptext import HelpFormatter
 from bridge.mapping.hexnaming import HexNaming, detect_hex_naming
 from bridge.mapping.hexnaming import grid_summary as _grid_summary
 from bridge.mapping.hexnaming import location_pattern as _location_pattern
@@ -39,29 +40,77 @@ from vassal_parser.module import Module, load_module
 from vassal_parser.writer import write_atomically
 
 SCAFFOLD_FILES = ("pack.toml", "vassal.toml")
+PACK_EPILOG = """\
+examples:
+  adjutant pack scaffold TK.vmod --base tk -o my-pack     first, a pack of your own for the module
+  adjutant pack edit my-pack --module TK.vmod              mark its map facts in the browser
+  adjutant pack check my-pack --module TK.vmod             what the pack still lacks
+
+`adjutant pack ACTION --help` gives each action's options, examples and exit statuses.
+exit status: that of the action; 2 bad input (or no ACTION given).
+"""
+SCAFFOLD_EPILOG = """\
+examples:
+  adjutant pack scaffold TK.vmod --base tk -o my-pack      a pack of your own for the module, TK's rules
+  adjutant pack scaffold M.vmod --extension Extra.vmdx     the extension's maps too (into <module name>-pack)
+  adjutant pack scaffold TK.vmod --base tk -o my-pack --force -q   write it again over the old files, silently
+
+then: `adjutant pack edit my-pack --module TK.vmod` marks the map facts on the module's map, and
+`adjutant pack check my-pack --module TK.vmod` says what is still missing.
+exit status: 0 written; 2 bad input (not a module, an unknown --base, DIR already holds a pack without
+--force, a folder that cannot be written).
+"""
+CHECK_EPILOG = """\
+examples:
+  adjutant pack check tk                                  the map facts the built-in TK pack lacks
+  adjutant pack check my-pack --module TK.vmod            and what it does not map in the module
+  adjutant pack check my-pack --module TK.vmod --save game.vsav --json
+
+exit status: 0 nothing is missing or unmapped (the pack has events, each has the facts it needs, and
+with --module/--save nothing is left unmapped); 1 something is missing or unmapped; 2 bad input.
+"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("pack", help="write or check a pack's VASSAL mapping",
                                    description="Start a pack from a VASSAL module, or report what a pack "
-                                               "does not yet map.")
+                                               "does not yet map.",
+                                   epilog=PACK_EPILOG, formatter_class=HelpFormatter)
     actions = parser.add_subparsers(dest="pack_command", metavar="ACTION")
-    scaffold = actions.add_parser("scaffold", help="write a starting pack from a module")
+    scaffold = actions.add_parser(
+        "scaffold", help="write a starting pack from a module",
+        description="Write a starting pack for a VASSAL module into a new folder: pack.toml and vassal.toml "
+                    "listing every map, board, grid, zone and piece of the module (and of each --extension) "
+                    "as rules to fill in. With --base, the pack inherits that pack's rules data (events, "
+                    "countries, hexes, ...) by reference, and its hex rules follow the numbering the "
+                    "module's grids use, so the base pack's hex ids name the module's locations.",
+        epilog=SCAFFOLD_EPILOG, formatter_class=HelpFormatter)
     scaffold.add_argument("module", metavar="MODULE", help="a .vmod, or a bare buildFile/buildFile.xml")
     scaffold.add_argument("-o", "--output", help="pack directory to create (default: <module name>-pack)")
-    scaffold.add_argument("--extension", action="append", default=[], metavar="VMDX")
+    scaffold.add_argument("--extension", action="append", default=[], metavar="VMDX",
+                          help="a module extension (.vmdx) the game uses (repeatable): its maps, boards, "
+                               "zones and pieces are scaffolded with the module's")
     scaffold.add_argument("--force", action="store_true",
                           help="overwrite the scaffold files in an existing DIR")
     scaffold.add_argument("--base", metavar="PACK",
                           help="inherit this pack's rules data by reference (tk, ds, or a pack directory)")
     scaffold.set_defaults(handler=run_scaffold)
-    check = actions.add_parser("check", help="report what a pack lacks: map facts its events need, and "
-                                             "(with --module) what it does not map in a module and save")
+    check = actions.add_parser(
+        "check", help="report what a pack lacks: map facts its events need, and "
+                      "(with --module) what it does not map in a module and save",
+        description="Say, with counts, what a pack still lacks: the map facts each of its events needs "
+                    "(per event and per country). With --module, also the hex ids that name no location of "
+                    "the module, the piece slots, zones and numbered maps its [vassal] table does not map; "
+                    "with --save, the pieces and places of that save or log it leaves out.",
+        epilog=CHECK_EPILOG, formatter_class=HelpFormatter)
     check.add_argument("pack", metavar="PACK", help="pack name or directory")
     check.add_argument("--module", help="also check the pack's [vassal] mapping and hex ids against it")
-    check.add_argument("--extension", action="append", default=[], metavar="VMDX")
+    check.add_argument("--extension", action="append", default=[], metavar="VMDX",
+                       help="a module extension (.vmdx) the game uses (repeatable; with --module): its "
+                            "maps, zones and pieces are checked with the module's")
     check.add_argument("--save", help="also map this save or log and report its unmapped pieces and places")
-    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--format", choices=("text", "json"), default="text",
+                       help="report format (default text; -v lists every unmapped name in text)")
     check.add_argument("--json", dest="format", action="store_const", const="json",
                        help="same as --format json")
     check.set_defaults(handler=run_check)
@@ -191,6 +240,8 @@ def run_scaffold(args: argparse.Namespace) -> int:
     target.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
         _write_new(target / name, text)
+    if getattr(args, "quiet", False):  # -q: only errors (the pack is written all the same)
+        return 0
     print(f"wrote a starting pack for {module.name} {module.version} to {target} "
           f"({len(module.maps)} maps, {len(module.piece_slots)} piece slots); "
           f"next: adjutant pack check {target} --module {args.module}")

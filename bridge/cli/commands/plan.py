@@ -25,7 +25,8 @@ VASSAL_SUFFIXES = (".vsav", ".vlog", ".sav", ".log", ".vmod", ".vmdx")
 
 EPILOG = """\
 examples:
-  adjutant plan examples/tk-16.1.1.json
+  adjutant plan examples/tk/reduced-us-impact.position.json    (from the project folder)
+  adjutant plan examples/awaw/offer.position.json --answers examples/awaw/offer.accept.answers.json
   adjutant plan position.json --pack ds --answers answers.json --json
   adjutant plan combined.json --tk-pack tk --ds-pack ds
 

@@ -27,9 +27,9 @@ from vassal_parser.errors import InputError
 
 EPILOG = """\
 examples:
-  adjutant watch ~/vassal/saves --module TK.vmod --pack tk
+  adjutant watch ~/vassal/saves --module TK.vmod --pack my-pack
   adjutant watch .                                  (module, pack, port from ./adjutant.toml)
-  adjutant watch saves --module TK.vmod --pack tk --host 0.0.0.0 --allow-origin http://192.168.1.5:8765
+  adjutant watch saves --module TK.vmod --pack my-pack --host 0.0.0.0 --allow-origin http://192.168.1.5:8765
 
 Prints one URL per view: a player view per faction, the stream view (OBS browser source) and the
 control view. Answers given in the overlay are kept across a restart in the daemon's own state
