@@ -14,6 +14,7 @@ from bridge.cli import main as cli
 from bridge.cli.main import main
 from module_patches.demo_story import load_story, save_path
 from module_patches.demo_world import DEMO_DIR
+from tests.cli.parsers import every_parser
 
 PROJECT = Path(__file__).resolve().parents[2]
 MODULE = DEMO_DIR / "adjutant-demo.vmod"
@@ -59,27 +60,10 @@ def test_every_command_help_has_examples_and_exit_statuses(command: str, capsys)
     assert "--json" in text, command
 
 
-def _every_parser() -> list[tuple[str, object]]:
-    """(`adjutant WORDS`, its parser) for every command and every action of one (`pack scaffold`)."""
-    import argparse
-
-    found = []
-
-    def walk(words: str, parser: argparse.ArgumentParser) -> None:
-        found.append((words, parser))
-        for action in parser._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                for name, child in action.choices.items():
-                    walk(f"{words} {name}".strip(), child)
-
-    walk("", cli.build_parser("*"))
-    return found
-
-
 def test_every_command_and_action_has_a_description_examples_exit_statuses_and_explained_flags() -> None:
     """Issue 41: `pack scaffold --help` and `pack check --help` had no description, examples nor
     exit statuses and left `--extension` unexplained; the README says every command has them."""
-    parsers = dict(_every_parser())
+    parsers = dict(every_parser())
     assert {"pack", "pack scaffold", "pack check", "pack edit", "check", "apply"} <= set(parsers)
     for words, parser in parsers.items():
         if not words:

@@ -15,7 +15,6 @@ group) and must stop cleanly; it binds 127.0.0.1 on a free port (`--host 0.0.0.0
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -30,9 +29,9 @@ from pathlib import Path
 
 import pytest
 
-from bridge.cli import main as cli
 from bridge.cli.main import main
 from module_patches.demo_story import load_story, save_path
+from tests.cli.parsers import every_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "module_patches" / "demo"
@@ -42,25 +41,11 @@ SERVERS = ("demo", "watch", "pack edit")
 URL = re.compile(r"http://127\.0\.0\.1:\d+/")
 
 
-def _parsers() -> list[tuple[str, argparse.ArgumentParser]]:
-    found: list[tuple[str, argparse.ArgumentParser]] = []
-
-    def walk(words: str, parser: argparse.ArgumentParser) -> None:
-        found.append((words, parser))
-        for action in parser._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                for name, child in action.choices.items():
-                    walk(f"{words} {name}".strip(), child)
-
-    walk("", cli.build_parser("*"))
-    return found
-
-
 def help_examples() -> list[tuple[str, str]]:
     """(whose help, the example's command line) for every `  adjutant ...` line under `examples:`;
     what follows two or more spaces on the line is its comment."""
     examples = []
-    for words, parser in _parsers():
+    for words, parser in every_parser():
         lines = parser.format_help().splitlines()
         if "examples:" not in lines:
             continue
