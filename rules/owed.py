@@ -29,9 +29,38 @@ GONE = {"removed", "eliminated", "remove_from_game"}  # steps that take a counte
 
 def locations_of(position: Mapping[str, Any]) -> dict[str, str | None]:
     """counter id -> location, from a position's JSON (`counters` as a list or a mapping)."""
-    counters = position.get("counters") or []
-    items = counters.values() if isinstance(counters, Mapping) else counters
-    return {str(c.get("id")): c.get("location") for c in items}
+    return {str(c.get("id")): c.get("location") for c in _counters(position)}
+
+
+def placement_chains(steps: Iterable[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
+    """counter id -> its placement steps in plan order (16.2.2: a unit broken down, then moved):
+    the `chain` judge_step reads."""
+    chains: dict[str, list[Mapping[str, Any]]] = {}
+    for step in steps:
+        if step.get("counter") is not None and step.get("to") is not None:
+            chains.setdefault(str(step["counter"]), []).append(step)
+    return chains
+
+
+def chain_of(step: Mapping[str, Any],
+             chains: Mapping[str, list[Mapping[str, Any]]]) -> tuple[Mapping[str, Any], ...]:
+    """The placement chain `step` belongs to (empty for a step that puts nothing anywhere)."""
+    return tuple(chains.get(str(step.get("counter")), ())) if step.get("to") is not None else ()
+
+
+def counter_names(position: Mapping[str, Any]) -> dict[str, Any]:
+    return {str(c.get("id")): c.get("name") for c in _counters(position)}
+
+
+def counter_label(names: Mapping[str, Any], counter_id: str) -> str:
+    """'PO 2 Inf (PO-2)': the counter's name with its id, or the id alone where no name is known."""
+    name = names.get(counter_id)
+    return f"{name} ({counter_id})" if name and name != counter_id else counter_id
+
+
+def step_label(step: Mapping[str, Any]) -> str:
+    """'16.1.1 Step 2', or the rule alone for a step without a number."""
+    return f"{step.get('rule')} {step.get('step')}" if step.get("step") else str(step.get("rule"))
 
 
 def _place(location: str | None, hex_name: Callable[[str], str]) -> str:
@@ -82,8 +111,7 @@ def deviation_text(step: Mapping[str, Any], at: str | None, name: str,
                    hex_name: Callable[[str], str]) -> str:
     """'PO 2 Inf (PO-2) is in the Delay Box; 16.1.1 Step 2 puts it in the Western Conquered Minor
     Countries Box' — counter and box named as the rules text names them."""
-    where = f"{step.get('rule')} {step.get('step')}" if step.get("step") else str(step.get("rule"))
-    return (f"{name} is {_in(_place(at, hex_name))}; {where} puts it "
+    return (f"{name} is {_in(_place(at, hex_name))}; {step_label(step)} puts it "
             f"{_in(_place(step.get('to'), hex_name))}")
 
 
@@ -95,23 +123,18 @@ def judge_event(event: Mapping[str, Any], position: Mapping[str, Any],
                 hex_name: Callable[[str], str] = str) -> dict[str, Any]:
     """A fired event's steps against `position`: {done, remaining, deviations, unseen} (steps as JSON)."""
     where = locations_of(position)
-    names = {str(c.get("id")): c.get("name") for c in _counters(position)}
+    names = counter_names(position)
     countries = position.get("countries") or {}
     out: dict[str, Any] = {DONE: [], REMAINING: [], "deviations": [], UNSEEN: []}
-    chains: dict[str, list[Mapping[str, Any]]] = {}
+    chains = placement_chains(event.get("steps", []))
     for step in event.get("steps", []):
-        if step.get("counter") is not None and step.get("to") is not None:
-            chains.setdefault(str(step["counter"]), []).append(step)
-    for step in event.get("steps", []):
-        chain = tuple(chains.get(str(step.get("counter")), ())) if step.get("to") is not None else ()
-        verdict = judge_step(step, where, countries, chain)
+        verdict = judge_step(step, where, countries, chain_of(step, chains))
         if verdict == DEVIATION:
             cid = str(step.get("counter"))
-            name = f"{names[cid]} ({cid})" if names.get(cid) and names[cid] != cid else cid
             out["deviations"].append({
                 "step": dict(step),
                 "at": where.get(cid),
-                "text": deviation_text(step, where.get(cid), name, hex_name),
+                "text": deviation_text(step, where.get(cid), counter_label(names, cid), hex_name),
             })
         else:
             out[verdict].append(dict(step))

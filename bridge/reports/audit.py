@@ -23,16 +23,23 @@ from typing import Any
 
 from bridge.common.jsonout import header
 from bridge.reports.contents import header_lines, warning_lines
-from rules.owed import DEVIATION, DONE, UNSEEN, deviation_text, judge_step, locations_of
+from rules.owed import (
+    DEVIATION,
+    DONE,
+    UNSEEN,
+    chain_of,
+    counter_label,
+    counter_names,
+    deviation_text,
+    judge_step,
+    locations_of,
+    placement_chains,
+    step_label,
+)
 from rules.packs import hex_label
 
 OUTCOMES = ("carried_out", "partial", "wrong", "not_done", "lapsed", "waiting")
 SETTLED = ("carried_out", "lapsed")  # exit 0 only when every audited event is one of these
-
-
-def _key(step: Mapping[str, Any]) -> tuple[Any, ...]:
-    return (step.get("rule"), step.get("step"), step.get("action"), step.get("counter"), step.get("to"),
-            step.get("subject"))
 
 
 class _Obligation:
@@ -45,7 +52,7 @@ class _Obligation:
         self.status = event["status"]
         self.closed_lapsed = False
         self.steps: list[dict[str, Any]] = []
-        self.choices = [c for c in event.get("choices", [])]
+        self.choices = list(event.get("choices", []))
         self.take_steps(event)
 
     def take_steps(self, event: Mapping[str, Any]) -> None:
@@ -55,14 +62,9 @@ class _Obligation:
             return
         self.steps = [{"required": dict(s), "done_at_step": None, "verdict": None} for s in event["steps"]]
         self.choices = list(event.get("choices", []))
-        chains: dict[str, list[dict[str, Any]]] = {}
-        for item in self.steps:  # one counter's placements in plan order (rules/owed.py judge_step)
-            required = item["required"]
-            if required.get("counter") is not None and required.get("to") is not None:
-                chains.setdefault(str(required["counter"]), []).append(required)
+        chains = placement_chains(item["required"] for item in self.steps)
         for item in self.steps:
-            required = item["required"]
-            item["chain"] = tuple(chains.get(str(required.get("counter")), ())) if required.get("to") else ()
+            item["chain"] = chain_of(item["required"], chains)
 
     def judge(self, step: int, position: Mapping[str, Any]) -> None:
         where = locations_of(position)
@@ -144,16 +146,14 @@ def build_audit(pipeline: Any, path: str | Path, answers: Mapping[str, Any] | No
 
 def _report(owed: _Obligation, hex_name: Any, position: Mapping[str, Any] | None,
             phasing: str | None) -> dict[str, Any]:
-    names = {str(c.get("id")): c.get("name") for c in (position or {}).get("counters", [])} \
-        if isinstance((position or {}).get("counters"), list) else {}
+    names = counter_names(position or {})
     steps = []
     for item in owed.steps:
         required = item["required"]
         entry = {**required, "done_at_step": item["done_at_step"],
                  "seen": item["verdict"] != UNSEEN, "deviation": None}
         if item["verdict"] == DEVIATION:
-            cid = str(required.get("counter"))
-            name = f"{names[cid]} ({cid})" if names.get(cid) and names[cid] != cid else cid
+            name = counter_label(names, str(required.get("counter")))
             entry["deviation"] = deviation_text(required, item.get("at"), name, hex_name)
         steps.append(entry)
     seen = [s for s in steps if s["seen"]]
@@ -236,7 +236,7 @@ def render(audit: Mapping[str, Any], fmt: str) -> str:
 
 
 def _step_line(step: Mapping[str, Any], md: bool = False) -> str:
-    label = f"{step.get('rule')} {step.get('step')}" if step.get("step") else str(step.get("rule"))
+    label = step_label(step)
     if not step["seen"]:
         state = "cannot be seen in a position"
     elif step["done_at_step"] is not None:

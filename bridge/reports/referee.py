@@ -83,8 +83,8 @@ def _recognise_answers(pipeline: Any, path: str | Path, step: int | None, answer
             if any(c.get("id") == choice["id"] for c in event.get("choices", [])):
                 event["status"] = "not_due"
                 event["why"] = [*event.get("why", []),
-                                f"carried out: the position already shows {choice['id']} made as "
-                                f"\"{label}\" (no piece it moves is left to move)"]
+                                f"carried out: the position already shows the answer "
+                                f"\"{label}\" made (no piece it moves is left to move)"]
                 event["recognised_answer"] = {"choice": choice["id"], "value": option["value"]}
         trial["vassal"] = plan.get("vassal", trial.get("vassal"))
         plan = trial

@@ -88,8 +88,8 @@ def build_timeline(
                 continue
             earlier = owed_open.get(event["rule"])
             if earlier is not None and planned.position is not None:
-                change = _ended(earlier, position)
-                if not change.endswith(": owed"):
+                change, still_owed = _ended(earlier, position)
+                if not still_owed:
                     del owed_open[event["rule"]]
                     changes.append({"rule": event["rule"], "title": event["title"],
                                     "change": f"{change} (its owed steps made)", "status": "not_due"})
@@ -105,8 +105,8 @@ def build_timeline(
                 change = _status_change(event, was is None or was not in DUE_STATUSES)
             else:
                 ended = fired_as.pop(rule, None)
-                change = _ended(ended, position)
-                if change.endswith(": owed") and ended is not None:
+                change, still_owed = _ended(ended, position)
+                if still_owed and ended is not None:
                     owed_open[rule] = ended
             entry = {"rule": rule, "title": event["title"], "change": change, "status": status}
             if status == "undecided":
@@ -118,28 +118,29 @@ def build_timeline(
             what = (describe_step(game.steps[step - 1], planned.before, planned.after) if step
                     else ["the log as opened"])
             rows.append({"step": step, "did": what, "changes": changes})
-    owed = [{"rule": rule, "title": event.get("title", ""), "change": _ended(event, position)}
+    owed = [{"rule": rule, "title": event.get("title", ""), "change": _ended(event, position)[0]}
             for rule, event in owed_open.items()]
     return {**header("timeline"), "file": str(path), "steps": info["steps"], "rows": rows, "plan": final,
             "owed_at_end": owed}
 
 
-def _ended(fired: Mapping[str, Any] | None, position: Mapping[str, Any]) -> str:
+def _ended(fired: Mapping[str, Any] | None, position: Mapping[str, Any]) -> tuple[str, bool]:
     """What became of an event that stopped being due, judged by pieces and places (rules/owed.py):
     "carried out", "carried out in part (1 of 6 steps): owed", or "lapsed" (nothing of it made: its
-    condition stopped holding, 6.2). An event that waited and never fired: "no longer due"."""
+    condition stopped holding, 6.2). An event that waited and never fired: "no longer due". With it,
+    whether steps of it are still owed."""
     from rules.owed import DONE, REMAINING, judge_event
 
     if fired is None or not fired.get("steps"):
-        return "no longer due"
+        return "no longer due", False
     judged = judge_event(fired, position)
     seen = len(judged[DONE]) + len(judged[REMAINING]) + len(judged["deviations"])
     if not judged[DONE]:
-        return "lapsed"
+        return "lapsed", False
     if len(judged[DONE]) == seen:
-        return "carried out"
+        return "carried out", False
     wrong = f", {len(judged['deviations'])} elsewhere" if judged["deviations"] else ""
-    return f"carried out in part ({len(judged[DONE])} of {seen} steps{wrong}): owed"
+    return f"carried out in part ({len(judged[DONE])} of {seen} steps{wrong}): owed", True
 
 
 def _status_change(event: Mapping[str, Any], newly: bool) -> str:
