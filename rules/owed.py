@@ -63,7 +63,8 @@ def step_label(step: Mapping[str, Any]) -> str:
     return f"{step.get('rule')} {step.get('step')}" if step.get("step") else str(step.get("rule"))
 
 
-def _place(location: str | None, hex_name: Callable[[str], str]) -> str:
+def place_name(location: str | None, hex_name: Callable[[str], str]) -> str:
+    """A location as the rules text names it: 'the Delay Box', 'Lvov (e3706)', 'set aside'."""
     if location is None:
         return "off the map (not in the position)"
     label = box_label(location)
@@ -111,8 +112,8 @@ def deviation_text(step: Mapping[str, Any], at: str | None, name: str,
                    hex_name: Callable[[str], str]) -> str:
     """'PO 2 Inf (PO-2) is in the Delay Box; 16.1.1 Step 2 puts it in the Western Conquered Minor
     Countries Box' — counter and box named as the rules text names them."""
-    return (f"{name} is {_in(_place(at, hex_name))}; {step_label(step)} puts it "
-            f"{_in(_place(step.get('to'), hex_name))}")
+    return (f"{name} is {_in(place_name(at, hex_name))}; {step_label(step)} puts it "
+            f"{_in(place_name(step.get('to'), hex_name))}")
 
 
 def _in(place: str) -> str:

@@ -23,69 +23,25 @@ from typing import Any
 
 from bridge.common.jsonout import header
 from bridge.reports.contents import header_lines, warning_lines
-from rules.owed import (
-    DEVIATION,
-    DONE,
-    UNSEEN,
-    chain_of,
-    counter_label,
-    counter_names,
-    deviation_text,
-    judge_step,
-    locations_of,
-    placement_chains,
-    step_label,
-)
+from bridge.reports.obligation import Obligation
+from bridge.reports.recognise import Recognition
+from rules.owed import DEVIATION, UNSEEN, counter_label, counter_names, deviation_text, step_label
 from rules.packs import hex_label
 
 OUTCOMES = ("carried_out", "partial", "wrong", "not_done", "lapsed", "waiting")
 SETTLED = ("carried_out", "lapsed")  # exit 0 only when every audited event is one of these
 
 
-class _Obligation:
-    """One event due in the log: the steps it required, and at which step each was seen made."""
-
-    def __init__(self, event: Mapping[str, Any], step: int, faction: str | None) -> None:
-        self.rule, self.title, self.source = event["rule"], event.get("title", ""), event.get("source", "")
-        self.due_at_step = step
-        self.faction = faction
-        self.status = event["status"]
-        self.closed_lapsed = False
-        self.steps: list[dict[str, Any]] = []
-        self.choices = list(event.get("choices", []))
-        self.take_steps(event)
-
-    def take_steps(self, event: Mapping[str, Any]) -> None:
-        """The required steps: those of the first plan in which the event fired (answered choices
-        applied: an answered choice is audited against its answer)."""
-        if self.steps or event.get("status") != "fired":
-            return
-        self.steps = [{"required": dict(s), "done_at_step": None, "verdict": None} for s in event["steps"]]
-        self.choices = list(event.get("choices", []))
-        chains = placement_chains(item["required"] for item in self.steps)
-        for item in self.steps:
-            item["chain"] = chain_of(item["required"], chains)
-
-    def judge(self, step: int, position: Mapping[str, Any]) -> None:
-        where = locations_of(position)
-        countries = position.get("countries") or {}
-        for item in self.steps:
-            verdict = judge_step(item["required"], where, countries, item["chain"])
-            item["verdict"], item["at"] = verdict, where.get(str(item["required"].get("counter")))
-            if verdict == DONE:
-                if item["done_at_step"] is None:
-                    item["done_at_step"] = step
-            else:
-                item["done_at_step"] = None  # taken back: made only if it stands at the end
-
-    def any_done(self) -> bool:
-        return any(item["verdict"] == DONE for item in self.steps)
+RECOGNITION_ROUNDS = 8  # each answer read from the moves may open a later event's choice (16.1.2, 16.1.3)
 
 
 def build_audit(pipeline: Any, path: str | Path, answers: Mapping[str, Any] | None = None,
                 answers_source: str = "<answers>", up_to: int | None = None) -> dict[str, Any]:
-    """Every event due at some step of the log (up to step `up_to`), with its outcome; JSON-able."""
-    from bridge.reports.step_plans import step_plans
+    """Every event due at some step of the log (up to step `up_to`), with its outcome; JSON-able.
+
+    An unanswered choice is judged by which legal option the moves amount to
+    (bridge/reports/recognise.py): the log is audited again with that answer, as if given."""
+    from bridge.reports.recognise import recognise
     from vassal_parser.errors import InputError
 
     game, info = pipeline.load(path)
@@ -94,13 +50,53 @@ def build_audit(pipeline: Any, path: str | Path, answers: Mapping[str, Any] | No
     if up_to is not None and not 0 <= up_to <= info["steps"]:
         raise InputError(path, f"--step {up_to} is out of range: this log has {info['steps']} replay steps")
     hex_name = lambda h: hex_label(pipeline.pack, h)  # noqa: E731
-    open_: dict[tuple[str, str], _Obligation] = {}
-    done: list[_Obligation] = []
+    given = dict(answers or {})
+    read: dict[str, Recognition] = {}
+    for _ in range(RECOGNITION_ROUNDS):
+        answered = {**given, **{cid: r.value for cid, r in read.items() if r.value is not None}}
+        owed, positions, final, phasing, last_step, live = _replay(pipeline, game, info, answered,
+                                                                   answers_source, up_to)
+        fresh = False
+        for obligation in owed:
+            if obligation.own_open_choices() and (obligation.status == "waiting" or obligation.closed_lapsed):
+                found = recognise(pipeline, path, obligation, positions, answered, answers_source, hex_name)
+                if found is not None and found.choice_id not in read:
+                    read[found.choice_id] = found
+                    fresh = fresh or found.value is not None
+        if not fresh:
+            break
+    last_position = positions[-1][1] if positions else None
+    events = [_report(o, hex_name, last_position, phasing, read) for o in owed]
+    events.sort(key=lambda e: (e["due_at_step"], e["rule"]))
+    if not final:  # stopped before the last step: the header of the position audited to
+        final = pipeline.plan_file(path, step=last_step, answers=live or None,
+                                   answers_source=answers_source).plan
+        phasing = phasing or final.get("phasing")
+    return {**header("audit"), "file": str(path), "steps": info["steps"], "up_to_step": last_step,
+            "phasing": phasing, "events": events,
+            "settled": all(e["outcome"] in SETTLED for e in events), "plan": final}
+
+
+def _replay(pipeline: Any, game: Any, info: Mapping[str, Any], answers: Mapping[str, Any], source: str,
+            up_to: int | None) -> tuple[list[Obligation], list[tuple[int, Mapping[str, Any]]],
+                                        dict[str, Any], str | None, int, dict[str, Any]]:
+    """One pass over the log: the obligations (events due at some step), the mapped positions where
+    they changed, the last step's full plan, the phasing faction, the last step audited and the
+    answers still live there.
+
+    An answer is taken back once its event fired: it belongs to the position that asked it, and the
+    choice asked again after the moves (its options changed) is not a new obligation."""
+    from bridge.reports.step_plans import step_plans
+
+    live = dict(answers)
+    spent: set[str] = set()
+    open_: dict[tuple[str, str], Obligation] = {}
+    done: list[Obligation] = []
+    positions: list[tuple[int, Mapping[str, Any]]] = []
     final: dict[str, Any] = {}
     phasing = None
-    last_position: Mapping[str, Any] | None = None
     last_step = 0
-    for planned in step_plans(pipeline, game, info, answers, answers_source):
+    for planned in step_plans(pipeline, game, info, live, source):
         step = planned.step
         if up_to is not None and step > up_to:
             break
@@ -109,43 +105,47 @@ def build_audit(pipeline: Any, path: str | Path, answers: Mapping[str, Any] | No
             final = planned.result.plan
             phasing = final.get("phasing")
         if planned.position is not None:
-            last_position = planned.position
+            positions.append((step, planned.position))
             phasing = phasing or (planned.position.get("turn") or {}).get("phasing")
         for event in planned.events:
             key = (event["rule"], event.get("source", ""))
             status = event["status"]
             owed = open_.get(key)
             if owed is None and status in ("fired", "waiting"):
-                owed = open_[key] = _Obligation(event, step, phasing)
+                if status == "waiting" and set(event.get("waiting_for") or ()) <= spent \
+                        and event.get("waiting_for"):
+                    continue  # asked again only because a spent answer was taken back
+                owed = open_[key] = Obligation(event, step, phasing)
             if owed is None:
                 continue
             owed.status = status
             owed.take_steps(event)
+            if owed.steps:
+                for choice in owed.choices:
+                    if choice.get("answered") and choice.get("id") in live:
+                        spent.add(str(choice["id"]))
+                        live.pop(str(choice["id"]))
             if status not in ("fired", "waiting") and not owed.steps:
-                # Waited, never fired, and no longer asks: nothing was owed.
+                # Waited, never fired, and no longer asks: nothing was owed -- unless the moves show
+                # an answer made (bridge/reports/recognise.py reads it).
                 owed.closed_lapsed = True
                 done.append(open_.pop(key))
         if planned.position is not None:
             for key, owed in list(open_.items()):
                 owed.judge(step, planned.position)
-                if owed.status not in ("fired", "waiting") and not owed.any_done():
+                if owed.status not in ("fired", "waiting") and not owed.any_done() \
+                        and not owed.tally()[DEVIATION]:
                     owed.closed_lapsed = True  # its condition stopped holding before anything was made
                     done.append(open_.pop(key))
-    if last_position is not None:
-        phasing = phasing or (last_position.get("turn") or {}).get("phasing")
-    events = [_report(o, hex_name, last_position, phasing) for o in [*done, *open_.values()]]
-    events.sort(key=lambda e: (e["due_at_step"], e["rule"]))
-    if not final:  # stopped before the last step: the header of the position audited to
-        final = pipeline.plan_file(path, step=last_step, answers=answers, answers_source=answers_source).plan
-        phasing = phasing or final.get("phasing")
-    plan_head = final
-    return {**header("audit"), "file": str(path), "steps": info["steps"], "up_to_step": last_step,
-            "phasing": phasing, "events": events,
-            "settled": all(e["outcome"] in SETTLED for e in events), "plan": plan_head}
+    if positions:
+        phasing = phasing or (positions[-1][1].get("turn") or {}).get("phasing")
+    return [*done, *open_.values()], positions, final, phasing, last_step, live
 
 
-def _report(owed: _Obligation, hex_name: Any, position: Mapping[str, Any] | None,
-            phasing: str | None) -> dict[str, Any]:
+def _report(owed: Obligation, hex_name: Any, position: Mapping[str, Any] | None,
+            phasing: str | None, read: Mapping[str, Recognition]) -> dict[str, Any]:
+    own = [read[str(c.get("id"))] for c in owed.choices if str(c.get("id")) in read]
+    unmatched = [line for r in own for line in r.unmatched]
     names = counter_names(position or {})
     steps = []
     for item in owed.steps:
@@ -158,7 +158,9 @@ def _report(owed: _Obligation, hex_name: Any, position: Mapping[str, Any] | None
         steps.append(entry)
     seen = [s for s in steps if s["seen"]]
     made = [s for s in seen if s["done_at_step"] is not None]
-    if owed.closed_lapsed:
+    if unmatched:
+        outcome = "wrong"  # the counters its choice governs moved, and no legal answer amounts to it
+    elif owed.closed_lapsed:
         outcome = "lapsed"
     elif owed.status == "waiting" and not owed.steps:
         outcome = "waiting"
@@ -174,10 +176,26 @@ def _report(owed: _Obligation, hex_name: Any, position: Mapping[str, Any] | None
         outcome = "not_done"
     unseen = len(steps) - len(seen)
     return {"rule": owed.rule, "title": owed.title, "source": owed.source, "due_at_step": owed.due_at_step,
-            "faction": owed.faction or phasing, "outcome": outcome, "made": len(made), "required": len(seen),
+            "faction": _owed_by(owed) or owed.faction or phasing, "outcome": outcome, "made": len(made),
+            "required": len(seen),
             "unseen": unseen, "steps": steps,
-            "choices": [{"id": c.get("id"), "answered": c.get("answered"), "answer": c.get("answer")}
-                        for c in owed.choices]}
+            "deviations": [s["deviation"] for s in steps if s["deviation"]] + unmatched,
+            "notes": [r.note for r in own if r.note],
+            "choices": [_choice(c, read.get(str(c.get("id")))) for c in owed.choices]}
+
+
+def _owed_by(owed: Obligation) -> str | None:
+    """The faction whose decision the event's choice is (16.5.4: the Axis redeploys Russian steps)."""
+    return next((str(c["decider"]) for c in owed.choices if c.get("decider")), None)
+
+
+def _choice(choice: Mapping[str, Any], found: Recognition | None) -> dict[str, Any]:
+    """A choice as audited: its answer, and whether that answer was read from the moves."""
+    recognised = found is not None and found.value is not None
+    return {"id": choice.get("id"), "answered": bool(choice.get("answered")), "answer": choice.get("answer"),
+            "answer_label": ", ".join(found.labels) if recognised else choice.get("answer_label"),
+            "recognised_from_moves": recognised,
+            "closest_only": recognised and not found.exact}
 
 
 OUTCOME_WORD = {"carried_out": "carried out", "partial": "carried out in part", "wrong": "WRONG",
@@ -205,6 +223,7 @@ def render(audit: Mapping[str, Any], fmt: str) -> str:
         lines += [f"| {r} | {_md(t)} | {d} | {f} | {o} |" for r, t, d, f, o, _ in rows]
         for *_, event in rows:
             lines += ["", f"### {event['rule']} {_md(event['title'])}: {outcome_words(event)}"]
+            lines += [f"- {_md(line)}" for line in _event_lines(event)]
             lines += [f"- {_step_line(s, md=True)}" for s in event["steps"]]
         if not rows:
             lines.append("_No event was due in this log._")
@@ -220,6 +239,7 @@ def render(audit: Mapping[str, Any], fmt: str) -> str:
         body.append("</table>")
         for *_, event in rows:
             body.append(f"<h2>{h(event['rule'])} {h(event['title'])}: {h(outcome_words(event))}</h2><ul>"
+                        + "".join(f"<li>{h(line)}</li>" for line in _event_lines(event))
                         + "".join(f"<li>{h(_step_line(s))}</li>" for s in event["steps"]) + "</ul>")
         return ("<!doctype html><html><head><meta charset=\"utf-8\"><title>" + h(title)
                 + "</title><style>td,th{border:1px solid #999;padding:2px 6px}table{border-collapse:collapse}"
@@ -229,10 +249,24 @@ def render(audit: Mapping[str, Any], fmt: str) -> str:
     for *_, event in rows:
         lines.append(f"{event['rule']} {event['title']} [{event['source']}]: {outcome_words(event)} "
                      f"(due at step {event['due_at_step']}, {event['faction'] or 'faction ?'})")
+        lines += [f"    {line}" for line in _event_lines(event)]
         lines += [f"    {_step_line(s)}" for s in event["steps"]]
     if not rows:
         lines.append("No event was due in this log.")
     return "\n".join(lines)
+
+
+def _event_lines(event: Mapping[str, Any]) -> list[str]:
+    """What the event says beyond its steps: an answer read from the moves, moves that fit no legal
+    answer, and why a choice was left unread."""
+    lines = [(f"no legal answer fits the moves; the closest (no answer was given): {c['answer_label']}"
+              if c.get("closest_only") else
+              f"answer read from the moves (no answer was given): {c['answer_label']}")
+             for c in event.get("choices", []) if c.get("recognised_from_moves")]
+    steps_wrong = {s["deviation"] for s in event.get("steps", []) if s.get("deviation")}
+    lines += [f"WRONG: {d}" for d in event.get("deviations", []) if d not in steps_wrong]
+    lines += [f"note: {n}" for n in event.get("notes", [])]
+    return lines
 
 
 def _step_line(step: Mapping[str, Any], md: bool = False) -> str:

@@ -57,7 +57,11 @@ class StepPlan:
 
 def step_plans(pipeline: Any, game: Any, info: Mapping[str, Any], answers: Mapping[str, Any] | None = None,
                answers_source: str = "<answers>") -> Iterator[StepPlan]:
-    """(step, events, ...) for every position of a loaded log, 0 .. the last step, in order."""
+    """(step, events, ...) for every position of a loaded log, 0 .. the last step, in order.
+
+    `answers` is read again at every step: the log audit (bridge/reports/audit.py) takes an answer
+    back once the position it was given for has passed (an answer belongs to the position that
+    asked it; the options of 16.5.4 change as the Russian units move)."""
     check_answer_ids(answers or {}, pipeline.pack, answers_source)
     mapping, pack, prototypes = pipeline.mapping, pipeline.pack, pipeline.prototypes
     memo = pipeline.mapping_memo
@@ -69,7 +73,7 @@ def step_plans(pipeline: Any, game: Any, info: Mapping[str, Any], answers: Mappi
     previous_key: tuple[Any, ...] | None = None
     events: list[dict[str, Any]] = []
     # The texts of the outcomes a position was mapped from, in order -> its events.
-    kept: dict[tuple[str, ...], tuple[list[dict[str, Any]], Mapping[str, Any]]] = {}
+    kept: dict[tuple[Any, ...], tuple[list[dict[str, Any]], Mapping[str, Any]]] = {}
     texts: dict[int, tuple[Any, str]] = {}  # id(outcome) -> (the outcome, kept alive; its text)
 
     def text_of(outcome: Any) -> str:
@@ -108,7 +112,8 @@ def step_plans(pipeline: Any, game: Any, info: Mapping[str, Any], answers: Mappi
             return
         planned = False
         changed: Mapping[str, Any] | None = None
-        key = tuple(text_of(outcome) for _piece, outcome in significant.values())
+        key = (tuple(sorted(map(str, answers or {}))),
+               *(text_of(outcome) for _piece, outcome in significant.values()))
         if key != previous_key:
             previous_key = key
             found = kept.get(key)
