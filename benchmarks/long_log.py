@@ -16,6 +16,12 @@ of 400). Targets: 1,600 steps over 2,000 pieces within 5 s; growth at most 4.4x.
     .venv/bin/python benchmarks/long_log.py [--sizes 400,1600] [--pieces 2000] [--runs 3]
     .venv/bin/python benchmarks/long_log.py --write OUT.vlog --steps 1600   (just the file)
     .venv/bin/python benchmarks/long_log.py --daemon-replay [--sizes 100,400] [--runs 3]
+    .venv/bin/python benchmarks/long_log.py --audit [--sizes 1600] [--runs 3]
+
+`--audit`: `adjutant check LOG --audit --format json` beside `--timeline` on the same log, whole
+processes, interleaved run by run (issue 37's target: the audit within 2x the timeline's time). The
+audit replays the log once like the timeline, and reads each turn's unanswered choices from the
+moves (bridge/reports/recognise.py: the story's 16.1.2 remedy and 16.5.4 redeployment, every cycle).
 
 `--daemon-replay`: the `adjutant watch` replay of a log (the overlay's "became due"), as its worker
 process runs it, in one process with the module and pack loaded beforehand (not timed): the log
@@ -108,19 +114,20 @@ def write_long_log(path: Path, steps: int, pieces: int = 2000, marker_steps: int
                            vassal_version=world.module["vassal_version"], key=FIXED_KEY, ensure=False)
 
 
-def timeline_argv(log: Path) -> list[str]:
+def timeline_argv(log: Path, report: str = "--timeline") -> list[str]:
     return [sys.executable, "-m", "bridge", "check", str(log), "--module", str(MODULE), "--pack", str(PACK),
-            "--timeline", "--format", "json"]
+            report, "--format", "json"]
 
 
-def timed_run(log: Path) -> float:
-    """Wall seconds of one whole `check --timeline` process (exit 0, 1 or 3 are all plans)."""
+def timed_run(log: Path, report: str = "--timeline") -> float:
+    """Wall seconds of one whole `check --timeline` (or `--audit`) process (exit 0, 1 or 3 are all
+    plans)."""
     started = time.perf_counter()
-    done = subprocess.run(timeline_argv(log), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    done = subprocess.run(timeline_argv(log, report), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                           cwd=PROJECT, check=False)
     elapsed = time.perf_counter() - started
     if done.returncode not in (0, 1, 3):
-        raise SystemExit(f"check --timeline failed ({done.returncode}): {done.stderr.decode()[-500:]}")
+        raise SystemExit(f"check {report} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
     return elapsed
 
 
@@ -152,12 +159,16 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=1600, help="steps of the log --write writes")
     parser.add_argument("--daemon-replay", action="store_true",
                         help="time the daemon's replay of each log instead, in-process (see above)")
+    parser.add_argument("--audit", action="store_true",
+                        help="time check --audit beside check --timeline on each log (see above)")
     args = parser.parse_args()
     if args.write:
         print(write_long_log(args.write, args.steps, args.pieces))
         return 0
     if args.daemon_replay:
         return print_daemon_replays(args)
+    if args.audit:
+        return print_audit_times(args)
     sizes = [int(size) for size in args.sizes.split(",") if size.strip()]
     load_before = " ".join(f"{v:.2f}" for v in os.getloadavg())
     with tempfile.TemporaryDirectory(prefix="adjutant-long-log-") as scratch:
@@ -176,6 +187,30 @@ def main() -> int:
         small, large = min(sizes), max(sizes)
         ratio = statistics.median(times[large]) / statistics.median(times[small])
         print(f"  growth {large}/{small} steps ({large / small:.1f}x the steps): {ratio:.2f}x the time")
+    return 0
+
+
+def print_audit_times(args: argparse.Namespace) -> int:
+    sizes = [int(size) for size in args.sizes.split(",") if size.strip()]
+    load_before = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    reports = ("--timeline", "--audit")
+    with tempfile.TemporaryDirectory(prefix="adjutant-long-log-") as scratch:
+        logs = {size: write_long_log(Path(scratch, f"long-{size}.vlog"), size, args.pieces) for size in sizes}
+        times = {(size, report): [] for size in sizes for report in reports}
+        for _run in range(args.runs):
+            for size in sizes:
+                for report in reports:
+                    times[size, report].append(timed_run(logs[size], report))
+    load_after = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    print(f"check --audit beside --timeline, whole processes, {args.pieces} pieces, {args.runs} runs "
+          f"interleaved; load average before {load_before}, after {load_after}")
+    for size in sizes:
+        medians = {report: statistics.median(times[size, report]) for report in reports}
+        for report in reports:
+            print(f"  {size:6d} steps {report:10s}: median {medians[report]:6.2f} s  "
+                  f"(min {min(times[size, report]):.2f}, max {max(times[size, report]):.2f})")
+        ratio = medians["--audit"] / medians["--timeline"]
+        print(f"  {size:6d} steps: the audit takes {ratio:.2f}x the timeline's time (target: at most 2x)")
     return 0
 
 

@@ -202,3 +202,24 @@ def test_a_save_or_a_step_out_of_range_is_one_line_exit_2(tmp_path, capsys) -> N
         status = main(["check", *args, "--audit", "--module", str(MODULE), "--pack", str(PACK)])
         err = capsys.readouterr().err.strip().splitlines()
         assert status == 2 and len(err) == 1 and "Traceback" not in err[0]
+
+
+def test_each_turn_of_a_long_log_is_its_own_obligation(tmp_path, capsys) -> None:
+    """The demo story three times over (benchmarks/long_log.py): 16.1.1 fires each cycle; each firing is
+    audited by the moves of its own cycle, not taken back by the next cycle's return to the start."""
+    import sys
+
+    sys.path.insert(0, str(DEMO_DIR.parents[1]))
+    from benchmarks.long_log import story_steps, write_long_log
+
+    cycle = len(story_steps()[1])
+    log = write_long_log(tmp_path / "long.vlog", steps=3 * cycle, pieces=60)
+    status, audit = _audit(capsys, str(log))
+    conquests = [e for e in audit["events"] if e["rule"] == "16.1.1"]
+    assert len(conquests) == 3
+    for conquest in conquests:
+        assert conquest["outcome"] == "carried_out"
+        made = [s["done_at_step"] for s in conquest["steps"]]
+        assert all(conquest["due_at_step"] <= at < conquest["due_at_step"] + cycle for at in made)
+    assert [e["due_at_step"] for e in conquests] == [c["due_at_step"] for c in conquests[:1]] + [
+        conquests[0]["due_at_step"] + cycle, conquests[0]["due_at_step"] + 2 * cycle]

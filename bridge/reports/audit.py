@@ -15,8 +15,10 @@ Outcomes (docs/json-formats.md, format `adjutant-audit`):
 
 from __future__ import annotations
 
+import copy
 import html
 import json
+from bisect import bisect_left
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,7 @@ SETTLED = ("carried_out", "lapsed")  # exit 0 only when every audited event is o
 
 
 RECOGNITION_ROUNDS = 8  # each answer read from the moves may open a later event's choice (16.1.2, 16.1.3)
+ASKING = ("fired", "waiting")  # the statuses in which an event is due at a step
 
 
 def build_audit(pipeline: Any, path: str | Path, answers: Mapping[str, Any] | None = None,
@@ -40,8 +43,8 @@ def build_audit(pipeline: Any, path: str | Path, answers: Mapping[str, Any] | No
     """Every event due at some step of the log (up to step `up_to`), with its outcome; JSON-able.
 
     An unanswered choice is judged by which legal option the moves amount to
-    (bridge/reports/recognise.py): the log is audited again with that answer, as if given."""
-    from bridge.reports.recognise import recognise
+    (bridge/reports/recognise.py), at the position that asked it: the same choice asked again at a
+    later turn of the log is read again, from that turn's moves."""
     from vassal_parser.errors import InputError
 
     game, info = pipeline.load(path)
@@ -51,22 +54,12 @@ def build_audit(pipeline: Any, path: str | Path, answers: Mapping[str, Any] | No
         raise InputError(path, f"--step {up_to} is out of range: this log has {info['steps']} replay steps")
     hex_name = lambda h: hex_label(pipeline.pack, h)  # noqa: E731
     given = dict(answers or {})
-    read: dict[str, Recognition] = {}
-    for _ in range(RECOGNITION_ROUNDS):
-        answered = {**given, **{cid: r.value for cid, r in read.items() if r.value is not None}}
-        owed, positions, final, phasing, last_step, live = _replay(pipeline, game, info, answered,
-                                                                   answers_source, up_to)
-        fresh = False
-        for obligation in owed:
-            if obligation.own_open_choices() and (obligation.status == "waiting" or obligation.closed_lapsed):
-                found = recognise(pipeline, path, obligation, positions, answered, answers_source, hex_name)
-                if found is not None and found.choice_id not in read:
-                    read[found.choice_id] = found
-                    fresh = fresh or found.value is not None
-        if not fresh:
-            break
+    owed, positions, final, phasing, last_step, live = _replay(pipeline, game, info, given, answers_source,
+                                                               up_to)
+    source = f"{info['file']} (as mapped by {pipeline.mapping.source})"
+    owed = _read_choices(pipeline.pack, owed, positions, given, answers_source, source, hex_name)
     last_position = positions[-1][1] if positions else None
-    events = [_report(o, hex_name, last_position, phasing, read) for o in owed]
+    events = [_report(o, hex_name, last_position, phasing) for o in owed]
     events.sort(key=lambda e: (e["due_at_step"], e["rule"]))
     if not final:  # stopped before the last step: the header of the position audited to
         final = pipeline.plan_file(path, step=last_step, answers=live or None,
@@ -84,13 +77,17 @@ def _replay(pipeline: Any, game: Any, info: Mapping[str, Any], answers: Mapping[
     they changed, the last step's full plan, the phasing faction, the last step audited and the
     answers still live there.
 
-    An answer is taken back once its event fired: it belongs to the position that asked it, and the
-    choice asked again after the moves (its options changed) is not a new obligation."""
+    An obligation is judged at every position until every step it requires stands made (then it is
+    settled: later moves are play, not a taking back), until its event is due afresh (a later turn's
+    firing is a new obligation), or to the end. An answer is taken back once its event fired: it
+    belongs to the position that asked it, and the choice asked again after the moves (its options
+    changed) is not a new obligation."""
     from bridge.reports.step_plans import step_plans
 
     live = dict(answers)
     spent: set[str] = set()
     open_: dict[tuple[str, str], Obligation] = {}
+    settled: set[tuple[str, str]] = set()  # carried out, its event still asking: not owed again
     done: list[Obligation] = []
     positions: list[tuple[int, Mapping[str, Any]]] = []
     final: dict[str, Any] = {}
@@ -110,22 +107,29 @@ def _replay(pipeline: Any, game: Any, info: Mapping[str, Any], answers: Mapping[
         for event in planned.events:
             key = (event["rule"], event.get("source", ""))
             status = event["status"]
+            if status not in ASKING:
+                settled.discard(key)
             owed = open_.get(key)
-            if owed is None and status in ("fired", "waiting"):
-                if status == "waiting" and set(event.get("waiting_for") or ()) <= spent \
-                        and event.get("waiting_for"):
+            if owed is not None and owed.status not in ASKING and status in ASKING and owed.steps:
+                done.append(open_.pop(key))  # due afresh: the earlier firing is judged as it stood
+                owed = None
+            if owed is None and status in ASKING and key not in settled:
+                waits = set(event.get("waiting_for") or ())
+                if status == "waiting" and waits and waits <= spent:
                     continue  # asked again only because a spent answer was taken back
                 owed = open_[key] = Obligation(event, step, phasing)
             if owed is None:
                 continue
             owed.status = status
+            if status == "waiting":
+                owed.waiting_for = list(event.get("waiting_for") or ())  # what it last waited on
             owed.take_steps(event)
             if owed.steps:
                 for choice in owed.choices:
                     if choice.get("answered") and choice.get("id") in live:
                         spent.add(str(choice["id"]))
                         live.pop(str(choice["id"]))
-            if status not in ("fired", "waiting") and not owed.steps:
+            if status not in ASKING and not owed.steps:
                 # Waited, never fired, and no longer asks: nothing was owed -- unless the moves show
                 # an answer made (bridge/reports/recognise.py reads it).
                 owed.closed_lapsed = True
@@ -133,8 +137,11 @@ def _replay(pipeline: Any, game: Any, info: Mapping[str, Any], answers: Mapping[
         if planned.position is not None:
             for key, owed in list(open_.items()):
                 owed.judge(step, planned.position)
-                if owed.status not in ("fired", "waiting") and not owed.any_done() \
-                        and not owed.tally()[DEVIATION]:
+                if owed.complete():
+                    done.append(open_.pop(key))
+                    if owed.status in ASKING:
+                        settled.add(key)
+                elif owed.status not in ASKING and not owed.any_done() and not owed.tally()[DEVIATION]:
                     owed.closed_lapsed = True  # its condition stopped holding before anything was made
                     done.append(open_.pop(key))
     if positions:
@@ -142,10 +149,90 @@ def _replay(pipeline: Any, game: Any, info: Mapping[str, Any], answers: Mapping[
     return [*done, *open_.values()], positions, final, phasing, last_step, live
 
 
+def _read_choices(pack: Any, owed: list[Obligation], positions: list[tuple[int, Mapping[str, Any]]],
+                  given: Mapping[str, Any], answers_source: str, source: str,
+                  hex_name: Any) -> list[Obligation]:
+    """Each unanswered choice read from the moves that follow it, at the position that asked it; the
+    events that only waited on it are planned again there with that answer (dropped where it leaves
+    them not due)."""
+    from bridge.reports.recognise import recognise
+    from bridge.reports.step_plans import events_of
+
+    by_step: dict[int, list[Obligation]] = {}
+    for obligation in owed:
+        by_step.setdefault(obligation.due_at_step, []).append(obligation)
+    # An obligation's moves are looked for up to the step its event is due afresh (a later turn).
+    due_steps: dict[tuple[str, str], list[int]] = {}
+    for obligation in sorted(owed, key=lambda o: o.due_at_step):
+        due_steps.setdefault(obligation.key, []).append(obligation.due_at_step)
+
+    until = {id(o): next((s for s in due_steps[o.key] if s > o.due_at_step), None) for o in owed}
+    steps_of = [s for s, _p in positions]
+    planned: dict[tuple[int, str], list[dict[str, Any]]] = {}  # a log's positions repeat (its turns)
+
+    def window(obligation: Obligation) -> list[tuple[int, Mapping[str, Any]]]:
+        """The positions from its due step to the step its event is due afresh."""
+        end = until[id(obligation)]
+        return positions[bisect_left(steps_of, obligation.due_at_step):
+                         len(positions) if end is None else bisect_left(steps_of, end)]
+
+    kept: list[Obligation] = []
+    for due, group in sorted(by_step.items()):
+        at_due = next((p for s, p in reversed(positions) if s <= due), None)
+        if at_due is None:
+            kept += group
+            continue
+        answered = dict(given)
+        tried: set[int] = set()
+
+        def events_at(answers: Mapping[str, Any],
+                      position: Mapping[str, Any] = at_due) -> list[dict[str, Any]]:
+            key = (id(position), json.dumps(answers, sort_keys=True, default=str))
+            if key not in planned:
+                planned[key] = events_of(pack, position, answers, answers_source, source)
+            return copy.deepcopy(planned[key])
+
+        dropped: set[int] = set()
+        for _ in range(RECOGNITION_ROUNDS):
+            target = next((o for o in group if id(o) not in tried and o.own_open_choices()
+                           and (o.status == "waiting" or o.closed_lapsed)), None)
+            if target is None:
+                break
+            tried.add(id(target))
+            found = recognise(events_at, target, window(target), answered, hex_name)
+            target.reading = found
+            if found is None or found.value is None or found.trial is None:
+                continue
+            answered[found.choice_id] = found.value
+            target.adopt(found.trial)
+            events = {(e["rule"], e.get("source", "")): e for e in events_at(answered)}
+            for other in group:
+                if other is target or found.choice_id not in other.waiting_for:
+                    continue
+                event = events.get(other.key)
+                if event is None or event["status"] not in ASKING:
+                    dropped.add(id(other))  # it only waited on the decision, and is not due with it
+                    continue
+                other.status, other.waiting_for = event["status"], list(event.get("waiting_for") or ())
+                other.choices = list(event.get("choices", []))
+                other.take_steps(event)
+                if other.steps:
+                    other.closed_lapsed = False
+                    other.judge_all(window(other))
+        kept += [o for o in group if id(o) not in dropped]
+    return kept
+
+
 def _report(owed: Obligation, hex_name: Any, position: Mapping[str, Any] | None,
-            phasing: str | None, read: Mapping[str, Recognition]) -> dict[str, Any]:
-    own = [read[str(c.get("id"))] for c in owed.choices if str(c.get("id")) in read]
+            phasing: str | None) -> dict[str, Any]:
+    own = [owed.reading] if owed.reading is not None else []
     unmatched = [line for r in own for line in r.unmatched]
+    notes = [r.note for r in own if r.note]
+    if owed.closed_lapsed and unmatched:
+        # It stopped asking as those counters moved (the Axis unit left Budapest): the event lapsed;
+        # whether the moves came in the right phase is beyond a position.
+        notes += [f"it lapsed as its counters moved: {line}" for line in unmatched]
+        unmatched = []
     names = counter_names(position or {})
     steps = []
     for item in owed.steps:
@@ -180,8 +267,10 @@ def _report(owed: Obligation, hex_name: Any, position: Mapping[str, Any] | None,
             "required": len(seen),
             "unseen": unseen, "steps": steps,
             "deviations": [s["deviation"] for s in steps if s["deviation"]] + unmatched,
-            "notes": [r.note for r in own if r.note],
-            "choices": [_choice(c, read.get(str(c.get("id")))) for c in owed.choices]}
+            "notes": notes,
+            "choices": [_choice(c, owed.reading if owed.reading is not None
+                                and owed.reading.choice_id == str(c.get("id")) else None)
+                        for c in owed.choices]}
 
 
 def _owed_by(owed: Obligation) -> str | None:

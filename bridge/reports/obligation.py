@@ -33,8 +33,8 @@ class Obligation:
         self.closed_lapsed = False
         self.steps: list[dict[str, Any]] = []
         self.choices = list(event.get("choices", []))
-        self.recognised: list[dict[str, Any]] = []  # answers read from the moves (recognise.py)
-        self.unmatched: list[str] = []  # moves that match no legal option of its choice
+        self.waiting_for: list[str] = list(event.get("waiting_for") or ())  # choice ids it waits on
+        self.reading: Any = None  # its choice as read from the moves (recognise.Recognition), if tried
         self.take_steps(event)
 
     @property
@@ -65,10 +65,24 @@ class Obligation:
                 item["done_at_step"] = None  # taken back: made only if it stands at the end
 
     def judge_all(self, positions: Iterable[tuple[int, Mapping[str, Any]]]) -> None:
-        """Judge against every position from the step it became due on, in log order."""
+        """Judge against every position from the step it became due on, in log order, until every
+        step it requires stands made (later moves are play, not a taking back)."""
         for step, position in positions:
             if step >= self.due_at_step:
                 self.judge(step, position)
+                if self.complete():
+                    return
+
+    def complete(self) -> bool:
+        """Every step a position can show stands made (at least one such step)."""
+        tally = self.tally()
+        return bool(tally[DONE]) and not tally[REMAINING] and not tally[DEVIATION]
+
+    def adopt(self, trial: Obligation) -> None:
+        """Take the steps and choices of the same event planned with an answer read from the moves."""
+        self.steps, self.choices, self.status = trial.steps, trial.choices, trial.status
+        self.waiting_for = trial.waiting_for
+        self.closed_lapsed = False
 
     def any_done(self) -> bool:
         return any(item["verdict"] == DONE for item in self.steps)

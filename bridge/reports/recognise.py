@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from bridge.reports.obligation import Obligation
@@ -37,6 +36,7 @@ class Recognition:
     labels: list[str] = field(default_factory=list)
     unmatched: list[str] = field(default_factory=list)  # moves that fit no legal option
     exact: bool = True  # False: the closest legal answer, which some move contradicts (a deviation)
+    trial: Obligation | None = None  # the event with that answer, judged against the positions
     note: str = ""
 
 
@@ -72,17 +72,18 @@ def _labels(choice: Mapping[str, Any], value: Any) -> list[str]:
     return [by_value.get(str(v), str(v)) for v in values]
 
 
-def _trials(pipeline: Any, path: str | Path, owed: Obligation, choice: Mapping[str, Any],
-            candidates: Sequence[Any], positions: Sequence[tuple[int, Mapping[str, Any]]],
-            answers: Mapping[str, Any], source: str) -> Iterator[tuple[Any, Obligation]]:
+EventsAt = Callable[[Mapping[str, Any]], list[dict[str, Any]]]  # answers -> the asking position's events
+
+
+def _trials(events_at: EventsAt, owed: Obligation, choice: Mapping[str, Any], candidates: Sequence[Any],
+            positions: Sequence[tuple[int, Mapping[str, Any]]],
+            answers: Mapping[str, Any]) -> Iterator[tuple[Any, Obligation]]:
     for value in candidates:
         try:
-            plan = pipeline.plan_file(path, step=owed.due_at_step, answers={**answers, choice["id"]: value},
-                                      answers_source=source).plan
+            events = events_at({**answers, choice["id"]: value})
         except InputError:
             continue  # not legal in that position after all (the engine has the last word)
-        event = next((e for e in plan.get("events", []) if (e.get("rule"), e.get("source", "")) == owed.key),
-                     None)
+        event = next((e for e in events if (e.get("rule"), e.get("source", "")) == owed.key), None)
         if event is None or event.get("status") != "fired":
             continue
         trial = Obligation(event, owed.due_at_step, owed.faction)
@@ -90,10 +91,11 @@ def _trials(pipeline: Any, path: str | Path, owed: Obligation, choice: Mapping[s
         yield value, trial
 
 
-def recognise(pipeline: Any, path: str | Path, owed: Obligation,
-              positions: Sequence[tuple[int, Mapping[str, Any]]], answers: Mapping[str, Any], source: str,
-              hex_name: Callable[[str], str]) -> Recognition | None:
-    """The option of `owed`'s first open choice that the positions after it was asked show made."""
+def recognise(events_at: EventsAt, owed: Obligation, positions: Sequence[tuple[int, Mapping[str, Any]]],
+              answers: Mapping[str, Any], hex_name: Callable[[str], str]) -> Recognition | None:
+    """The option of `owed`'s first open choice that the positions after it was asked show made.
+    `events_at(answers)`: the events of the position the choice was asked at, with those answers.
+    A recognised answer's judged steps are `Recognition.trial`."""
     open_choices = owed.own_open_choices()
     if not open_choices or not positions:
         return None
@@ -106,7 +108,7 @@ def recognise(pipeline: Any, path: str | Path, owed: Obligation,
         return found
     scored = []
     governed: set[str] = set()  # the counters some legal answer moves
-    for value, trial in _trials(pipeline, path, owed, choice, candidates, positions, answers, source):
+    for value, trial in _trials(events_at, owed, choice, candidates, positions, answers):
         governed |= {str(i["required"]["counter"]) for i in trial.steps if i["required"].get("counter")}
         tally = trial.tally()
         if tally[DONE]:
@@ -119,6 +121,7 @@ def recognise(pipeline: Any, path: str | Path, owed: Obligation,
             found.value = top[0][1]
             found.labels = _labels(choice, found.value)
             found.exact = best[0]
+            found.trial = top[0][2]
             return found
         found.note = ("the moves fit several answers to " + str(choice["id"]) + ": "
                       + "; ".join(", ".join(_labels(choice, s[1])) for s in top))

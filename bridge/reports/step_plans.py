@@ -120,16 +120,22 @@ def step_plans(pipeline: Any, game: Any, info: Mapping[str, Any], answers: Mappi
             if found is None:
                 pieces = [piece for piece, _outcome in significant.values()]
                 position = mapping.map_pieces(pieces, pack, prototypes, memo=memo).position
-                state = GameState.from_json(position, source=source)
-                plan = run_plan(state, pack, answers=dict(answers or {}), answers_source=answers_source,
-                                in_place=True)
-                found = (plan.to_json()["events"], position)
+                found = (events_of(pack, position, answers, answers_source, source), position)
                 planned = True
                 if len(kept) >= PLANS_KEPT:
                     del kept[next(iter(kept))]  # the oldest
                 kept[key] = found
             events, changed = found
         yield StepPlan(walked.step, events, before, placed, None, planned, position=changed)
+
+
+def events_of(pack: Any, position: Mapping[str, Any], answers: Mapping[str, Any] | None,
+              answers_source: str, source: str) -> list[dict[str, Any]]:
+    """The engine's events (JSON) for one mapped position: what a step of `step_plans` gives, and what
+    the log audit asks again of the position a choice was asked at, once per legal answer."""
+    state = GameState.from_json(position, source=source)
+    plan = run_plan(state, pack, answers=dict(answers or {}), answers_source=answers_source, in_place=True)
+    return plan.to_json()["events"]
 
 
 def replay_plans(pipeline: Any, path: Any, answers: Mapping[str, Any] | None = None,
