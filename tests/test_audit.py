@@ -214,7 +214,7 @@ def test_each_turn_of_a_long_log_is_its_own_obligation(tmp_path, capsys) -> None
 
     cycle = len(story_steps()[1])
     log = write_long_log(tmp_path / "long.vlog", steps=3 * cycle, pieces=60)
-    status, audit = _audit(capsys, str(log))
+    _status, audit = _audit(capsys, str(log))
     conquests = [e for e in audit["events"] if e["rule"] == "16.1.1"]
     assert len(conquests) == 3
     for conquest in conquests:

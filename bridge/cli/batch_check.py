@@ -67,7 +67,11 @@ def check_one(path: Path) -> dict[str, Any]:
     answers, source = _ANSWERS
     entry: dict[str, Any] = {"file": str(path)}
     try:
-        plan = _PIPELINE.plan_file(path, answers=answers or None, answers_source=source).plan
+        from bridge.reports.referee import referee
+
+        result = _PIPELINE.plan_file(path, answers=answers or None, answers_source=source)
+        # As `check` of the one file: owed steps, and a remedy the position already shows made.
+        plan = referee(_PIPELINE, path, None, answers or None, source, result)
     except InputError as exc:
         message = exc.message if exc.source == str(path) else exc.one_line()
         return {**entry, "status": "bad_input", "exit_status": EXIT_BAD_INPUT,
@@ -83,6 +87,7 @@ def check_one(path: Path) -> dict[str, Any]:
     return {**entry, "status": STATUS_NAMES[status], "exit_status": status,
             "due": [e["rule"] for e in events
                     if e.get("status") in ("fired", "waiting") and e not in waiting],
+            "owed": [e["rule"] for e in events if e.get("status") == "owed"],
             "waiting": [e["rule"] for e in waiting],
             "waiting_for": list(dict.fromkeys(c for e in waiting for c in e.get("waiting_for") or [])),
             "undecided": [e["rule"] for e in events if e.get("status") == "undecided"],
@@ -188,6 +193,8 @@ def summary_line(entry: Mapping[str, Any]) -> str:
     parts = []
     if entry["due"]:
         parts.append(f"{len(entry['due'])} due ({', '.join(entry['due'])})")
+    if entry.get("owed"):
+        parts.append(f"{len(entry['owed'])} owed ({', '.join(entry['owed'])})")
     if entry.get("waiting"):
         on = ", ".join(entry.get("waiting_for") or []) or "an earlier decision"
         parts.append(f"{len(entry['waiting'])} waiting for {on} ({', '.join(entry['waiting'])})")

@@ -259,3 +259,38 @@ def test_events_that_only_wait_on_another_are_waiting_not_due(capsys) -> None:
         ": 1 due (16.5.4); 3 waiting for 16.5.4:redeploy (16.5.5, 16.5.6, 16.5.7)")
     assert lines["04-hungary-occupied.vsav"].endswith(
         ": 1 due (16.1.2); 1 waiting for 16.1.2:remedy:Hungary (16.1.3)")
+
+
+def test_batch_referees_each_file_as_check_does(capsys, tmp_path: Path, monkeypatch) -> None:
+    """Issue 37: a folder holding 04r (the 16.1.2 remedy "remove" made) and a 02 log whose PO 2 Inf went
+    to the Delay Box: 04r is nothing due (its remedy is carried out), the log owes 16.1.1 (6.2)."""
+    from bridge.writeback import applier
+
+    folder = tmp_path / "round"
+    folder.mkdir()
+    pack = ["--module", str(DEMO_MODULE), "--pack", str(DEMO_PACK)]
+    hungary = save_path(STORY[3])
+    assert main(["apply", str(hungary), *pack, "--answer", "16.1.2:remedy:Hungary=remove",
+                 "--out", str(folder / "04r.vsav")]) == 0
+    real = applier.translate
+
+    def misplayed(plan, *args, **kwargs):  # the player sends PO 2 Inf to the Delay Box
+        for event in plan["events"]:
+            for step in event.get("steps", []):
+                if step.get("counter") == "PO-2" and step.get("to"):
+                    step["to"] = "delay"
+        plan["resulting_position"] = None
+        return real(plan, *args, **kwargs)
+
+    monkeypatch.setattr(applier, "translate", misplayed)
+    assert main(["apply", str(DUE), *pack, "--out", str(folder / "02-wrong.vlog")]) == 0
+    capsys.readouterr()
+    status, out, _err = check(capsys, folder)
+    assert out.splitlines()[:2] == [f"{folder / '02-wrong.vlog'}: 1 owed (16.1.1)",
+                                    f"{folder / '04r.vsav'}: nothing due"]
+    assert status == 1
+    capsys.readouterr()
+    main(["check", str(folder), *pack, "--format", "json"])
+    files = {Path(f["file"]).name: f for f in json.loads(capsys.readouterr().out)["files"]}
+    assert files["02-wrong.vlog"]["owed"] == ["16.1.1"] and files["02-wrong.vlog"]["due"] == []
+    assert files["04r.vsav"]["status"] == "nothing_due"
