@@ -123,7 +123,10 @@ def _replay(pipeline: Any, game: Any, info: Mapping[str, Any], answers: Mapping[
             owed.status = status
             if status == "waiting":
                 owed.waiting_for = list(event.get("waiting_for") or ())  # what it last waited on
-            owed.take_steps(event)
+            if not (owed.asked_own and step > owed.due_at_step):
+                # An event that waited on its own choice is judged by the answer read from the moves
+                # at the position that asked it, never by a firing the moves themselves brought about.
+                owed.take_steps(event)
             if owed.steps:
                 for choice in owed.choices:
                     if choice.get("answered") and choice.get("id") in live:
@@ -195,7 +198,7 @@ def _read_choices(pack: Any, owed: list[Obligation], positions: list[tuple[int, 
         dropped: set[int] = set()
         for _ in range(RECOGNITION_ROUNDS):
             target = next((o for o in group if id(o) not in tried and o.own_open_choices()
-                           and (o.status == "waiting" or o.closed_lapsed)), None)
+                           and not o.steps), None)
             if target is None:
                 break
             tried.add(id(target))
@@ -228,11 +231,6 @@ def _report(owed: Obligation, hex_name: Any, position: Mapping[str, Any] | None,
     own = [owed.reading] if owed.reading is not None else []
     unmatched = [line for r in own for line in r.unmatched]
     notes = [r.note for r in own if r.note]
-    if owed.closed_lapsed and unmatched:
-        # It stopped asking as those counters moved (the Axis unit left Budapest): the event lapsed;
-        # whether the moves came in the right phase is beyond a position.
-        notes += [f"it lapsed as its counters moved: {line}" for line in unmatched]
-        unmatched = []
     names = counter_names(position or {})
     steps = []
     for item in owed.steps:

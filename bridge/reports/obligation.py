@@ -34,6 +34,8 @@ class Obligation:
         self.steps: list[dict[str, Any]] = []
         self.choices = list(event.get("choices", []))
         self.waiting_for: list[str] = list(event.get("waiting_for") or ())  # choice ids it waits on
+        own = {str(c.get("id")) for c in self.choices}
+        self.asked_own = event["status"] == "waiting" and bool(own & set(self.waiting_for))
         self.reading: Any = None  # its choice as read from the moves (recognise.Recognition), if tried
         self.take_steps(event)
 
@@ -94,6 +96,11 @@ class Obligation:
             if item["verdict"] in counts:
                 counts[item["verdict"]] += 1
         return counts
+
+    def made_by_moves(self) -> int:
+        """Its steps made after the step it became due on: what the moves did, not what stood already."""
+        return sum(1 for item in self.steps
+                   if item["verdict"] == DONE and (item["done_at_step"] or 0) > self.due_at_step)
 
     def own_open_choices(self) -> list[dict[str, Any]]:
         return [c for c in self.choices if not c.get("answered")]

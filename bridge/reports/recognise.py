@@ -4,9 +4,11 @@ Why: a player's own PBEM log carries no answer file and no line Adjutant wrote; 
 only in where the pieces went (16.5.4: which Russian steps the Axis redeployed to which hexes; 16.1.2:
 whether the Hungarian units were interned or removed). The log audit (issue 37) tries every legal
 option at the position that asked the choice, judges each option's steps against the positions that
-follow (bridge/reports/obligation.py), and takes the one option the moves amount to -- or, where a
-move contradicts every option, the one they come closest to (most steps made), whose contradicted
-steps are then the deviations. Where the moves fit several options equally, it names none (the
+follow (bridge/reports/obligation.py), and takes the one option the moves amount to: the one with
+most steps made by the moves (a step the asking position already showed is no evidence: 16.2.1's
+"Poland: conquered" when Poland already was), a whole one before a part; or, where a move
+contradicts every option, the one they come closest to, whose contradicted steps are then the
+deviations. Where the moves fit several options equally, it names none (the
 position does not tell); where the counters the choice governs moved and no option has a step made,
 the moves are wrong.
 
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bridge.reports.obligation import Obligation
-from rules.owed import DEVIATION, DONE, REMAINING, counter_label, counter_names, locations_of, place_name
+from rules.owed import DEVIATION, REMAINING, counter_label, counter_names, locations_of, place_name
 from vassal_parser.errors import InputError
 
 CANDIDATES_MAX = 64  # legal answers tried for one choice (each is one plan of the asking position)
@@ -103,7 +105,7 @@ def recognise(events_at: EventsAt, owed: Obligation, positions: Sequence[tuple[i
     found = Recognition(str(choice["id"]))
     candidates = candidate_answers(choice)
     if candidates is None:
-        found.note = (f"more than {CANDIDATES_MAX} legal answers to {choice['id']}: the moves are not "
+        found.note = (f"more than {CANDIDATES_MAX} legal answers to {_decision(choice)}: the moves are not "
                       "matched to one")
         return found
     scored = []
@@ -111,8 +113,9 @@ def recognise(events_at: EventsAt, owed: Obligation, positions: Sequence[tuple[i
     for value, trial in _trials(events_at, owed, choice, candidates, positions, answers):
         governed |= {str(i["required"]["counter"]) for i in trial.steps if i["required"].get("counter")}
         tally = trial.tally()
-        if tally[DONE]:
-            rank = (tally[DEVIATION] == 0, tally[REMAINING] == 0, tally[DONE], -tally[DEVIATION])
+        made = trial.made_by_moves()
+        if made:
+            rank = (tally[DEVIATION] == 0, made, tally[REMAINING] == 0, -tally[DEVIATION])
             scored.append((rank, value, trial))
     if scored:
         best = max(score[0] for score in scored)
@@ -123,7 +126,7 @@ def recognise(events_at: EventsAt, owed: Obligation, positions: Sequence[tuple[i
             found.exact = best[0]
             found.trial = top[0][2]
             return found
-        found.note = ("the moves fit several answers to " + str(choice["id"]) + ": "
+        found.note = (f"the moves fit several answers to {_decision(choice)}: "
                       + "; ".join(", ".join(_labels(choice, s[1])) for s in top))
         return found
     found.unmatched = _moves_of(choice, governed, positions, owed.due_at_step, hex_name)
@@ -143,6 +146,12 @@ def _moves_of(choice: Mapping[str, Any], counters: set[str],
         if end.get(counter) != start[counter]:
             moved = f"{place_name(start[counter], hex_name)} to {place_name(end.get(counter), hex_name)}"
             lines.append(f"{counter_label(names, counter)} moved from {moved}: no legal answer to "
-                         f"{choice['id']} amounts to that")
+                         f"{_decision(choice)} amounts to that")
     return lines
 
+
+
+def _decision(choice: Mapping[str, Any]) -> str:
+    """'the Axis decision of 16.1.2': a choice as players name it (never its id)."""
+    decider = f"the {choice['decider']} decision" if choice.get("decider") else "the decision"
+    return f"{decider} of {choice.get('rule') or str(choice.get('id', '')).partition(':')[0]}"
