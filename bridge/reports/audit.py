@@ -305,7 +305,8 @@ def render(audit: Mapping[str, Any], fmt: str) -> str:
     rows = [(e["rule"], e["title"], str(e["due_at_step"]), e["faction"] or "", outcome_words(e), e)
             for e in audit["events"]]
     if fmt == "markdown":
-        lines = [f"## {title}", "", *head, "", *(f"- warning: {w}" for w in warnings),
+        lines = [f"## {title}", "", *(f"- {_md(line)}" for line in head),
+                 *(f"- **warning:** {_md(w)}" for w in warnings), "",
                  "| Rule | Event | Due at step | Faction | Outcome |", "|---|---|---|---|---|"]
         lines += [f"| {r} | {_md(t)} | {d} | {f} | {o} |" for r, t, d, f, o, _ in rows]
         for *_, event in rows:
