@@ -223,3 +223,18 @@ def test_each_turn_of_a_long_log_is_its_own_obligation(tmp_path, capsys) -> None
         assert all(conquest["due_at_step"] <= at < conquest["due_at_step"] + cycle for at in made)
     assert [e["due_at_step"] for e in conquests] == [c["due_at_step"] for c in conquests[:1]] + [
         conquests[0]["due_at_step"] + cycle, conquests[0]["due_at_step"] + 2 * cycle]
+
+
+def test_check_of_the_misplayed_log_is_owed_with_the_deviation(tmp_path, capsys, monkeypatch) -> None:
+    """Plain `check` of the same log (issue 37's second Poland case): 16.1.1 OWED, exit 1, the Delay Box
+    named as where PO 2 Inf stands instead (6.2: a fired event is carried out in full)."""
+    _misplayed(monkeypatch, "PO-2", "delay")
+    log = _apply(tmp_path, capsys, "02-poland-falls.vsav", "02-wrong.vlog")
+    status = main(["check", log, "--module", str(MODULE), "--pack", str(PACK), "--format", "json"])
+    conquest = _event(json.loads(capsys.readouterr().out), "16.1.1")
+    assert status == 1 and conquest["status"] == "owed" and conquest["remaining"] == []
+    assert conquest["deviations"] == ["PO 2 Inf (PO-2) is in the Delay Box; 16.1.1 Step 2 puts it in the "
+                                      "Western Conquered Minor Countries Box"]
+    assert main(["check", log, "--module", str(MODULE), "--pack", str(PACK)]) == 1
+    text = capsys.readouterr().out
+    assert "OWED" in text and "PO 2 Inf (PO-2) is in the Delay Box" in text
