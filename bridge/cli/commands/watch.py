@@ -130,7 +130,7 @@ def moves_writer(module: Path, pack: str, extensions: tuple[Path, ...], out: Pat
     Why a file this daemon wrote may be replaced and no other: the players press the button again
     after answering or after a new save; a file of that name that was already there is theirs."""
     from bridge.pipeline import CheckPipeline
-    from bridge.writeback.applier import NeedsAnswers, apply_plan
+    from bridge.writeback.applier import ALREADY_EXISTS, NeedsAnswers, apply_plan
     from vassal_parser.atomic import DiskError
 
     pipeline = CheckPipeline(module, pack, extensions=extensions, remember=False)
@@ -152,17 +152,27 @@ def moves_writer(module: Path, pack: str, extensions: tuple[Path, ...], out: Pat
         except OSError as exc:  # the --out folder's disk (gone, a name too long): one line, not a bug
             raise DiskError(out, exc) from None
 
-    def _write(path: Path, answers: Mapping[str, Any]) -> dict:
-        target = free_name(path, ".vlog")
-        try:
-            applied = apply_plan(pipeline, path, target, answers, force=target in ours)
+    def claimed(path: Path, suffix: str, answers: Mapping[str, Any]) -> tuple[Path, Any]:
+        """apply_plan on the first free name; a name another writer takes at the same instant (an
+        `apply` run, a second daemon) is never replaced: the next free one is tried."""
+        while True:
+            target = free_name(path, suffix)
+            try:
+                applied = apply_plan(pipeline, path, target, answers, force=target in ours)
+            except InputError as exc:
+                if target not in ours and exc.message == ALREADY_EXISTS and target.exists():
+                    continue  # taken between the look and the write: someone else's file
+                raise
             ours.add(target)
+            return target, applied
+
+    def _write(path: Path, answers: Mapping[str, Any]) -> dict:
+        try:
+            target, applied = claimed(path, ".vlog", answers)
             written = {"file": target.name, "path": str(target.resolve()), "description": applied.description,
                        "steps": applied.steps, "source": path.name}
             if also_save:
-                save = free_name(path, ".vsav")
-                apply_plan(pipeline, path, save, answers, force=save in ours)
-                ours.add(save)
+                save, _applied = claimed(path, ".vsav", answers)
                 written.update({"save_file": save.name, "save_path": str(save.resolve())})
         except NeedsAnswers as waiting:
             raise InputError(path, " ".join(waiting.lines[1:]) or waiting.lines[0]) from None
