@@ -21,6 +21,7 @@ from bridge.cli.helptext import HelpFormatter
 from bridge.daemon.folder import DEFAULT_DEBOUNCE_S
 from bridge.daemon.planner_process import DEFAULT_PLAN_BUDGET_S, ProcessPlanner
 from bridge.daemon.watch import MAX_REPLAY_STEPS, PlanFunction, ReplayFunction, WatchDaemon
+from bridge.web import access
 from bridge.web.server import DEFAULT_HOST, DEFAULT_PORT
 from vassal_parser.collector import freeze_start_up_state
 from vassal_parser.errors import InputError
@@ -194,6 +195,7 @@ async def serve_until_signal(daemon: WatchDaemon, say: Any = None) -> None:
         if say is not None:
             for label, url in view_urls(daemon.server.url, daemon.server.host, daemon.server.view_url):
                 say(f"{label}: {url}")
+            say(access.WHO_GETS_WHICH)
         await stop.wait()
     finally:
         await daemon.stop()
@@ -215,8 +217,9 @@ def lan_address() -> str | None:
 def view_urls(base: str, host: str, tokened: Any = None) -> list[tuple[str, str]]:
     """(label, URL) for every view: one player view per faction, stream, control; LAN copies too.
 
-    `tokened` (`OverlayServer.view_url`) adds each URL's token (bridge/web/access.py): the read token to
-    the player and stream URLs, the control token to the control URL."""
+    `tokened` (`OverlayServer.view_url`) adds each URL's token (bridge/web/access.py), which opens that
+    view only: each faction's own to its player URL, the stream's to the stream URL, the control token
+    to the control URL."""
     from rules.state import FACTIONS
 
     def url(root: str, query: str) -> str:

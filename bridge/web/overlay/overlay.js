@@ -75,6 +75,9 @@
   function socketUrl() {
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
     const query = new URLSearchParams({ view });
+    // A player view is one faction's: the server shows it that faction's own hidden pieces (and checks
+    // the key is that faction's), so the socket asks for the faction the page was opened for.
+    if (view === "player" && requestedFaction) query.set("faction", requestedFaction);
     if (params.get("token")) query.set("token", params.get("token")); // else the cookie (bridge/web/access.py)
     if (seq !== null && run !== null) {
       query.set("since", String(seq));
