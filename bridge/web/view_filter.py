@@ -224,7 +224,11 @@ def faction_concealment(plan: Any, faction: str | None) -> tuple[set[str], dict[
     if isinstance(by_faction, Mapping) and not by_faction:
         return flagged, {}  # nothing is concealed in this position
     stream = protocol.StreamFilter(plan)
-    return stream.names | _private_places(stream) | flagged, {}
+    names = stream.names | _private_places(stream) | flagged
+    for other in (by_faction.values() if isinstance(by_faction, Mapping) else ()):  # hidden from anyone
+        if isinstance(other, Mapping):
+            names |= {str(name) for key in ("names", "places") for name in other.get(key) or [] if str(name)}
+    return names, {}
 
 
 def _keeper(item: Mapping[str, Any], names: set[str], kept_by: Mapping[str, str]) -> str:

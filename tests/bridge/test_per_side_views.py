@@ -1,0 +1,287 @@
+"""Issue 43: each printed URL's token opens its own view only, and a player view shows what VASSAL shows
+that faction's side(s): its own hidden and masked pieces, no other side's.
+
+The demo's sides are Axis, Western and Soviet (its PlayerRoster; the pack's `[vassal.sides]`). The
+save is the story's 09 with RU 1 Inf hidden in Moscow by the Soviet side (VASSAL's Invisible trait,
+side access: `hide;…;side:;…`, state `Soviet`), as the issue tried it. Tokens are read from the URLs
+the server prints (`OverlayServer.view_url`), so each test asks what a user holding that URL gets.
+Real sockets, 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+from bridge.mapping.sides import Concealment, faction_sees, parse_access
+from bridge.web import protocol, view_filter
+from tests.bridge.harness import daemon_running, receive_until, run
+from tests.bridge.savefiles import sample_plan, save_bytes, write_in_place
+from tests.bridge.test_view_filter import DEMO, FAST, MODULE, demo_save, needs_demo, secrets_of
+
+FACTIONS = ("Axis", "Western", "Soviet")
+HIDE = {"RU-1": "Soviet"}  # hidden by the Soviet side (the demo's Invisible trait has side access)
+SCENE = "09-border-defense"
+
+
+@pytest.fixture(scope="module")
+def pipeline() -> Any:
+    if not MODULE.exists():
+        pytest.skip(f"demo module not built at {MODULE} (scripts/make_demo.py builds it)")
+    from bridge.pipeline import CheckPipeline
+
+    return CheckPipeline(MODULE, DEMO / "pack")
+
+
+def token_of(url: str) -> str:
+    return parse_qs(urlsplit(url).query)["token"][0]
+
+
+def _get(port: int, path: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str]]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    try:
+        connection.request("GET", path, headers=headers or {})
+        response = connection.getresponse()
+        response.read()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}
+    finally:
+        connection.close()
+
+
+def _ws(port: int, query: str) -> str:
+    return f"ws://127.0.0.1:{port}/ws?{query}"
+
+
+async def _snapshot_with_plan(url: str, **options: Any) -> dict:
+    async with connect(url, max_size=None, **options) as ws:
+        return await receive_until(ws, lambda m: bool((m.get("state") or {}).get("plan")))
+
+
+async def _planned(daemon: Any) -> None:
+    """Until the daemon has planned the save (each page opened after that gets it in its snapshot)."""
+    while daemon.server.history.state.get("plan") is None:
+        await asyncio.sleep(0.02)
+
+
+async def _refused(url: str, **options: Any) -> int:
+    with pytest.raises(InvalidStatus) as refused:
+        async with connect(url, **options):
+            pass
+    return refused.value.response.status_code
+
+
+def _planner(pipeline: Any, save: Path) -> Any:
+    def plan(_path: Path, answers: Any) -> dict:
+        return pipeline.plan_file(save, answers=answers).plan
+
+    return plan
+
+
+# --- the stream URL is not a key to anything else --------------------------------------------------------
+
+
+@needs_demo
+def test_the_stream_urls_token_opens_no_player_view_and_no_control_view(tmp_path: Path, pipeline: Any) -> None:
+    """Before, the stream URL's (read) token opened `?view=player&faction=Axis`, which named the hidden
+    RU 1 Inf, its counter id and Moscow."""
+    save = demo_save(tmp_path, SCENE, hide=HIDE)
+    watched = tmp_path / "watched"
+    watched.mkdir()
+
+    async def scenario() -> list[str]:
+        async with daemon_running(watched, plan_function=_planner(pipeline, save), **FAST) as daemon:
+            server, port = daemon.server, daemon.server.port
+            stream = token_of(server.view_url("view=stream"))
+            write_in_place(watched / "turn.vsav", save_bytes(sample_plan()))
+            await _planned(daemon)
+            shown = await _snapshot_with_plan(_ws(port, f"view=stream&token={stream}"))
+            for query in (*(f"view=player&faction={f}" for f in FACTIONS), "view=player", "view=control"):
+                assert (await asyncio.to_thread(_get, port, f"/?{query}&token={stream}"))[0] == 403, query
+                assert await _refused(_ws(port, f"{query}&token={stream}")) == 403, query
+            # nor through its cookie, from the page's own origin
+            status, headers = await asyncio.to_thread(_get, port, f"/?view=stream&token={stream}")
+            cookie = headers["set-cookie"].split(";")[0]
+            assert status == 200 and cookie == f"adjutant-{port}-stream={stream}"
+            own = {"origin": f"http://127.0.0.1:{port}", "additional_headers": {"Cookie": cookie}}
+            for query in ("view=player&faction=Axis", "view=player", "view=control"):
+                assert (await asyncio.to_thread(_get, port, f"/?{query}", {"Cookie": cookie}))[0] == 403
+                assert await _refused(_ws(port, query), **own) == 403, query
+            return [json.dumps(shown)]
+
+    texts = run(scenario)
+    assert [name for name in sorted(secrets_of(HIDE, SCENE)) if name in texts[0]] == []
+
+
+# --- a player's URL is their own ---------------------------------------------------------------------------
+
+
+@needs_demo
+def test_each_player_url_shows_its_own_sides_hidden_pieces_and_no_other_sides(tmp_path: Path,
+                                                                               pipeline: Any) -> None:
+    """The Soviet player's URL shows the Soviet-hidden RU 1 Inf (16.5.4 may redeploy it); the Axis and
+    Western URLs name nothing of it (id, name, VASSAL id, Moscow, e4314); the control URL has it all."""
+    save = demo_save(tmp_path, SCENE, hide=HIDE)
+    watched = tmp_path / "watched"
+    watched.mkdir()
+
+    async def scenario() -> dict[str, dict]:
+        async with daemon_running(watched, plan_function=_planner(pipeline, save), **FAST) as daemon:
+            server, port = daemon.server, daemon.server.port
+            write_in_place(watched / "turn.vsav", save_bytes(sample_plan()))
+            await _planned(daemon)
+            seen = {}
+            for faction in FACTIONS:
+                url = server.view_url(f"view=player&faction={faction}")
+                seen[faction] = await _snapshot_with_plan(_ws(port, f"view=player&faction={faction}"
+                                                                   f"&token={token_of(url)}"))
+            seen["control"] = await _snapshot_with_plan(_ws(port, f"view=control&token="
+                                                                  f"{token_of(server.view_url('view=control'))}"))
+            return seen
+
+    seen = run(scenario)
+    forbidden = secrets_of(HIDE, SCENE)
+    assert {"RU-1", "RU 1 Inf", "e4314", "Moscow"} <= forbidden
+    for faction in ("Axis", "Western"):
+        text = json.dumps(seen[faction], ensure_ascii=False)
+        assert [name for name in sorted(forbidden) if name in text] == [], faction
+    soviet = seen["Soviet"]["state"]["plan"]
+    options = [option["value"] for event in soviet["events"] if event["rule"] == "16.5.4"
+               for choice in event["choices"] for option in choice["options"]]
+    assert any(str(value).startswith("RU-1:") for value in options), options  # its own piece, shown
+    assert "vassal" not in soviet or "concealed_from" not in soviet["vassal"]  # who hides what: control's
+    control = json.dumps(seen["control"], ensure_ascii=False)
+    assert {"RU-1", "RU 1 Inf", "e4314"} <= {name for name in forbidden if name in control}
+
+
+@needs_demo
+def test_the_masked_card_of_one_side_is_its_own_and_a_piece_hidden_by_a_player_id_is_nobodys(
+        tmp_path: Path, pipeline: Any) -> None:
+    """Masked (Mask, side access) by the Western side: only the Western view knows the card's face. Hidden
+    by a player's password (`demo-soviet`, not a side): no side can be placed, so no player view shows
+    it, the Soviet one neither (VASSAL would show it to that one player only)."""
+    save = demo_save(tmp_path, SCENE, hide={"RU-1": "demo-soviet"})
+    plan = protocol.annotate_step_keys(pipeline.plan_file(save).plan)
+    state = {**protocol.empty_state(), "plan": plan}
+    masked = [name for name, by in plan["vassal"]["concealed_from"]["Soviet"]["kept_by"].items()
+              if by == "the Western side" and not name.startswith("piece:")]
+    assert masked, plan["vassal"]["concealed_from"]  # the story's face-down Western card
+    views = {faction: json.dumps(view_filter.for_view({"type": "snapshot", "state": state}, "player", state,
+                                                      faction=faction), ensure_ascii=False)
+             for faction in FACTIONS}
+    for faction in FACTIONS:
+        assert "RU 1 Inf" not in views[faction] and '"RU-1' not in views[faction], faction
+    assert plan["vassal"]["concealed_from"]["Western"]["names"].count(masked[0]) == 0
+    assert masked[0] not in views["Soviet"] and masked[0] not in views["Axis"]
+
+
+@needs_demo
+def test_the_axis_url_edited_to_another_faction_opens_nothing(tmp_path: Path, pipeline: Any) -> None:
+    """By the query or by the cookie, page or websocket: `faction=Soviet` (or `soviet`) with the Axis
+    player's token is refused; the Axis view itself and its cookie reload keep working (the bookmark
+    and the VASSAL extension's `?view=player&faction=$PlayerSide$` link)."""
+    save = demo_save(tmp_path, SCENE, hide=HIDE)
+    watched = tmp_path / "watched"
+    watched.mkdir()
+
+    async def scenario() -> None:
+        async with daemon_running(watched, plan_function=_planner(pipeline, save), **FAST) as daemon:
+            server, port = daemon.server, daemon.server.port
+            axis = token_of(server.view_url("view=player&faction=Axis"))
+            write_in_place(watched / "turn.vsav", save_bytes(sample_plan()))
+            await _planned(daemon)
+            status, headers = await asyncio.to_thread(_get, port, f"/?view=player&faction=Axis&token={axis}")
+            cookie = headers["set-cookie"].split(";")[0]
+            assert status == 200 and cookie == f"adjutant-{port}-player-Axis={axis}"
+            own = {"origin": f"http://127.0.0.1:{port}", "additional_headers": {"Cookie": cookie}}
+            for other in ("Soviet", "soviet", "Western", "Soviet%20"):
+                query = f"view=player&faction={other}"
+                assert (await asyncio.to_thread(_get, port, f"/?{query}&token={axis}"))[0] == 403, other
+                assert (await asyncio.to_thread(_get, port, f"/?{query}", {"Cookie": cookie}))[0] == 403, other
+                assert await _refused(_ws(port, f"{query}&token={axis}")) == 403, other
+                assert await _refused(_ws(port, query), **own) == 403, other
+            assert (await asyncio.to_thread(_get, port, "/?view=player&faction=axis", {"Cookie": cookie}))[0] == 200
+            shown = await _snapshot_with_plan(_ws(port, "view=player&faction=Axis"), **own)
+            assert shown["access"] == "read" and "RU 1 Inf" not in json.dumps(shown)
+            # the control URL opens every view, any faction's player view too
+            control = token_of(server.view_url("view=control"))
+            soviet = await _snapshot_with_plan(_ws(port, f"view=player&faction=Soviet&token={control}"))
+            assert "RU 1 Inf" in json.dumps(soviet, ensure_ascii=False)
+
+    run(scenario)
+
+
+# --- a step about another side's hidden piece: said, not named --------------------------------------------
+
+
+def test_a_step_about_another_sides_hidden_piece_says_whose_it_is_without_naming_it() -> None:
+    plan = protocol.annotate_step_keys({
+        "events": [{"rule": "16.5.4", "title": "Border Defense", "status": "fired",
+                    "steps": [{"step": "Step 1", "text": "move RU 1 Inf (RU-1) from Moscow to e3806"},
+                              {"step": "Step 2", "text": "move RU 3 Inf (RU-3) to e3807"}],
+                    "choices": [{"id": "16.5.4:which", "decider": "Soviet", "prompt": "Which of RU 1 Inf?",
+                                 "options": [{"value": "a", "label": "a"}]}]}],
+        "vassal": {"concealed_from": {
+            "Axis": {"names": ["RU 1 Inf", "RU-1"], "places": ["Moscow"],
+                     "kept_by": {"RU 1 Inf": "the Soviet side", "RU-1": "the Soviet side"}},
+            "Soviet": {"names": [], "places": [], "kept_by": {}}}}})
+    state = {**protocol.empty_state(), "plan": plan, "ticks": {plan["events"][0]["steps"][0]["key"]: True}}
+
+    def view(faction: str) -> dict:
+        return view_filter.for_view({"type": "snapshot", "state": state}, "player", state, faction=faction)["state"]
+
+    axis = view("Axis")
+    event = axis["plan"]["events"][0]
+    assert event["steps"][0] == {"text": "A step for a piece the Soviet side keeps hidden", "withheld": True,
+                                 "key": plan["events"][0]["steps"][0]["key"]}
+    assert event["steps"][1]["text"] == "move RU 3 Inf (RU-3) to e3807"
+    assert event["choices"][0]["prompt"] == "A choice about a piece the Soviet side keeps hidden"
+    assert event["choices"][0]["options"] == [] and event["choices"][0]["decider"] == "Soviet"
+    text = json.dumps(axis)
+    assert "RU 1 Inf" not in text and "RU-1" not in text and "Moscow" not in text
+    assert axis["ticks"] == state["ticks"]  # the withheld step's tick still finds it (its key names nothing)
+    soviet = view("Soviet")
+    assert soviet["plan"]["events"][0]["steps"][0]["text"] == "move RU 1 Inf (RU-1) from Moscow to e3806"
+    assert "vassal" in soviet["plan"] and "concealed_from" not in soviet["plan"]["vassal"]
+    # an observer's player view (no faction) and an unknown faction: no side's hidden piece
+    for faction in (None, "?"):
+        shown = view_filter.for_view({"type": "snapshot", "state": state}, "player", state, faction=faction)
+        assert "RU 1 Inf" not in json.dumps(shown), faction
+
+
+# --- VASSAL's access rules ---------------------------------------------------------------------------------
+
+
+def test_vassal_access_side_sides_and_player_as_piece_access_decides_it() -> None:
+    """SideAccess: the owner side; SpecifiedSideAccess: every listed side if the owner is listed, else
+    none; PlayerAccess (and an old trait without an access field): no side."""
+    assert parse_access("side:") == ("side", ())
+    assert parse_access("sides:Western:Soviet") == ("sides", ("Western", "Soviet"))
+    assert parse_access("player:") == ("player", ()) and parse_access("") == ("player", ())
+    side = Concealment("hidden", "Soviet", *parse_access("side:"))
+    listed = Concealment("hidden", "Soviet", *parse_access("sides:Western:Soviet"))
+    unlisted = Concealment("hidden", "Axis", *parse_access("sides:Western:Soviet"))
+    player = Concealment("hidden", "demo-soviet", *parse_access("player:"))
+    assert [side.seen_by(s) for s in FACTIONS] == [False, False, True]
+    assert [listed.seen_by(s) for s in FACTIONS] == [False, True, True]
+    assert [unlisted.seen_by(s) for s in FACTIONS] == [False, False, False]
+    assert [player.seen_by(s) for s in FACTIONS] == [False, False, False]
+    # a faction of two sides sees what both would: whichever the player took, nothing VASSAL hides from it
+    assert faction_sees([listed], ["Western", "Soviet"]) and not faction_sees([side], ["Western", "Soviet"])
+    assert not faction_sees([side, player], ["Soviet"]) and not faction_sees([side], [])
+
+
+def test_the_invisible_traits_access_is_read_from_its_type() -> None:
+    from module_patches.demo_pieces import hide_trait
+    from vassal_parser.traits import Invisible
+
+    type_, _state = hide_trait()
+    assert Invisible(type_, "Soviet", "hide;").access == "side:"
+    assert Invisible("hide;73,130;Hide", "Soviet", "hide;").access == ""  # an old trait: player access
