@@ -82,7 +82,8 @@ def test_view_tokens_show_their_own_views_and_drive_nothing(tmp_path: Path) -> N
         async with daemon_running(tmp_path, write_function=writer, **FAST) as daemon:
             port, tokens = daemon.server.port, daemon.server.tokens
             axis = tokens.player("Axis")
-            for query, token in (("view=stream", tokens.stream), ("view=player&faction=Axis", axis), ("", axis)):
+            shown = (("view=stream", tokens.stream), ("view=player&faction=Axis", axis), ("", axis))
+            for query, token in shown:
                 assert (await asyncio.to_thread(_get, port, f"/?{query}&token={token}"))[0] == 200
             for query in ("view=control", "view=stream", "view=player"):
                 assert (await asyncio.to_thread(_get, port, f"/?{query}"))[0] == 403  # no token

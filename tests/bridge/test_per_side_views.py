@@ -89,7 +89,8 @@ def _planner(pipeline: Any, save: Path) -> Any:
 
 
 @needs_demo
-def test_the_stream_urls_token_opens_no_player_view_and_no_control_view(tmp_path: Path, pipeline: Any) -> None:
+def test_the_stream_urls_token_opens_no_player_view_and_no_control_view(tmp_path: Path,
+                                                                        pipeline: Any) -> None:
     """Before, the stream URL's (read) token opened `?view=player&faction=Axis`, which named the hidden
     RU 1 Inf, its counter id and Moscow."""
     save = demo_save(tmp_path, SCENE, hide=HIDE)
@@ -204,10 +205,12 @@ def test_the_axis_url_edited_to_another_faction_opens_nothing(tmp_path: Path, pi
             for other in ("Soviet", "soviet", "Western", "Soviet%20"):
                 query = f"view=player&faction={other}"
                 assert (await asyncio.to_thread(_get, port, f"/?{query}&token={axis}"))[0] == 403, other
-                assert (await asyncio.to_thread(_get, port, f"/?{query}", {"Cookie": cookie}))[0] == 403, other
+                by_cookie = await asyncio.to_thread(_get, port, f"/?{query}", {"Cookie": cookie})
+                assert by_cookie[0] == 403, other
                 assert await _refused(_ws(port, f"{query}&token={axis}")) == 403, other
                 assert await _refused(_ws(port, query), **own) == 403, other
-            assert (await asyncio.to_thread(_get, port, "/?view=player&faction=axis", {"Cookie": cookie}))[0] == 200
+            reload = await asyncio.to_thread(_get, port, "/?view=player&faction=axis", {"Cookie": cookie})
+            assert reload[0] == 200
             shown = await _snapshot_with_plan(_ws(port, "view=player&faction=Axis"), **own)
             assert shown["access"] == "read" and "RU 1 Inf" not in json.dumps(shown)
             # the control URL opens every view, any faction's player view too
@@ -235,7 +238,8 @@ def test_a_step_about_another_sides_hidden_piece_says_whose_it_is_without_naming
     state = {**protocol.empty_state(), "plan": plan, "ticks": {plan["events"][0]["steps"][0]["key"]: True}}
 
     def view(faction: str) -> dict:
-        return view_filter.for_view({"type": "snapshot", "state": state}, "player", state, faction=faction)["state"]
+        message = {"type": "snapshot", "state": state}
+        return view_filter.for_view(message, "player", state, faction=faction)["state"]
 
     axis = view("Axis")
     event = axis["plan"]["events"][0]

@@ -179,7 +179,8 @@ def test_a_client_that_never_reads_never_delays_the_others() -> None:
     async def scenario() -> None:
         server = OverlayServer("127.0.0.1", 0, queue_limit=8, heartbeat_interval=60)
         await server.start()
-        stuck = await asyncio.to_thread(_raw_websocket_that_never_reads, server.port, server.tokens.player("Axis"))
+        axis = server.tokens.player("Axis")
+        stuck = await asyncio.to_thread(_raw_websocket_that_never_reads, server.port, axis)
         try:
             url = f"ws://127.0.0.1:{server.port}/ws?view=control&token={server.tokens.control}"
             async with connect(url, max_size=None) as healthy:
