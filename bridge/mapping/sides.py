@@ -17,6 +17,7 @@ VASSAL would not show them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -100,3 +101,21 @@ def faction_sides(table: Mapping[str, Sequence[str]] | None, factions: Iterable[
     """Each faction's sides: the pack's `[vassal.sides]`, else the side named like the faction."""
     table = table or {}
     return {faction: list(table.get(faction, [faction])) for faction in factions}
+
+
+def propose_sides(module_sides: Iterable[str],
+                  factions: Iterable[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """`pack scaffold`'s proposal of `[vassal.sides]`: each PlayerRoster side to the faction its name
+    names (a word of it, any case: "Soviet Union" -> Soviet, "Western Allies" -> Western), and the
+    sides no faction's name matched. Inferred by name: the pack's author checks it."""
+    factions = list(factions)
+    proposed: dict[str, list[str]] = {faction: [] for faction in factions}
+    unmatched = []
+    for side in module_sides:
+        words = {word.casefold() for word in re.findall(r"\w+", side)}
+        found = [faction for faction in factions if faction.casefold() in words]
+        if len(found) == 1:
+            proposed[found[0]].append(side)
+        else:
+            unmatched.append(side)
+    return proposed, unmatched

@@ -289,3 +289,49 @@ def test_the_invisible_traits_access_is_read_from_its_type() -> None:
     type_, _state = hide_trait()
     assert Invisible(type_, "Soviet", "hide;").access == "side:"
     assert Invisible("hide;73,130;Hide", "Soviet", "hide;").access == ""  # an old trait: player access
+
+
+# --- which sides a faction plays: pack data, proposed by `pack scaffold` -----------------------------------
+
+
+def test_the_pack_says_which_sides_each_faction_plays_and_a_bad_table_is_one_line(tmp_path: Path) -> None:
+    from bridge.mapping.mapper import VassalMapping
+    from vassal_parser.errors import InputError
+
+    table = {"sides": {"Western": ["Britain", "France"], "Soviet": "USSR"}}
+    mapping = VassalMapping.from_table(table, "v.toml")
+    assert mapping.sides == {"Western": ["Britain", "France"], "Soviet": ["USSR"]}
+    assert VassalMapping.from_table({}, "v.toml").sides == {}  # then: the side named like the faction
+    with pytest.raises(InputError) as bad:
+        VassalMapping.from_table({"sides": {"Allies": ["Britain"]}}, "v.toml")
+    assert bad.value.one_line() == \
+        "v.toml: [vassal.sides] 'Allies' is not a faction (one of Axis, Western, Soviet)"
+    with pytest.raises(InputError):
+        VassalMapping.from_table({"sides": {"Axis": [1]}}, "v.toml")
+
+
+@needs_demo
+def test_scaffold_proposes_the_sides_from_the_player_roster_by_name(corpus_dir: Path) -> None:
+    import dataclasses
+    import tomllib
+
+    from bridge.cli.commands.pack import scaffold_text
+    from bridge.mapping.mapper import VassalMapping
+    from vassal_parser.module import load_module
+
+    demo = load_module(MODULE)
+    assert demo.sides == ["Axis", "Western", "Soviet"]
+    text = scaffold_text(demo)["vassal.toml"]
+    assert 'Axis = ["Axis"]\nWestern = ["Western"]\nSoviet = ["Soviet"]' in text and "PROPOSED" in text
+    assert VassalMapping.from_table(tomllib.loads(text)["vassal"], "v.toml").sides == {
+        "Axis": ["Axis"], "Western": ["Western"], "Soviet": ["Soviet"]}
+    other = dataclasses.replace(demo, sides=["Axis Powers", "Western Allies", "USSR"])
+    text = scaffold_text(other)["vassal.toml"]
+    assert 'Axis = ["Axis Powers"]' in text and 'Western = ["Western Allies"]' in text
+    assert "# Soviet = []" in text and "No faction matched by name (add each where it belongs): USSR" in text
+    real = corpus_dir / "uckelman__tld-mod" / "buildFile"
+    if real.is_file():  # a real module's roster: Allies and Germans, neither named like a faction
+        module = load_module(real)
+        assert module.sides == ["Allies", "Germans"]
+        assert "No faction matched by name (add each where it belongs): Allies, Germans" in \
+            scaffold_text(module)["vassal.toml"]

@@ -214,7 +214,30 @@ def scaffold_text(module: Module, base: BaseRef | None = None,
               f"# Pieces the module defines ({len(names)}):"]
     lines += [f"#   {_comment(n)}" for n in sorted(set(names))]
     lines += ["", "[vassal.countries]", "", "[vassal.turn]", ""]
+    lines += _sides_lines(module)
     return {"pack.toml": pack_toml, "vassal.toml": "\n".join(lines)}
+
+
+def _sides_lines(module: Module) -> list[str]:
+    """`[vassal.sides]` as proposed from the module's PlayerRoster by name (bridge/mapping/sides.py)."""
+    from bridge.mapping.sides import propose_sides
+    from rules.state import FACTIONS
+
+    proposed, unmatched = propose_sides(module.sides, FACTIONS)
+    lines = ["# Which of the module's sides (its PlayerRoster) each faction plays: a player view shows",
+             "# the pieces those sides hide or mask, never another side's (docs/vassal-mapping.md).",
+             "# PROPOSED from the side names: check it. A faction left out plays the side of its own name."]
+    if not module.sides:
+        return [*lines, "# (the module has no PlayerRoster sides)", "[vassal.sides]", ""]
+    lines.append(f"# The module's sides: {_comment(', '.join(module.sides))}")
+    if unmatched:
+        listed = _comment(", ".join(unmatched))
+        lines.append(f"# No faction matched by name (add each where it belongs): {listed}")
+    lines.append("[vassal.sides]")
+    for faction, sides in proposed.items():
+        listed = ", ".join(_toml_string(side) for side in sides)
+        lines.append(f"{faction} = [{listed}]" if sides else f"# {faction} = []")
+    return [*lines, ""]
 
 
 def _write_new(path: Path, text: str) -> None:
