@@ -384,6 +384,7 @@ class CheckPipeline:
         if state.awaw is not None and state.awaw.phasing_faction is None:
             # whose player turn it is is a game fact not yet given: the plan names no phasing faction
             data["phasing"] = None
+        sides = faction_sides(self.mapping.sides, FACTIONS)
         data["vassal"] = {
             "file": info["file"],
             "kind": info["kind"],
@@ -397,8 +398,11 @@ class CheckPipeline:
             "concealed_names": concealed_names(pieces, mapped),
             "concealed_places": concealed_places(pieces, self.place_hexes,
                                                  getattr(self.pack, "hexes", None) or {}),
-            "concealed_from": concealed_from(pieces, mapped, faction_sides(self.mapping.sides, FACTIONS),
-                                             self.place_hexes, getattr(self.pack, "hexes", None) or {}),
+            "concealed_from": concealed_from(pieces, mapped, sides, self.place_hexes,
+                                             getattr(self.pack, "hexes", None) or {}),
+            # faction -> the VASSAL sides it plays: a player URL may name a side (the extension's
+            # `faction=$PlayerSide$`), which the server and the page read as its faction
+            "sides": sides,
             "warnings": warnings,  # module/version/extension warnings + the mapping's own
             # Not in `warnings`: a daemon keeps answers as play goes on, so the overlay must not
             # flag them; `check` states them (render_text), since there the player just wrote them.

@@ -213,9 +213,19 @@ class OverlayServer:
         opens it, and its view shows no concealed piece."""
         if requested is None or requested == "":
             return None
+        wanted = requested.casefold()
         for faction in self.tokens.players:
-            if requested.casefold() == faction.casefold():
+            if wanted == faction.casefold():
                 return faction
+        # a VASSAL side the current plan says a faction plays (`vassal.sides`): the extension's link
+        plan = self.history.state.get("plan")
+        vassal = plan.get("vassal") if isinstance(plan, Mapping) else None
+        sides = vassal.get("sides") if isinstance(vassal, Mapping) else None
+        if isinstance(sides, Mapping):
+            found = [faction for faction, names in sides.items() if faction in self.tokens.players
+                     and isinstance(names, list) and any(str(name).casefold() == wanted for name in names)]
+            if len(found) == 1:
+                return found[0]
         return UNKNOWN_FACTION
 
     # --- state -----------------------------------------------------------------------------------

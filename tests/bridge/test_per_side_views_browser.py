@@ -10,6 +10,7 @@ cookie as the VASSAL extension's menu link does. Skips as tests/bridge/test_over
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -107,3 +108,28 @@ def test_each_player_url_shows_its_own_sides_hidden_piece_and_cannot_be_edited_i
         axis.keyboard.press("F5")  # a reload, by the key
         axis.wait_for_selector(".event[data-rule='16.5.4']")
         assert "RU 1 Inf" not in axis.inner_text("body")
+
+
+def test_a_player_url_naming_a_vassal_side_opens_that_factions_view(own_browser: Any, tmp_path: Path) -> None:
+    """The VASSAL extension's link names the player's side (`faction=$PlayerSide$`); where the pack says the
+    Axis plays "Deutsches Reich", that link opens the Axis view, with the Axis player's cookie only."""
+    plan = sample_plan()
+    plan["vassal"]["sides"] = {"Axis": ["Deutsches Reich"], "Western": ["Western"], "Soviet": ["Soviet"]}
+    write_in_place(tmp_path / "turn1.vsav", save_bytes(plan))
+    with DaemonThread(tmp_path, **base.FAST) as daemon:
+        server = daemon.daemon.server
+        while server.history.state.get("plan") is None:
+            time.sleep(0.02)
+        axis = own_browser()
+        axis.goto(server.view_url("view=player&faction=Axis"))  # the printed URL: the cookie is set
+        axis.wait_for_selector(".event[data-rule='16.2.1']")
+        link = f"http://127.0.0.1:{daemon.port}/?view=player&faction=Deutsches%20Reich"
+        response = axis.goto(link)
+        assert response is not None and response.status == 200
+        axis.wait_for_selector(".event[data-rule='16.2.1']")
+        assert axis.inner_text("#title") == "Adjutant — Axis"
+        assert "Unknown faction" not in axis.inner_text("body")
+        soviet = own_browser()
+        soviet.goto(server.view_url("view=player&faction=Soviet"))
+        response = soviet.goto(link)  # the Soviet player's cookie does not open the Axis side's view
+        assert response is not None and response.status == 403

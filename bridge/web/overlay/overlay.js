@@ -191,7 +191,10 @@
   function resolveFaction(plan) {
     if (!requestedFaction) return;
     const known = plan && Array.isArray(plan.factions) && plan.factions.length ? plan.factions : DEFAULT_FACTIONS;
-    const match = known.find((name) => sameFaction(name, requestedFaction));
+    // ...or a VASSAL side a faction plays (the extension's `faction=$PlayerSide$`; the pack's [vassal.sides])
+    const sides = plan && plan.vassal && plan.vassal.sides && typeof plan.vassal.sides === "object" ? plan.vassal.sides : {};
+    const bySide = known.filter((name) => Array.isArray(sides[name]) && sides[name].some((side) => sameFaction(side, requestedFaction)));
+    const match = known.find((name) => sameFaction(name, requestedFaction)) || (bySide.length === 1 ? bySide[0] : undefined);
     faction = match || requestedFaction;
     unknownFaction = !match;
     if (unknownFaction) showNotice(`Unknown faction "${requestedFaction}": use ${known.join(", ")} (?view=player&faction=…)`);
