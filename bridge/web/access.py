@@ -37,7 +37,6 @@ from rules.state import FACTIONS
 
 CONTROL = "control"
 READ = "read"  # what a stream or player key allows: looking, not driving
-LEVELS = (READ, CONTROL)  # each allows what the ones before it allow
 STREAM = "stream"
 PLAYER = "player"
 TOKEN_BYTES = 24
@@ -47,13 +46,6 @@ WHO_GETS_WHICH = ("each URL opens its own view only: give each player their fact
                   "their side's hidden pieces), the stream URL is public (OBS, chat), keep the control URL "
                   "to the players' own desk")
 _COOKIE_SAFE = re.compile(r"[^A-Za-z0-9_-]")
-
-
-def allows(level: str | None, needed: str | None) -> bool:
-    """Does a client holding `level` get what needs `needed` (None: anyone)?"""
-    if needed is None:
-        return True
-    return level is not None and LEVELS.index(level) >= LEVELS.index(needed)
 
 
 @dataclass(frozen=True)
@@ -126,12 +118,6 @@ class AccessTokens:
         if key.view == STREAM:
             return self.stream
         return self.players[key.faction or ""]
-
-    def best(self, tokens: Iterable[str | None], view: str | None, faction: str | None) -> Key | None:
-        """Of the keys `tokens` are, the best one that opens `view` for `faction` (control first)."""
-        opening = [key for key in (self.key(token) for token in tokens)
-                   if key is not None and key.opens(view, faction)]
-        return next((key for key in opening if key.view == CONTROL), opening[0] if opening else None)
 
 
 def cookie_name(port: int, key: Key) -> str:
