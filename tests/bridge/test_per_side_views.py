@@ -18,14 +18,28 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from bridge.mapping.sides import Concealment, faction_sees, parse_access
 from bridge.web import protocol, view_filter
+from bridge.web.server import OverlayServer, _Client
 from tests.bridge.harness import daemon_running, receive_until, run
 from tests.bridge.savefiles import sample_plan, save_bytes, write_in_place
-from tests.bridge.test_view_filter import DEMO, FAST, MODULE, demo_save, needs_demo, secrets_of
+from tests.bridge.test_view_filter import (
+    DEMO,
+    FAST,
+    MODULE,
+    SCENES,
+    _scene_counters,
+    _sent,
+    demo_save,
+    needs_demo,
+    secrets_of,
+)
+from vassal_parser.errors import InputError
 
 FACTIONS = ("Axis", "Western", "Soviet")
 HIDE = {"RU-1": "Soviet"}  # hidden by the Soviet side (the demo's Invisible trait has side access)
@@ -335,3 +349,72 @@ def test_scaffold_proposes_the_sides_from_the_player_roster_by_name(corpus_dir: 
         assert module.sides == ["Allies", "Germans"]
         assert "No faction matched by name (add each where it belongs): Allies, Germans" in \
             scaffold_text(module)["vassal.toml"]
+
+
+# --- the rule on random games -----------------------------------------------------------------------------
+
+OWNERS = ["Axis", "Western", "Soviet", "demo-soviet"]  # three sides and a player's password (no side)
+
+
+@st.composite
+def side_games(draw: Any) -> tuple[str, dict[str, str], dict[str, str], list[tuple[int, int]]]:
+    scene = draw(st.sampled_from(SCENES))
+    placed, cards = _scene_counters(scene)
+    hidden = draw(st.lists(st.sampled_from(placed), min_size=1, max_size=3, unique=True))
+    hide = {counter: draw(st.sampled_from(OWNERS)) for counter in hidden}
+    mask = {card: draw(st.sampled_from(OWNERS))
+            for card in draw(st.lists(st.sampled_from(cards), max_size=2, unique=True))} if cards else {}
+    answers = draw(st.lists(st.tuples(st.integers(0, 20), st.integers(0, 20)), max_size=2))
+    return scene, hide, mask, answers
+
+
+@needs_demo
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(game=side_games())
+def test_no_player_view_message_names_a_piece_another_side_conceals(tmp_path: Path, pipeline: Any,
+                                                                     game: Any) -> None:
+    """Random saves with pieces hidden and cards masked by random sides (or a player's password), random
+    answers published as the daemon publishes them: no byte of any message to a faction's player page, nor
+    of its snapshot or catch-up, names a piece hidden from that faction (id, name, VASSAL id, hex, hex
+    name) or a card another side masks; the concealing side's own page is filtered by the same gate."""
+    from module_patches.demo_world import WORLD
+
+    scene, hide, mask, picks = game
+    save = demo_save(tmp_path, scene, hide, mask)
+    world = WORLD()
+    overlay = OverlayServer(port=0)
+    clients = {faction: _Client(None, "player", 100_000, "read", faction)  # type: ignore[arg-type]
+               for faction in FACTIONS}
+    overlay.clients.update(clients.values())
+    answers: dict[str, Any] = {}
+    plan = pipeline.plan_file(save, answers=answers).plan
+    overlay.publish({"status": "ok", "file": save.name, "plan": protocol.annotate_step_keys(plan)})
+    for pick, count in picks:
+        choices = [*plan.get("choices", []), *(c for e in plan["events"] for c in e.get("choices", []))]
+        values = [option["value"] for choice in choices[pick % len(choices):][:1]
+                  for option in choice.get("options") or []] if choices else []
+        if not values:
+            break
+        choice = choices[pick % len(choices)]
+        value = [values[(pick + k) % len(values)] for k in range(1 + count % min(3, len(values)))] \
+            if choice.get("multiple") else values[pick % len(values)]
+        tried = {**answers, choice["id"]: value}
+        overlay.publish({"answers": tried})
+        try:
+            plan = pipeline.plan_file(save, answers=tried).plan
+        except InputError:
+            overlay.publish({"answers": answers})
+            continue
+        answers = tried
+        overlay.publish({"plan": protocol.annotate_step_keys(plan), "answers": answers})
+    for faction, client in clients.items():
+        texts = _sent(client)
+        overlay._catch_up(client, None)
+        overlay._catch_up(client, 0, overlay.history.run)
+        texts += _sent(client)
+        forbidden = secrets_of({c: owner for c, owner in hide.items() if owner != faction}, scene)
+        forbidden |= {world.counter(card).name for card, owner in mask.items()
+                      if owner != faction and world.counter(card).name.startswith("Card ")}
+        leaked = sorted(name for name in forbidden if any(name in text for text in texts))
+        assert leaked == [], f"{faction}: {scene} hide={hide} mask={mask} answers={answers}: {leaked}"
