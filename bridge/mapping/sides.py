@@ -119,3 +119,23 @@ def propose_sides(module_sides: Iterable[str],
         else:
             unmatched.append(side)
     return proposed, unmatched
+
+
+def side_warnings(table: Mapping[str, Sequence[str]], module_sides: Sequence[str],
+                  factions: Iterable[str]) -> list[str]:
+    """`pack check`: the factions whose sides (the pack's `[vassal.sides]`, else the faction's own name)
+    the module's PlayerRoster does not have, which would be shown none of their own hidden pieces: one
+    line, naming each with the sides it was given."""
+    if not module_sides:
+        return []
+    known = set(module_sides)
+    wrong = []
+    for faction, sides in faction_sides(table, factions).items():
+        missing = [side for side in sides if side not in known]
+        if missing or not sides:
+            given = ", ".join(repr(side) for side in missing) or "no side"
+            wrong.append(f"{faction} ({given}{'' if faction in table else ', by default'})")
+    if not wrong:
+        return []
+    return [f"[vassal.sides]: the module's PlayerRoster ({', '.join(module_sides)}) has no side "
+            f"{'; '.join(wrong)}: their player views would show none of their own hidden pieces"]

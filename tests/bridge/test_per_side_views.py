@@ -418,3 +418,17 @@ def test_no_player_view_message_names_a_piece_another_side_conceals(tmp_path: Pa
                       if owner != faction and world.counter(card).name.startswith("Card ")}
         leaked = sorted(name for name in forbidden if any(name in text for text in texts))
         assert leaked == [], f"{faction}: {scene} hide={hide} mask={mask} answers={answers}: {leaked}"
+
+
+def test_pack_check_says_when_a_faction_plays_no_side_of_the_module() -> None:
+    from bridge.mapping.sides import side_warnings
+
+    assert side_warnings({}, ["Axis", "Western", "Soviet"], FACTIONS) == []  # the demo
+    assert side_warnings({}, [], FACTIONS) == []  # a module without a roster: nothing to check against
+    assert side_warnings({"Western": ["Britian"]}, ["Axis", "Britain", "Soviet"], FACTIONS) == [
+        "[vassal.sides]: the module's PlayerRoster (Axis, Britain, Soviet) has no side Western ('Britian'): "
+        "their player views would show none of their own hidden pieces"]
+    assert side_warnings({}, ["Allies", "Germans"], FACTIONS) == [
+        "[vassal.sides]: the module's PlayerRoster (Allies, Germans) has no side Axis ('Axis', by default); "
+        "Western ('Western', by default); Soviet ('Soviet', by default): their player views would show none "
+        "of their own hidden pieces"]

@@ -25,6 +25,7 @@ from bridge.mapping.hexnaming import HexNaming, detect_hex_naming
 from bridge.mapping.hexnaming import grid_summary as _grid_summary
 from bridge.mapping.hexnaming import location_pattern as _location_pattern
 from bridge.mapping.mapper import VassalMapping
+from bridge.mapping.sides import propose_sides, side_warnings
 from bridge.mapping.slots import slot_pieces
 from bridge.reports.pack_report import (
     country_report,
@@ -34,6 +35,7 @@ from bridge.reports.pack_report import (
     render_coverage,
 )
 from rules.packs import PACKS_DIR, Pack, load_pack
+from rules.state import FACTIONS
 from vassal_parser.errors import InputError
 from vassal_parser.layout import OFFBOARD
 from vassal_parser.module import Module, load_module
@@ -220,9 +222,6 @@ def scaffold_text(module: Module, base: BaseRef | None = None,
 
 def _sides_lines(module: Module) -> list[str]:
     """`[vassal.sides]` as proposed from the module's PlayerRoster by name (bridge/mapping/sides.py)."""
-    from bridge.mapping.sides import propose_sides
-    from rules.state import FACTIONS
-
     proposed, unmatched = propose_sides(module.sides, FACTIONS)
     lines = ["# Which of the module's sides (its PlayerRoster) each faction plays: a player view shows",
              "# the pieces those sides hide or mask, never another side's (docs/vassal-mapping.md).",
@@ -355,6 +354,7 @@ def check_report(pack_arg: str, module_path: str | None, extensions: list[str],
     mapping = VassalMapping.from_pack(pack)
     module = load_module(module_path, extensions)
     warnings = mapping.module_warnings(module.name, module.version, module.extensions)
+    warnings += side_warnings(mapping.sides, module.sides, FACTIONS)
     from bridge.common.jsonout import module_json
 
     report.update({"module": module_json(module.name, module.version, module.vassal_version),
