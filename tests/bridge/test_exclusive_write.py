@@ -157,3 +157,25 @@ def test_write_the_moves_never_replaces_a_file_made_while_it_wrote(tmp_path: Pat
     assert written["file"] == "hungary-adjutant-2.vlog" and (out / written["file"]).read_bytes()[:2] == b"PK"
     again = write(source, {"16.1.2:remedy:Hungary": "remove"})  # its own file it may replace
     assert again["file"] == "hungary-adjutant-2.vlog" and intruder.read_bytes() == b"another apply's file"
+
+
+@pytest.mark.skipif(not HUNGARY.is_file(), reason="demo story saves not built")
+def test_write_the_moves_leaves_a_file_put_in_place_of_its_own(tmp_path: Path) -> None:
+    """Its own file it may write again; one another writer put in its place since (known by its inode,
+    not its name) it leaves alone."""
+    from bridge.cli.commands.watch import moves_writer
+
+    source = tmp_path / "hungary.vsav"
+    shutil.copy(HUNGARY, source)
+    out = tmp_path / "out"
+    out.mkdir()
+    write = moves_writer(DEMO_MODULE, str(DEMO_PACK), (), out)
+    first = write(source, {"16.1.2:remedy:Hungary": "intern"})
+    assert first["file"] == "hungary-adjutant.vlog"
+    assert write(source, {"16.1.2:remedy:Hungary": "remove"})["file"] == "hungary-adjutant.vlog"
+    theirs = out / ".theirs"
+    theirs.write_bytes(b"an apply --force of the same name")
+    os.replace(theirs, out / "hungary-adjutant.vlog")
+    again = write(source, {"16.1.2:remedy:Hungary": "intern"})
+    assert again["file"] == "hungary-adjutant-2.vlog"
+    assert (out / "hungary-adjutant.vlog").read_bytes() == b"an apply --force of the same name"

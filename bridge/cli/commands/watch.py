@@ -129,18 +129,29 @@ def moves_writer(module: Path, pack: str, extensions: tuple[Path, ...], out: Pat
     """The daemon's "Write the moves": `<name>-adjutant.vlog` in `out` (bridge.writeback.applier.apply_plan).
 
     Why a file this daemon wrote may be replaced and no other: the players press the button again
-    after answering or after a new save; a file of that name that was already there is theirs."""
+    after answering or after a new save; a file of that name that was already there is theirs, and so
+    is one put in place of ours since (it is known by its inode, not its name). A new name is claimed
+    at the instant of writing (vassal_parser/atomic.py), so an `apply` writing it too is never replaced."""
     from bridge.pipeline import CheckPipeline
     from bridge.writeback.applier import ALREADY_EXISTS, NeedsAnswers, apply_plan
     from vassal_parser.atomic import DiskError
 
     pipeline = CheckPipeline(module, pack, extensions=extensions, remember=False)
-    ours: set[Path] = set()
+    # name -> (device, inode) of the file this daemon wrote there: a file another writer put in its
+    # place since (an `apply --force`, a sync tool) is no longer ours and is left alone
+    ours: dict[Path, tuple[int, int]] = {}
+
+    def mine(target: Path) -> bool:
+        try:
+            found = target.stat()
+        except OSError:
+            return False  # gone (or unreadable): then it is written anew, exclusively
+        return ours.get(target) == (found.st_dev, found.st_ino)
 
     def free_name(path: Path, suffix: str) -> Path:
         target = out / f"{path.stem}-adjutant{suffix}"
         number = 2
-        while target.exists() and target not in ours:
+        while target.exists() and not mine(target):
             target = out / f"{path.stem}-adjutant-{number}{suffix}"
             number += 1
         return target
@@ -158,13 +169,16 @@ def moves_writer(module: Path, pack: str, extensions: tuple[Path, ...], out: Pat
         `apply` run, a second daemon) is never replaced: the next free one is tried."""
         while True:
             target = free_name(path, suffix)
+            replace = mine(target)
             try:
-                applied = apply_plan(pipeline, path, target, answers, force=target in ours)
+                applied = apply_plan(pipeline, path, target, answers, force=replace)
             except InputError as exc:
-                if target not in ours and exc.message == ALREADY_EXISTS and target.exists():
+                if not replace and exc.message == ALREADY_EXISTS and target.exists():
                     continue  # taken between the look and the write: someone else's file
                 raise
-            ours.add(target)
+            with contextlib.suppress(OSError):
+                written = target.stat()
+                ours[target] = (written.st_dev, written.st_ino)
             return target, applied
 
     def _write(path: Path, answers: Mapping[str, Any]) -> dict:
