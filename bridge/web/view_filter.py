@@ -297,12 +297,29 @@ def player_plan(plan: Any, names: set[str], kept_by: Mapping[str, str]) -> Any:
     if not names:
         return shown
     shown = protocol.strip_private(_with_withheld_lines(shown, names, kept_by), names)
+    _drop_named_keys(shown, names)
     resulting = shown.get("resulting_position")
     if isinstance(resulting, dict) and isinstance(resulting.get("counters"), list):
         # (a counter of the position is named by its id, which is not one of a line's fields)
         resulting["counters"] = [counter for counter in resulting["counters"]
                                  if not (isinstance(counter, Mapping) and str(counter.get("id")) in names)]
     return _derived_fields(shown, names)
+
+
+def _drop_named_keys(value: Any, names: set[str]) -> None:
+    """Remove, IN PLACE, every mapping entry whose key names a withheld piece (`vassal.unmapped_pieces`
+    counts pieces by name, a position may list counters by id). Why here and not in the stream's filter:
+    the stream is sent only whitelisted keys, whose keys name no piece; a player view gets the whole plan."""
+    if isinstance(value, dict):
+        for key in [key for key in value if isinstance(key, str) and protocol._names_private(key, names)]:
+            del value[key]
+        for item in value.values():
+            if isinstance(item, (dict, list)):
+                _drop_named_keys(item, names)
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, (dict, list)):
+                _drop_named_keys(item, names)
 
 
 class _SideFilter(protocol.StreamFilter):

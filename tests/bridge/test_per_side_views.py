@@ -245,7 +245,8 @@ def test_a_step_about_another_sides_hidden_piece_says_whose_it_is_without_naming
                               {"step": "Step 2", "text": "move RU 3 Inf (RU-3) to e3807"}],
                     "choices": [{"id": "16.5.4:which", "decider": "Soviet", "prompt": "Which of RU 1 Inf?",
                                  "options": [{"value": "a", "label": "a"}]}]}],
-        "vassal": {"concealed_from": {
+        "resulting_position": {"counters": {"RU-1": {"hex": "e3806"}, "RU-3": {"hex": "e3807"}}},
+        "vassal": {"unmapped_pieces": {"RU 1 Inf": 1, "Spare marker": 2}, "concealed_from": {
             "Axis": {"names": ["RU 1 Inf", "RU-1"], "places": ["Moscow"],
                      "kept_by": {"RU 1 Inf": "the Soviet side", "RU-1": "the Soviet side"}},
             "Soviet": {"names": [], "places": [], "kept_by": {}}}}})
@@ -264,6 +265,8 @@ def test_a_step_about_another_sides_hidden_piece_says_whose_it_is_without_naming
     assert event["choices"][0]["options"] == [] and event["choices"][0]["decider"] == "Soviet"
     text = json.dumps(axis)
     assert "RU 1 Inf" not in text and "RU-1" not in text and "Moscow" not in text
+    assert axis["plan"]["vassal"]["unmapped_pieces"] == {"Spare marker": 2}  # counted by name: keys too
+    assert list(axis["plan"]["resulting_position"]["counters"]) == ["RU-3"]
     assert axis["ticks"] == state["ticks"]  # the withheld step's tick still finds it (its key names nothing)
     soviet = view("Soviet")
     assert soviet["plan"]["events"][0]["steps"][0]["text"] == "move RU 1 Inf (RU-1) from Moscow to e3806"
