@@ -24,6 +24,7 @@ from bridge.mapping.game_facts import apply_facts, changed_by_plan, fact_table, 
 from bridge.mapping.inset import InsetGeometry, LayoutFor, add_insets, hex_places
 from bridge.mapping.mapper import MappingResult, VassalMapping
 from bridge.mapping.memo import MappingMemo
+from bridge.mapping.sides import concealments, faction_sees, faction_sides, hidden_by_text
 from bridge.mapping.slots import SlotPrototypes
 from rules.engine import check_answer_ids
 from rules.engine import plan as run_plan
@@ -383,6 +384,7 @@ class CheckPipeline:
         if state.awaw is not None and state.awaw.phasing_faction is None:
             # whose player turn it is is a game fact not yet given: the plan names no phasing faction
             data["phasing"] = None
+        sides = faction_sides(self.mapping.sides, FACTIONS)
         data["vassal"] = {
             "file": info["file"],
             "kind": info["kind"],
@@ -396,6 +398,11 @@ class CheckPipeline:
             "concealed_names": concealed_names(pieces, mapped),
             "concealed_places": concealed_places(pieces, self.place_hexes,
                                                  getattr(self.pack, "hexes", None) or {}),
+            "concealed_from": concealed_from(pieces, mapped, sides, self.place_hexes,
+                                             getattr(self.pack, "hexes", None) or {}),
+            # faction -> the VASSAL sides it plays: a player URL may name a side (the extension's
+            # `faction=$PlayerSide$`), which the server and the page read as its faction
+            "sides": sides,
             "warnings": warnings,  # module/version/extension warnings + the mapping's own
             # Not in `warnings`: a daemon keeps answers as play goes on, so the overlay must not
             # flag them; `check` states them (render_text), since there the player just wrote them.
@@ -465,14 +472,16 @@ def unused_answers(answers: Mapping[str, Any], plan: Any) -> list[str]:
     return [str(choice_id) for choice_id in answers if choice_id not in asked]
 
 
-def concealed_names(pieces: Iterable[Any], mapped: MappingResult) -> list[str]:
+def concealed_names(pieces: Iterable[Any], mapped: MappingResult,
+                    seen: frozenset[str] = frozenset()) -> list[str]:
     """Every text that names a piece VASSAL hides or masks, for the public stream's filter.
 
     Why more than counter ids: a plan line names a piece by its counter id ("RU-RES"), its
     counter name or its VASSAL name ("RU Secret Reserve"), and the stream must drop every such
     line (docs/protocol.md, "Hidden pieces"). A masked piece's PieceName is the face everyone sees
     ("Face-down card"), so it is public and left out; so is any name a visible piece also carries
-    (that name alone gives nothing away).
+    (that name alone gives nothing away). `seen`: the ids of concealed pieces the viewer sees through
+    (their own side's, `concealed_from`), counted as visible.
     """
     counter_names = {c["id"]: c.get("name") for c in mapped.position.get("counters", [])}
     secret: set[str] = set()
@@ -491,7 +500,8 @@ def concealed_names(pieces: Iterable[Any], mapped: MappingResult) -> list[str]:
                 if kind in seen_kinds:
                     continue
                 seen_kinds.add(kind)
-        if not getattr(piece, "hidden_by", None) and not getattr(piece, "masked_by", None):
+        if (not getattr(piece, "hidden_by", None) and not getattr(piece, "masked_by", None)) or (
+                seen and piece.id in seen):
             # a visible piece (most of them): every name it goes by is public ("" never is secret)
             add_public(piece.basic_name)
             add_public(piece.piece_name)
@@ -510,7 +520,7 @@ def concealed_names(pieces: Iterable[Any], mapped: MappingResult) -> list[str]:
 
 
 def concealed_places(pieces: Iterable[Any], place_hexes: Mapping[tuple[str, str], str],
-                     known_hexes: Mapping[str, Any]) -> list[str]:
+                     known_hexes: Mapping[str, Any], seen: frozenset[str] = frozenset()) -> list[str]:
     """Where the pieces VASSAL hides stand on a map hex: its pack hex id, VASSAL location and hex name.
 
     Why: the public stream must not learn where a hidden unit is, neither from a line naming it nor
@@ -519,7 +529,7 @@ def concealed_places(pieces: Iterable[Any], place_hexes: Mapping[tuple[str, str]
     Force Pool holds visible counters as well, and its name says nothing of where a unit is on the map."""
     found: set[str] = set()
     for piece in pieces:
-        if not getattr(piece, "hidden_by", None):
+        if not getattr(piece, "hidden_by", None) or (seen and piece.id in seen):
             continue
         hex_id = place_hexes.get((getattr(piece, "map", None), getattr(piece, "location", None)))
         if hex_id is None:
@@ -527,6 +537,42 @@ def concealed_places(pieces: Iterable[Any], place_hexes: Mapping[tuple[str, str]
         label = getattr(known_hexes.get(hex_id), "name", None)
         found.update(text for text in (hex_id, piece.location, label) if text)
     return sorted(found)
+
+
+def concealed_from(pieces: Iterable[Any], mapped: MappingResult, sides: Mapping[str, list[str]],
+                   place_hexes: Mapping[tuple[str, str], str], known_hexes: Mapping[str, Any]
+                   ) -> dict[str, dict[str, Any]]:
+    """For each faction: what of the concealed pieces its player view may not show (their names and
+    places, as `concealed_names` and `concealed_places` give them for the stream) and, for each such
+    name, who keeps it hidden ("the Soviet side"), so the view can say a step is withheld without
+    naming the piece. Empty when nothing is concealed (most saves: one walk, no more).
+
+    Why per faction: VASSAL shows a side its own hidden and masked pieces (bridge/mapping/sides.py);
+    the player view of that side must too, and must show no other side's."""
+    pieces = list(pieces)
+    concealed = [(piece, concealments(piece)) for piece in pieces
+                 if getattr(piece, "hidden_by", None) or getattr(piece, "masked_by", None)]
+    if not concealed:
+        return {}
+    counters = mapped.piece_counters
+    result: dict[str, dict[str, Any]] = {}
+    for faction, faction_side_list in sides.items():
+        seen = frozenset(piece.id for piece, found in concealed if faction_sees(found, faction_side_list))
+        names = concealed_names(pieces, mapped, seen)
+        secret = set(names)
+        keepers: dict[str, str] = {}
+        for piece, found in concealed:
+            if piece.id in seen:
+                continue
+            own = {piece.basic_name, piece.piece_name, counters.get(piece.id), f"piece:{piece.id}"}
+            for name in sorted(n for n in own if n and (n in secret or n.startswith("piece:"))):
+                keepers.setdefault(name, hidden_by_text(found))
+        hidden_ids = sorted(f"piece:{piece.id}" for piece, _found in concealed
+                            if piece.id not in seen and not counters.get(piece.id))
+        result[faction] = {"names": sorted(secret | set(hidden_ids)),
+                           "places": concealed_places(pieces, place_hexes, known_hexes, seen),
+                           "kept_by": dict(sorted(keepers.items()))}
+    return result
 
 
 def answers_hint(plan: Mapping[str, Any]) -> list[str]:

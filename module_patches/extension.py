@@ -333,8 +333,9 @@ def build_entry(vassal_version: str) -> str:
     return "buildFile" if major_minor(vassal_version) < (3, 5) else "buildFile.xml"
 
 
-def write_extension(built: Built, out: str | Path) -> Path:
-    """The .vmdx zip (its build entry, extensiondata, moduledata copy, the chart page), temp name + rename."""
+def write_extension(built: Built, out: str | Path, exclusive: bool = False) -> Path:
+    """The .vmdx zip (its build entry, extensiondata, moduledata copy, the chart page), temp name + rename
+    (`exclusive`: the name must be new at the instant of writing, `vassal_parser.atomic.AlreadyExists`)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(build_entry(built.vassal_version), built.build_file)
@@ -342,4 +343,4 @@ def write_extension(built: Built, out: str | Path) -> Path:
         if built.moduledata is not None:
             archive.writestr("moduledata", built.moduledata)
         archive.writestr(CHART_FILE, built.chart_html.encode("utf-8"))
-    return write_atomically(Path(out), buffer.getvalue())
+    return write_atomically(Path(out), buffer.getvalue(), exclusive=exclusive)

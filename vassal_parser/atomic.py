@@ -6,6 +6,12 @@ Why each step:
 * `fsync` of the temp file before the rename (and of the folder after it): without it a power cut can
   leave the renamed name pointing at an empty file — the rename reaches the disk before the data;
 * the target's own mode kept (a 0600 pack file stays 0600); new files get 0644 like any editor's;
+* a file that must be new (`exclusive=True`: `apply` without --force, the daemon's "Write the moves")
+  claims its name at the instant of writing, never by a check before it: the finished temp file is
+  hard-linked to the name (`os.link` fails if the name exists, however it came there), then the temp
+  name is removed. Where the file system has no hard links, the name is created empty with `O_EXCL`
+  and the temp file renamed over it. Two writers of one new name: one wins, the other is told
+  `AlreadyExists` and the file is the winner's, whole;
 * temp names `.NAME.adjutant-XXXXXXXX.tmp`: recognisable, so what a killed writer left behind is found
   and removed (`remove_leftovers`), and ignored by the watcher (names starting with `.`);
 * a full disk, a read-only folder, a denied permission, a name too long: `DiskError`, one line naming the
@@ -53,6 +59,18 @@ class DiskError(InputError, OSError):
         self.strerror = cause.strerror
 
     def __str__(self) -> str:  # OSError's own would be "[Errno 28] ...", without the path
+        return self.one_line()
+
+
+class AlreadyExists(InputError, FileExistsError):
+    """The name a new file was to take exists (made by anyone, up to the instant of writing)."""
+
+    def __init__(self, path: str | Path, message: str = "already exists") -> None:
+        InputError.__init__(self, path, message)
+        self.errno = errno.EEXIST
+        self.strerror = message
+
+    def __str__(self) -> str:
         return self.one_line()
 
 
@@ -127,14 +145,23 @@ def _temp_for(target: Path, data: bytes) -> Path:
     raise DiskError(target, OSError(errno.EEXIST, "no free temporary name"))
 
 
-def write_atomically(target: str | os.PathLike[str], data: bytes) -> Path:
-    """Write `data` to `target`: temp file beside it, fsync, rename, fsync the folder.
+def write_atomically(target: str | os.PathLike[str], data: bytes, *, exclusive: bool = False) -> Path:
+    """Write `data` to `target`: temp file beside it, fsync, rename (or, `exclusive`, link), fsync the folder.
 
-    On any failure the temp file is removed, `target` is as it was, and `DiskError` says why."""
+    `exclusive`: `target` must not exist at the instant it is written, else `AlreadyExists` and the
+    file there is left as it is. On any failure the temp file is removed, `target` is as it was, and
+    `DiskError` says why."""
     target = Path(target)
     temp = _temp_for(target, data)
     try:
-        os.replace(temp, target)
+        if exclusive:
+            _claim(temp, target)
+        else:
+            os.replace(temp, target)
+    except AlreadyExists:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
     except OSError as exc:
         with contextlib.suppress(OSError):
             temp.unlink()
@@ -145,6 +172,42 @@ def write_atomically(target: str | os.PathLike[str], data: bytes) -> Path:
         raise
     _fsync_folder(target.parent)
     return target
+
+
+# Errors of `os.link` that say "this file system (or platform) has no hard links", not "no room/no right".
+_NO_LINKS = {errno.EPERM, errno.EXDEV, errno.EMLINK, getattr(errno, "ENOTSUP", -1),
+             getattr(errno, "EOPNOTSUPP", -1), errno.ENOSYS}
+
+
+def _claim(temp: Path, target: Path) -> None:
+    """Give the finished `temp` the name `target`, which must be new (see the module docstring)."""
+    try:
+        os.link(temp, target)
+    except FileExistsError:
+        raise AlreadyExists(target) from None
+    except (OSError, NotImplementedError, AttributeError) as exc:
+        if isinstance(exc, OSError) and exc.errno not in _NO_LINKS:
+            raise
+        _claim_without_link(temp, target)
+        return
+    with contextlib.suppress(OSError):  # the file is in place; a temp name left is found by remove_leftovers
+        temp.unlink()
+
+
+def _claim_without_link(temp: Path, target: Path) -> None:
+    """No hard links here: create the name empty with O_EXCL (the claim), then rename the file over it."""
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+    except FileExistsError:
+        raise AlreadyExists(target) from None
+    os.close(fd)
+    try:
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            if target.stat().st_size == 0:  # still our empty claim: give the name back
+                target.unlink()
+        raise
 
 
 def write_files_atomically(files: Mapping[Path, bytes]) -> list[Path]:

@@ -263,6 +263,7 @@ class Module:
     extensions: list[str] = field(default_factory=list)
     global_properties: list[GlobalPropertyDef] = field(default_factory=list)
     predefined_setups: list[PredefinedSetupDef] = field(default_factory=list)
+    sides: list[str] = field(default_factory=list)  # the PlayerRoster's sides, in order (who may hide what)
     # module_property's index: (the list it was made from, its length, name -> first definition)
     _property_index: tuple[list[GlobalPropertyDef], int, dict[str, GlobalPropertyDef]] | None = field(
         default=None, init=False, repr=False, compare=False)
@@ -705,6 +706,9 @@ def _build(root: Element, path: str, images: _ImageSource, extensions: list[str]
             module.prototypes[node.get("name") or ""] = node.text or ""
         elif tag in SLOT_TAGS:
             module.piece_slots.append(_slot(node))
+        elif tag == PKG + "PlayerRoster":
+            entries = ((entry.text or "").strip() for entry in node if entry.tag == "entry")
+            module.sides.extend(side for side in entries if side and side not in module.sides)
         elif tag == PKG + "PredefinedSetup":
             module.predefined_setups.append(PredefinedSetupDef(
                 node.get("name") or "", node.get("file") or "", node.get("useFile", "true") == "true",

@@ -494,6 +494,13 @@ class Invisible(Trait):
         state = self.state or "null"
         return None if state == "null" else state
 
+    @property
+    def access(self) -> str:
+        """Who may see it hidden (`PieceAccessConfigurer`): `player:`, `side:` or `sides:A:B`; the type's
+        fields are key, command, colour, access (an old trait without one is `player:`)."""
+        tokens = self._type_tokens()
+        return tokens[3] if len(tokens) > 3 else ""
+
 
 class DynamicProperty(Trait):
     """`PROP;name;constraints;commands;description`; state = current value."""

@@ -144,8 +144,11 @@ def write_game_file(
     key: int | None = None,
     ensure: bool = True,
     plain: bool = False,
+    exclusive: bool = False,
 ) -> Path:
     """Write a save or log zip atomically (temp file in the same folder, then `os.replace`).
+
+    `exclusive`: the file must be new at the instant it is written (`atomic.AlreadyExists` if not).
 
     `module_metadata`: the module's `moduledata` bytes to copy (as VASSAL does), or fields to
     generate it from. `ensure` applies `ensure_loadable` (skip only to copy a stream verbatim).
@@ -171,11 +174,11 @@ def write_game_file(
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for name in ENTRY_ORDER:
             archive.writestr(name, entries[name])
-    write_atomically(target, buffer.getvalue())
+    write_atomically(target, buffer.getvalue(), exclusive=exclusive)
     return target
 
 
-def write_atomically(target: Path, data: bytes) -> Path:
+def write_atomically(target: Path, data: bytes, *, exclusive: bool = False) -> Path:
     """Write `data` to a temp name in `target`'s folder, fsync it, then rename it over `target`.
 
     Why: user files are never modified in place, and a watcher (ours, or VASSAL) must never see half a
@@ -183,7 +186,7 @@ def write_atomically(target: Path, data: bytes) -> Path:
     folder or a denied permission is `vassal_parser.atomic.DiskError` (one line, exit 2). The target's
     mode is kept. (The steps and why: vassal_parser/atomic.py.)
     """
-    return atomic.write_atomically(target, data)
+    return atomic.write_atomically(target, data, exclusive=exclusive)
 
 
 write_save = write_game_file

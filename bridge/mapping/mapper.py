@@ -49,6 +49,7 @@ from bridge.mapping.pack_rules import (
 from bridge.mapping.slots import _gpid
 from bridge.mapping.tracks import Tracks, parse_tracks
 from rules.records import deep_copy
+from rules.state import FACTIONS
 from vassal_parser.errors import InputError
 
 
@@ -72,6 +73,19 @@ class MappingResult:
         }
 
 
+def _sides(value: Any, source: str) -> dict[str, list[str]]:
+    """`[vassal.sides]`: faction = ["Side", ...] (a faction left out plays the side of its own name)."""
+    table = _as_table(value, source, "[vassal.sides]")
+    sides: dict[str, list[str]] = {}
+    for faction, names in table.items():
+        if faction not in FACTIONS:
+            raise InputError(source, f"[vassal.sides] {faction!r} is not a faction "
+                                     f"(one of {', '.join(FACTIONS)})")
+        listed = [names] if isinstance(names, str) else _strings(names, source, f"[vassal.sides] {faction}")
+        sides[faction] = [name for name in listed if name]
+    return sides
+
+
 @dataclass
 class VassalMapping:
     """A pack's `[vassal]` table, validated once and applied to every position."""
@@ -92,6 +106,8 @@ class VassalMapping:
     not_boxes: list[re.Pattern[str]] = field(default_factory=list)  # zones whose markers only give state
     tracks: Tracks = field(default_factory=Tracks)  # printed tracks read from where a marker stands
     defaults: dict[str, Any] = field(default_factory=dict)  # position parts before any piece is read
+    # faction -> the module's sides it plays (bridge/mapping/sides.py): whose hidden pieces its view shows
+    sides: dict[str, list[str]] = field(default_factory=dict)
 
     # ---- loading --------------------------------------------------------------------------------
     @classmethod
@@ -144,6 +160,7 @@ class VassalMapping:
                        for n in _strings(places.get("not_boxes", []), source, "[vassal.places] not_boxes")],
             tracks=parse_tracks(table.get("tracks"), source),
             defaults=_defaults(table.get("defaults", {}), source),
+            sides=_sides(table.get("sides", {}), source),
         )
 
     # ---- module check -----------------------------------------------------------------------------

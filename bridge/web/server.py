@@ -48,6 +48,7 @@ DEFAULT_HEARTBEAT_S = 5.0
 # Each answer re-plans the current file. A client may have this many still being planned; more are
 # refused, so one page (or a stuck button) cannot queue minutes of re-plans ahead of the next save.
 MAX_PENDING_ANSWERS = 3
+UNKNOWN_FACTION = "?"  # a player view's faction no key is for (OverlayServer.faction_of)
 STATIC_SUFFIXES = frozenset({".html", ".js", ".css", ".svg", ".png", ".ico"})
 
 AnswerHandler = Callable[[str, Any], Awaitable[None]]
@@ -86,10 +87,11 @@ class _Client:
     """One connected page: its view and its bounded outgoing queue."""
 
     def __init__(self, connection: ServerConnection, view: str, queue_limit: int,
-                 level: str | None = access.CONTROL) -> None:
+                 level: str | None = access.CONTROL, faction: str | None = None) -> None:
         self.connection = connection
         self.view = view
         self.level = level  # bridge/web/access.py: what its token allows (read-only pages drive nothing)
+        self.faction = faction  # a player view's faction (bridge/web/view_filter.py: what it is shown)
         self.queue: asyncio.Queue[str] = asyncio.Queue(maxsize=queue_limit)
         self.sender: asyncio.Task[None] | None = None
         self.dropped = False
@@ -147,6 +149,7 @@ class OverlayServer:
         self._heartbeat: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._stream_view: view_filter.StreamView | None = None
+        self._side_views: dict[str | None, view_filter.SideView] = {}  # player views, per faction
         # The daemon's own folders (watched, --out): texts name their files by base name on public views.
         self.private_folders: tuple[str, ...] = ()
 
@@ -187,11 +190,43 @@ class OverlayServer:
         return f"http://{host}:{self.port}/"
 
     def view_url(self, query: str = "", level: str | None = None, base: str | None = None) -> str:
-        """A page's URL with the token it needs: the control token for the control view, else the read one."""
-        if level is None:
-            level = access.CONTROL if "view=control" in query else access.READ
-        token = self.tokens.token_for(level)
+        """A page's URL with the token that opens it and nothing more (bridge/web/access.py): the control
+        token for the control view (or `level="control"`), the stream's for the stream, a faction's own
+        for its player view."""
+        parsed = parse_qs(query)
+        view = (parsed.get("view") or ["player"])[0]
+        faction = self.faction_of((parsed.get("faction") or [None])[0])
+        if level == access.CONTROL or view == "control":
+            key = access.Key(access.CONTROL)
+        elif view == "stream":
+            key = access.Key(access.STREAM)
+        elif faction in self.tokens.players:
+            key = access.Key(access.PLAYER, faction)
+        else:
+            raise ValueError(f"no URL key opens {query!r}: a player view's URL names its faction")
+        token = self.tokens.token_for(key)
         return f"{base or self.url}?{query + '&' if query else ''}token={token}"
+
+    def faction_of(self, requested: str | None) -> str | None:
+        """A player view's faction as the URL gives it, made canonical (`axis` -> `Axis`, as the page
+        matches it); None for none; an unknown name is kept apart (`UNKNOWN_FACTION`): no player's key
+        opens it, and its view shows no concealed piece."""
+        if requested is None or requested == "":
+            return None
+        wanted = requested.casefold()
+        for faction in self.tokens.players:
+            if wanted == faction.casefold():
+                return faction
+        # a VASSAL side the current plan says a faction plays (`vassal.sides`): the extension's link
+        plan = self.history.state.get("plan")
+        vassal = plan.get("vassal") if isinstance(plan, Mapping) else None
+        sides = vassal.get("sides") if isinstance(vassal, Mapping) else None
+        if isinstance(sides, Mapping):
+            found = [faction for faction, names in sides.items() if faction in self.tokens.players
+                     and isinstance(names, list) and any(str(name).casefold() == wanted for name in names)]
+            if len(found) == 1:
+                return found[0]
+        return UNKNOWN_FACTION
 
     # --- state -----------------------------------------------------------------------------------
 
@@ -204,23 +239,29 @@ class OverlayServer:
 
     def _broadcast(self, message: Mapping[str, Any]) -> None:
         """One message to every client, through the view filter once per view."""
-        texts: dict[str, str] = {}
+        texts: dict[tuple[str, str | None], str] = {}
         for client in list(self.clients):
-            if client.view not in texts:
-                texts[client.view] = self.encode_for(message, client.view)
-            self._send(client, texts[client.view])
+            seen_as = (client.view, client.faction if client.view == "player" else None)
+            if seen_as not in texts:
+                texts[seen_as] = self.encode_for(message, *seen_as)
+            self._send(client, texts[seen_as])
 
-    def encode_for(self, message: Mapping[str, Any], view: str) -> str:
-        """The text of `message` as `view` may receive it: the one way out (bridge/web/view_filter.py)."""
+    def encode_for(self, message: Mapping[str, Any], view: str, faction: str | None = None) -> str:
+        """The text of `message` as `view` (a player view: of `faction`) may receive it: the one way out
+        (bridge/web/view_filter.py)."""
+        stream = side = None
         if view == "stream":
-            self._stream_view = view_filter.stream_view_for(self.history.state, self._stream_view,
-                                                            self.private_folders)
-        stream = self._stream_view if view == "stream" else None
+            stream = self._stream_view = view_filter.stream_view_for(self.history.state, self._stream_view,
+                                                                     self.private_folders)
+        elif view == "player":
+            side = view_filter.side_view_for(self.history.state, faction, self._side_views.get(faction),
+                                             self.private_folders)
+            self._side_views[faction] = side
         return protocol.encode(view_filter.for_view(message, view, self.history.state, stream,
-                                                    self.private_folders))
+                                                    self.private_folders, faction=faction, side=side))
 
     def _send_message(self, client: _Client, message: Mapping[str, Any]) -> None:
-        self._send(client, self.encode_for(message, client.view))
+        self._send(client, self.encode_for(message, client.view, client.faction))
 
     def _send(self, client: _Client, text: str) -> None:
         if not client.offer(text):
@@ -308,23 +349,41 @@ class OverlayServer:
             return access.CONTROL if view == "control" else access.READ
         return None
 
-    def request_level(self, request: Request, query: Mapping[str, list[str]], websocket: bool) -> str | None:
-        """The level the request's token gives: from the URL, else from this server's cookie (for a
-        websocket only when it comes from this server's own page: cookies do not tell ports apart)."""
-        given = (query.get("token") or [None])[0]
-        level = self.tokens.level(given)
-        if level is not None:
-            return level
+    def request_key(self, request: Request, query: Mapping[str, list[str]], websocket: bool,
+                    needed: str | None) -> access.Key | None:
+        """The key that lets this request through (None: refused): the URL's token if it opens what
+        is asked, else the best of this server's cookies that does (for a websocket only when it comes
+        from this server's own page: cookies do not tell ports apart). A key opens a view
+        (`access.Key.opens`); where the control level is needed (the control view, the editor), only
+        the control key does."""
+        view = (query.get("view") or ["player"])[0]
+        faction = self.faction_of((query.get("faction") or [None])[0])
+
+        def fits(key: access.Key | None) -> bool:
+            if key is None:
+                return False
+            if needed == access.CONTROL:
+                return key.view == access.CONTROL
+            return key.opens(view, faction)
+
+        given = self.tokens.key((query.get("token") or [None])[0])
+        if fits(given):
+            return given
         headers = request.headers
         if websocket and not access.same_origin(headers.get("Origin"), headers.get("Host")):
             return None
-        return self.tokens.best(access.cookie_tokens(headers.get_all("Cookie"), self.port))
+        tokens = access.cookie_tokens(headers.get_all("Cookie"), self.port)
+        found = [key for key in (self.tokens.key(token) for token in tokens) if fits(key)]
+        return next((key for key in found if key is not None and key.view == access.CONTROL),
+                    found[0] if found else None)
 
     def _refused_token(self, needed: str) -> Response:
-        which = "the control URL" if needed == access.CONTROL else "a URL"
-        body = (f"This page needs {which} adjutant printed when it started (it carries a token).\n"
-                "Tokens change with every start: copy the URL again. (Once it is open in this browser,\n"
-                "links without the token - a bookmark, the VASSAL extension's menu - work too.)\n").encode()
+        which = "the control URL" if needed == access.CONTROL else "its own URL"
+        body = (f"This page needs {which} adjutant printed when it started (it carries a token; each\n"
+                "URL's token opens that view only: the stream's is not a player's, one player's is not\n"
+                "another's). Tokens change with every start: copy the URL again. (Once it is open in\n"
+                "this browser, links without the token - a bookmark, the VASSAL extension's menu - work\n"
+                "too.)\n").encode()
         return _response(http.HTTPStatus.FORBIDDEN, body, "text/plain; charset=utf-8")
 
     def _checked_request(self, connection: ServerConnection, request: Request) -> Response | None:
@@ -347,15 +406,16 @@ class OverlayServer:
                 return connection.respond(http.HTTPStatus.UPGRADE_REQUIRED, "WebSocket endpoint\n")
             if not self.origin_allowed(request.headers.get("Origin"), request.headers.get("Host")):
                 return connection.respond(http.HTTPStatus.FORBIDDEN, "Origin not allowed\n")
-            if not access.allows(self.request_level(request, query, websocket=True), needed):
+            if needed is not None and self.request_key(request, query, True, needed) is None:
                 return connection.respond(http.HTTPStatus.FORBIDDEN, "Token required\n")
             return None
-        given = self.tokens.level((query.get("token") or [None])[0])
-        if not access.allows(given or self.request_level(request, query, websocket=False), needed):
-            return self._refused_token(needed or access.READ)
+        key = self.request_key(request, query, False, needed) if needed is not None else None
+        if needed is not None and key is None:
+            return self._refused_token(needed)
+        given = self.tokens.key((query.get("token") or [None])[0])
         response = self._static(path)
-        if given is not None and needed is not None and response.status_code == 200:
-            # the token from the URL, kept for a reload or a bookmark without it
+        if given is not None and given == key and response.status_code == 200:
+            # the token from the URL, kept for a reload, a bookmark or the extension's link without it
             response.headers["Set-Cookie"] = access.set_cookie(self.port, given, self.tokens.token_for(given))
         if method == "HEAD":  # same headers (Content-Length included), no body: RFC 9110 §9.3.2
             response = dataclasses.replace(response, body=b"")
@@ -388,8 +448,10 @@ class OverlayServer:
             return
         since = _int_or_none((query.get("since") or [None])[0])
         run = (query.get("run") or [None])[0]
-        level = self.request_level(connection.request, query, websocket=True) if connection.request else None
-        client = _Client(connection, view, self.queue_limit, level)
+        needed = self.required_level(WEBSOCKET_PATH, query)
+        key = self.request_key(connection.request, query, True, needed) if connection.request else None
+        faction = self.faction_of((query.get("faction") or [None])[0]) if view == "player" else None
+        client = _Client(connection, view, self.queue_limit, key.level if key is not None else None, faction)
         self.clients.add(client)
         self._catch_up(client, since, run)  # no await before this: nothing can slip in between
         client.sender = asyncio.ensure_future(client.drain())

@@ -7,8 +7,14 @@ derived from a private one (an inset hex found from a hidden unit's move, an ans
 delta, heartbeat, pong, error — goes through one function that knows each view's rules:
 
 * control: everything (the players' own desk; it needs the control token, bridge/web/access.py).
-* player: everything about the game, but where files are stays off it: notices name files by their
-  base name, and "Write the moves" tells the file, not its folder.
+* player (one per faction: `?view=player&faction=Axis`): everything about the game but the pieces
+  VASSAL conceals from that faction's sides (`vassal.concealed_from`, bridge/mapping/sides.py): its
+  own hidden and masked pieces are shown, another side's are withheld as from the stream (names,
+  places, insets, answers), a step or choice about one is replaced by a line saying whose piece it is
+  ("A step for a piece the Soviet side keeps hidden"). A player view with no (known) faction is an
+  observer's: it shows no concealed piece. The concealment report itself (`vassal.concealed*`) is the
+  control view's. Where files are stays off it too: notices name files by their base name, and
+  "Write the moves" tells the file, not its folder.
 * stream: `protocol.project_value` (hidden and masked pieces, docs/protocol.md "Hidden pieces"), then the
   fields derived from what was withheld are worked out again from what is left: an inset loses the
   hexes where hidden pieces stand (and the neighbours and counters drawn around them), an answer's
@@ -188,19 +194,202 @@ def stream_view_for(state: Mapping[str, Any] | None, kept: StreamView | None = N
     return StreamView(plan, folders)
 
 
+# --- a player view: what one faction's sides see ----------------------------------------------------
+
+# The plan's concealment report (bridge/pipeline.py): who hides what, the control view's alone.
+CONCEALMENT_KEYS = ("concealed", "concealed_names", "concealed_places", "concealed_from")
+WITHHELD_STEP = "A step for a piece {keeper} keeps hidden"
+WITHHELD_CHOICE = "A choice about a piece {keeper} keeps hidden"
+
+
+def faction_concealment(plan: Any, faction: str | None) -> tuple[set[str], dict[str, str]]:
+    """(every text naming what `faction` may not see, who keeps each hidden) for one plan.
+
+    Why the stream's names where the plan does not say it per faction (an older plan, a plan from
+    elsewhere, no faction): not knowing whose a piece is, no player is shown it."""
+    vassal = plan.get("vassal") if isinstance(plan, Mapping) else None
+    by_faction = vassal.get("concealed_from") if isinstance(vassal, Mapping) else None
+    flagged: set[str] = set()  # objects the plan flags private, lists of private pieces: no side named
+    protocol._collect_flagged(plan, flagged)
+    if isinstance(plan, Mapping):
+        for list_key in protocol.PRIVATE_NAME_LISTS:
+            flagged.update(str(name) for name in plan.get(list_key) or [] if str(name))
+    entry = by_faction.get(faction) if isinstance(by_faction, Mapping) and faction else None
+    if isinstance(by_faction, Mapping) and isinstance(entry, Mapping):
+        names = {str(name) for name in entry.get("names") or [] if str(name)}
+        names |= {str(place) for place in entry.get("places") or [] if str(place)}
+        kept = entry.get("kept_by")
+        kept_by = {str(k): str(v) for k, v in kept.items()} if isinstance(kept, Mapping) else {}
+        return names | flagged, kept_by
+    if isinstance(by_faction, Mapping) and not by_faction:
+        return flagged, {}  # nothing is concealed in this position
+    stream = protocol.StreamFilter(plan)
+    names = stream.names | _private_places(stream) | flagged
+    for other in (by_faction.values() if isinstance(by_faction, Mapping) else ()):  # hidden from anyone
+        if isinstance(other, Mapping):
+            names |= {str(name) for key in ("names", "places") for name in other.get(key) or [] if str(name)}
+    return names, {}
+
+
+def _keeper(item: Mapping[str, Any], names: set[str], kept_by: Mapping[str, str]) -> str:
+    texts = [str(value) for value in item.values() if isinstance(value, str)]
+    for name in sorted(names, key=len, reverse=True):
+        if name in kept_by and any(name in text for text in texts):
+            return kept_by[name]
+    return "another side"
+
+
+def _withheld_step(step: Mapping[str, Any], names: set[str], kept_by: Mapping[str, str]) -> dict[str, Any]:
+    """The line a player sees for a step about a piece they may not see: whose it is, not which."""
+    keeper = _keeper(step, names, kept_by)
+    line: dict[str, Any] = {"text": WITHHELD_STEP.format(keeper=keeper), "withheld": True}
+    for field in ("key", "rule"):  # a tick still finds it; the rule number is public
+        if isinstance(step.get(field), str) and not protocol._names_private(step[field], names):
+            line[field] = step[field]
+    return line
+
+
+def _withheld_choice(choice: Mapping[str, Any], names: set[str],
+                     kept_by: Mapping[str, str]) -> dict[str, Any]:
+    line: dict[str, Any] = {"prompt": WITHHELD_CHOICE.format(keeper=_keeper(choice, names, kept_by)),
+                            "options": [], "withheld": True}
+    for field in ("id", "decider", "rule"):
+        if isinstance(choice.get(field), str) and not protocol._names_private(choice[field], names):
+            line[field] = choice[field]
+    return line
+
+
+def _with_withheld_lines(plan: dict[str, Any], names: set[str], kept_by: Mapping[str, str]) -> dict[str, Any]:
+    """`plan` (a shallow copy) whose steps and choices about withheld pieces are replaced by their lines."""
+    def withheld(item: Any) -> bool:
+        return isinstance(item, Mapping) and protocol._hides_entry(item, names)
+
+    def choices(items: Any) -> Any:
+        if not isinstance(items, list):
+            return items
+        return [_withheld_choice(item, names, kept_by) if withheld(item) else item for item in items]
+
+    events = []
+    for event in plan.get("events") or []:
+        if isinstance(event, dict):
+            event = dict(event)
+            if isinstance(event.get("steps"), list):
+                event["steps"] = [_withheld_step(step, names, kept_by) if withheld(step) else step
+                                  for step in event["steps"]]
+            if "choices" in event:
+                event["choices"] = choices(event["choices"])
+        events.append(event)
+    if isinstance(plan.get("events"), list):
+        plan["events"] = events
+    if "choices" in plan:
+        plan["choices"] = choices(plan["choices"])
+    return plan
+
+
+def player_plan(plan: Any, names: set[str], kept_by: Mapping[str, str]) -> Any:
+    """The plan as a player view of one faction may show it (see the module's docstring)."""
+    if not isinstance(plan, Mapping):
+        return plan
+    shown = dict(plan)
+    vassal = shown.get("vassal")
+    if isinstance(vassal, Mapping):
+        shown["vassal"] = {key: value for key, value in vassal.items() if key not in CONCEALMENT_KEYS}
+    if not names:
+        return shown
+    shown = protocol.strip_private(_with_withheld_lines(shown, names, kept_by), names)
+    _drop_named_keys(shown, names)
+    resulting = shown.get("resulting_position")
+    if isinstance(resulting, dict) and isinstance(resulting.get("counters"), list):
+        # (a counter of the position is named by its id, which is not one of a line's fields)
+        resulting["counters"] = [counter for counter in resulting["counters"]
+                                 if not (isinstance(counter, Mapping) and str(counter.get("id")) in names)]
+    return _derived_fields(shown, names)
+
+
+def _drop_named_keys(value: Any, names: set[str]) -> None:
+    """Remove, IN PLACE, every mapping entry whose key names a withheld piece (`vassal.unmapped_pieces`
+    counts pieces by name, a position may list counters by id). Why here and not in the stream's filter:
+    the stream is sent only whitelisted keys, whose keys name no piece; a player view gets the whole plan."""
+    if isinstance(value, dict):
+        for key in [key for key in value if isinstance(key, str) and protocol._names_private(key, names)]:
+            del value[key]
+        for item in value.values():
+            if isinstance(item, (dict, list)):
+                _drop_named_keys(item, names)
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, (dict, list)):
+                _drop_named_keys(item, names)
+
+
+class _SideFilter(protocol.StreamFilter):
+    """`protocol.StreamFilter` for one faction: its names, and the player plan as its public form (so
+    answers and ticks are judged against what that player is shown)."""
+
+    def __init__(self, plan: Any, faction: str | None) -> None:
+        super().__init__(None)
+        self.plan = plan
+        self.names, self.kept_by = faction_concealment(plan, faction)
+
+    def public(self) -> Any:
+        if self._public is protocol._UNSET:
+            self._public = player_plan(self.plan, self.names, self.kept_by)
+        return self._public
+
+
+class SideView:
+    """A player view's filter of one plan for one faction, kept until the plan changes."""
+
+    def __init__(self, plan: Any, faction: str | None, folders: tuple[str, ...] = ()) -> None:
+        self.faction = faction
+        self.filter = _SideFilter(plan, faction)
+        self.folders = folders
+
+    @property
+    def plan(self) -> Any:
+        return self.filter.plan
+
+    def public_plan(self) -> Any:
+        return self.filter.public()
+
+
+def side_view_for(state: Mapping[str, Any] | None, faction: str | None, kept: SideView | None = None,
+                  folders: tuple[str, ...] = ()) -> SideView:
+    """`kept` if it was made for the state's current plan and this faction, else a new one."""
+    plan = state.get("plan") if state is not None else None
+    if kept is not None and kept.plan is plan and kept.faction == faction:
+        return kept
+    return SideView(plan, faction, folders)
+
+
+def _project_player(key: str, value: Any, state: Mapping[str, Any] | None, side: SideView,
+                    folders: tuple[str, ...]) -> Any:
+    names = side.filter.names
+    if key == "plan":  # an older plan (a catch-up's delta) is judged by itself
+        same = value is side.plan or value == side.plan
+        return (side if same else SideView(value, side.faction, folders)).public_plan()
+    if key == "writeback":
+        return protocol.strip_private(_writeback_for_player(value), names) if names else \
+            _writeback_for_player(value)
+    if key == "notice" and isinstance(value, str):
+        text = base_names_only(value, folders)
+        return protocol.HIDDEN_TEXT if protocol._names_private(text, names) else text
+    if not names:
+        return value
+    return protocol.project_value(key, value, "stream", state, stream_filter=side.filter)
+
+
 def project_key(key: str, value: Any, view: str, state: Mapping[str, Any] | None,
-                stream: StreamView | None = None, folders: tuple[str, ...] = ()) -> Any:
-    """One state key as `view` may see it (see the module's docstring)."""
+                stream: StreamView | None = None, folders: tuple[str, ...] = (),
+                side: SideView | None = None, faction: str | None = None) -> Any:
+    """One state key as `view` may see it (see the module's docstring); `side`: the server's kept
+    `SideView` of a player view (made afresh for `faction` when it is for another plan)."""
     if view == "control":
         return value
     if key == "storage":  # the daemon's own folder: the players' desk only
         return None
     if view == "player":
-        if key == "writeback":
-            return _writeback_for_player(value)
-        if key == "notice" and isinstance(value, str):
-            return base_names_only(value, folders)
-        return value
+        return _project_player(key, value, state, side_view_for(state, faction, side, folders), folders)
     if view != "stream":
         raise ValueError(f"unknown view {view!r}")
     stream = stream_view_for(state, stream, folders)
@@ -214,22 +403,26 @@ def project_key(key: str, value: Any, view: str, state: Mapping[str, Any] | None
 
 
 def for_view(message: Mapping[str, Any], view: str, state: Mapping[str, Any] | None = None,
-             stream: StreamView | None = None, folders: Iterable[str] = ()) -> dict[str, Any]:
+             stream: StreamView | None = None, folders: Iterable[str] = (), *,
+             faction: str | None = None, side: SideView | None = None) -> dict[str, Any]:
     """The message as `view` may receive it. Every message a page is sent goes through here.
 
     `state`: the server's current state (its plan says what is private); `stream`: the server's kept
     `StreamView` of that plan (made afresh when it is for another plan); `folders`: the daemon's own
-    folders, removed from texts in full (spaces and all) before any other path's folder part."""
+    folders, removed from texts in full (spaces and all) before any other path's folder part;
+    `faction` (a player view's, None for an observer's) and `side`, the server's kept `SideView` of it."""
     folders = tuple(str(folder) for folder in folders)
     kind = message.get("type")
     if view == "stream":
         stream = stream_view_for(state, stream, folders)
+    if view == "player":
+        side = side_view_for(state, faction, side, folders)
     if kind == "snapshot":
         return {**message, "view": view, "state": {
-            key: project_key(key, value, view, state, stream, folders)
+            key: project_key(key, value, view, state, stream, folders, side, faction)
             for key, value in message["state"].items()}}
     if kind == "delta":
-        return {**message, "set": {key: project_key(key, value, view, state, stream, folders)
+        return {**message, "set": {key: project_key(key, value, view, state, stream, folders, side, faction)
                                    for key, value in message["set"].items()}}
     if kind in ("heartbeat", "pong"):
         return {key: value for key, value in message.items()
@@ -238,11 +431,13 @@ def for_view(message: Mapping[str, Any], view: str, state: Mapping[str, Any] | N
         return dict(message)
     if kind == "error":
         text = str(message.get("message", ""))
-        if view == "stream":
-            names = stream.filter.names if stream is not None else set()
-            text = protocol.HIDDEN_TEXT if protocol._names_private(text, names) else text
+        names = stream.filter.names if view == "stream" and stream is not None else \
+            side.filter.names if view == "player" and side is not None else set()
+        text = protocol.HIDDEN_TEXT if protocol._names_private(text, names) else text
         return {**message, "message": base_names_only(text, folders)}
-    # A message of a kind this gate does not know: only what the stream filter lets through.
+    # A message of a kind this gate does not know: only what the view's filter lets through.
     if view == "stream" and stream is not None:
         return _texts_base_names(protocol.strip_private(dict(message), stream.filter.names), folders)
+    if view == "player" and side is not None and side.filter.names:
+        return protocol.strip_private(dict(message), side.filter.names)
     return dict(message)

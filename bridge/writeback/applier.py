@@ -31,7 +31,7 @@ from typing import Any
 
 from bridge.pipeline import CheckPipeline, PlanResult, answers_hint
 from bridge.writeback.translate import Targets, Translation, Writeback, translate
-from vassal_parser.atomic import DiskError
+from vassal_parser.atomic import AlreadyExists, DiskError
 from vassal_parser.commands import Command, CommandGroup, CommandTree, decode_stream, iter_commands, split_log
 from vassal_parser.container import open_container
 from vassal_parser.errors import InputError
@@ -39,6 +39,7 @@ from vassal_parser.patch import Table, log_step, patch_save
 from vassal_parser.writer import write_game_file
 
 SUFFIXES = (".vlog", ".vsav")
+ALREADY_EXISTS = "already exists: choose another name, or pass --force to replace it"
 
 
 class NeedsAnswers(Exception):
@@ -88,7 +89,7 @@ def _check_output(game_path: Path, out: Path, force: bool) -> None:
     if out.exists() and game_path.exists() and os.path.samefile(out, game_path):
         raise InputError(out, "is the game file itself: Adjutant never writes over the players' file")
     if out.exists() and not force:
-        raise InputError(out, "already exists: choose another name, or pass --force to replace it")
+        raise InputError(out, ALREADY_EXISTS)
     if not out.parent.is_dir():
         raise InputError(out, f"folder {out.parent} does not exist")
 
@@ -158,7 +159,10 @@ def apply_plan(pipeline: CheckPipeline, game_path: str | Path, out: str | Path,
     if plan.get("resulting_position") is not None and not (partial and translation.stopped):
         _check_read_back(pipeline, saved, metadata, plan["resulting_position"], writeback.source, out,
                          answers, answers_source)
-    write_game_file(out, written, **metadata)
+    try:  # without --force the name is claimed at the instant of writing, not by the check above alone
+        write_game_file(out, written, **metadata, exclusive=not force)
+    except AlreadyExists:
+        raise InputError(out, ALREADY_EXISTS) from None
     return Applied(out, kind, description, len(translation.steps), translation.operation_count,
                    translation.stopped, translation, result, warnings)
 

@@ -70,7 +70,7 @@ def test_foreign_loopback_origins_cannot_open_the_control_websocket_even_with_th
     run(scenario)
 
 
-def test_a_read_token_shows_the_player_and_stream_views_and_drives_nothing(tmp_path: Path) -> None:
+def test_view_tokens_show_their_own_views_and_drive_nothing(tmp_path: Path) -> None:
     written: list[Path] = []
 
     def writer(path: Path, answers: Any) -> dict:
@@ -81,15 +81,18 @@ def test_a_read_token_shows_the_player_and_stream_views_and_drives_nothing(tmp_p
         write_in_place(tmp_path / "a.vsav", save_bytes(sample_plan(status="waiting")))
         async with daemon_running(tmp_path, write_function=writer, **FAST) as daemon:
             port, tokens = daemon.server.port, daemon.server.tokens
-            for query in ("view=stream", "view=player&faction=Axis", ""):
-                assert (await asyncio.to_thread(_get, port, f"/?{query}&token={tokens.read}"))[0] == 200
+            axis = tokens.player("Axis")
+            shown = (("view=stream", tokens.stream), ("view=player&faction=Axis", axis), ("", axis))
+            for query, token in shown:
+                assert (await asyncio.to_thread(_get, port, f"/?{query}&token={token}"))[0] == 200
             for query in ("view=control", "view=stream", "view=player"):
                 assert (await asyncio.to_thread(_get, port, f"/?{query}"))[0] == 403  # no token
-            assert (await asyncio.to_thread(_get, port, f"/?view=control&token={tokens.read}"))[0] == 403
-            with pytest.raises(InvalidStatus):
-                async with connect(_ws(port, f"view=control&token={tokens.read}")):
-                    pass
-            async with connect(_ws(port, f"view=player&token={tokens.read}")) as player:
+            for token in (tokens.stream, axis):
+                assert (await asyncio.to_thread(_get, port, f"/?view=control&token={token}"))[0] == 403
+                with pytest.raises(InvalidStatus):
+                    async with connect(_ws(port, f"view=control&token={token}")):
+                        pass
+            async with connect(_ws(port, f"view=player&faction=Axis&token={axis}")) as player:
                 await receive_until(player,
                                     lambda m: bool((m.get("state") or m.get("set") or {}).get("plan")))
                 for message in ({"type": "answer", "choice": "16.2.1:country", "option": "Luxembourg"},
@@ -100,7 +103,7 @@ def test_a_read_token_shows_the_player_and_stream_views_and_drives_nothing(tmp_p
                     assert "read-only" in error["message"], error
             assert daemon.server.history.state["answers"] == {} and daemon.server.history.state["ticks"] == {}
             assert written == []
-            wrong = tokens.read[:-1] + ("y" if tokens.read.endswith("x") else "x")  # always another token
+            wrong = tokens.stream[:-1] + ("y" if tokens.stream.endswith("x") else "x")  # always another token
             with pytest.raises(InvalidStatus):  # a wrong token is no token
                 async with connect(_ws(port, f"view=stream&token={wrong}")):
                     pass
@@ -112,7 +115,7 @@ def test_every_page_and_refusal_forbids_framing(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with daemon_running(tmp_path) as daemon:
             port, tokens = daemon.server.port, daemon.server.tokens
-            for path in (f"/?view=control&token={tokens.control}", f"/?view=stream&token={tokens.read}",
+            for path in (f"/?view=control&token={tokens.control}", f"/?view=stream&token={tokens.stream}",
                          "/overlay.js", "/?view=control", "/nothing.txt", "/ws"):
                 status, headers, _ = await asyncio.to_thread(_get, port, path)
                 assert "frame-ancestors 'none'" in headers.get("content-security-policy", ""), (path, status)
@@ -123,9 +126,11 @@ def test_every_page_and_refusal_forbids_framing(tmp_path: Path) -> None:
     run(scenario)
 
 
-def test_tokens_are_compared_in_constant_time_each_against_both(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tokens_are_compared_in_constant_time_each_against_every_one(monkeypatch: pytest.MonkeyPatch) -> None:
     tokens = access.AccessTokens.generate()
-    assert tokens.control != tokens.read and len(tokens.control) >= 32
+    every = [tokens.control, tokens.stream, *tokens.players.values()]
+    assert len(set(every)) == 5 and set(tokens.players) == {"Axis", "Western", "Soviet"}
+    assert min(len(token) for token in every) >= 32
     compared: list[tuple[bytes, bytes]] = []
     real = hmac.compare_digest
 
@@ -135,9 +140,10 @@ def test_tokens_are_compared_in_constant_time_each_against_both(monkeypatch: pyt
 
     monkeypatch.setattr(access.hmac, "compare_digest", spy)
     assert tokens.level(tokens.control) == access.CONTROL
-    assert tokens.level(tokens.read) == access.READ
+    assert tokens.key(tokens.stream) == access.Key(access.STREAM)
+    assert tokens.key(tokens.player("Soviet")) == access.Key(access.PLAYER, "Soviet")
     assert tokens.level("guess") is None and tokens.level("") is None and tokens.level("\udc80") is None
-    assert len(compared) == 8  # two comparisons for each non-empty token, whatever the first said
+    assert len(compared) == 25  # five comparisons for each of the five non-empty tokens, whatever matched
     assert access.AccessTokens.generate() != tokens  # per start
 
 
@@ -145,9 +151,9 @@ def test_a_page_reload_without_the_token_works_from_the_cookie(tmp_path: Path) -
     async def scenario() -> None:
         async with daemon_running(tmp_path) as daemon:
             port, tokens = daemon.server.port, daemon.server.tokens
-            _, headers, _ = await asyncio.to_thread(_get, port, f"/?view=stream&token={tokens.read}")
+            _, headers, _ = await asyncio.to_thread(_get, port, f"/?view=stream&token={tokens.stream}")
             cookie = headers["set-cookie"].split(";")[0]
-            assert cookie == f"adjutant-{port}-read={tokens.read}"
+            assert cookie == f"adjutant-{port}-stream={tokens.stream}"
             assert (await asyncio.to_thread(_get, port, "/?view=stream", {"Cookie": cookie}))[0] == 200
             assert (await asyncio.to_thread(_get, port, "/?view=control", {"Cookie": cookie}))[0] == 403
             other = f"adjutant-{port + 1}-control={tokens.control}"  # another port's cookie counts not
@@ -162,8 +168,8 @@ def test_the_snapshot_says_what_the_connections_token_allows(tmp_path: Path) -> 
     async def scenario() -> None:
         async with daemon_running(tmp_path) as daemon:
             port, tokens = daemon.server.port, daemon.server.tokens
-            for token, level in ((tokens.read, "read"), (tokens.control, "control")):
-                async with connect(_ws(port, f"view=player&token={token}")) as ws:
+            for token, level in ((tokens.player("Axis"), "read"), (tokens.control, "control")):
+                async with connect(_ws(port, f"view=player&faction=Axis&token={token}")) as ws:
                     assert json.loads(await ws.recv())["access"] == level
 
     run(scenario)

@@ -84,7 +84,7 @@ def test_the_control_view_reloads_from_its_cookie_and_a_player_url_cannot_answer
     with DaemonThread(tmp_path, **base.FAST) as daemon:
         server = daemon.daemon.server
         player = base.open_view(browser, pages, daemon, "view=player&faction=Axis")
-        player.goto(daemon.url("view=player&faction=Axis", token=server.tokens.read))
+        player.goto(daemon.url("view=player&faction=Axis", token=server.tokens.player("Axis")))
         player.wait_for_selector("body[data-access=read]", state="attached")
         # The player view shows no control (issue 41); it says where the choice is answered.
         player.wait_for_selector(".choice[data-choice='16.2.1:country']")
@@ -108,7 +108,7 @@ def test_the_control_view_reloads_from_its_cookie_and_a_player_url_cannot_answer
 
 def test_a_new_start_shuts_the_old_urls_out(browser: Any, pages: list, tmp_path: Path) -> None:
     with DaemonThread(tmp_path, **base.FAST) as daemon:
-        old = daemon.url("view=stream", token=daemon.daemon.server.tokens.read)
+        old = daemon.url("view=stream", token=daemon.daemon.server.tokens.stream)
     with DaemonThread(tmp_path, **base.FAST) as daemon:
         page = browser.new_page()
         pages.append(page)

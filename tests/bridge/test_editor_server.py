@@ -274,7 +274,8 @@ def test_the_editor_needs_its_control_token_and_pack_edit_prints_it(tmp_path, ca
         for path in ("/", "/model.json", "/board/0/0"):
             status, headers, _ = get(editor, path, token=None)
             assert status == 403 and headers["x-frame-options"] == "DENY", path
-        assert get(editor, f"/?token={editor.server.tokens.read}", token=None)[0] == 403  # read is not enough
+        stream = editor.server.tokens.stream
+        assert get(editor, f"/?token={stream}", token=None)[0] == 403  # a view's key is not enough
         status, headers, _ = get(editor, "/")
         assert status == 200 and "frame-ancestors 'none'" in headers["content-security-policy"]
         cookie = headers["set-cookie"].split(";")[0]
@@ -292,7 +293,7 @@ def test_the_editor_needs_its_control_token_and_pack_edit_prints_it(tmp_path, ca
                 assert json.loads(await ws.recv())["type"] == "model"
 
         asyncio.run(asyncio.wait_for(scenario(), 20))
-        assert token not in editor.server.tokens.read
+        assert token not in (editor.server.tokens.stream, *editor.server.tokens.players.values())
 
     async def printed() -> None:
         stop, started = asyncio.Event(), asyncio.Event()

@@ -210,3 +210,23 @@ def test_extension_for_a_35_or_later_module_names_its_entry_buildfile_xml(tmp_pa
     out = tmp_path / "Adjutant.vmdx"
     check_extension(DEMO_MODULE, out)
     assert open_container(out).entry_names[0] == "buildFile.xml"  # ModuleExtension.write's name
+
+
+def test_extension_without_force_never_replaces_a_file_made_while_it_was_built(tmp_path, capsys,
+                                                                              monkeypatch) -> None:
+    """Issue 43: the refusal holds at the instant of writing, not only at the start's check."""
+    import bridge.cli.commands.extension as command
+
+    out = tmp_path / "Adjutant.vmdx"
+    real = command.build_extension
+
+    def built_while_another_writes(*args, **kwargs):
+        made = real(*args, **kwargs)
+        out.write_bytes(b"another writer's file")  # after the check, before the write
+        return made
+
+    monkeypatch.setattr(command, "build_extension", built_while_another_writes)
+    assert main(["extension", str(DEMO_MODULE), "--out", str(out)]) == 2
+    assert "already exists" in capsys.readouterr().err and out.read_bytes() == b"another writer's file"
+    assert main(["extension", str(DEMO_MODULE), "--out", str(out), "--force"]) == 0
+    assert out.read_bytes()[:2] == b"PK" and [p.name for p in tmp_path.iterdir()] == ["Adjutant.vmdx"]

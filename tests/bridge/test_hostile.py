@@ -121,7 +121,7 @@ def test_http_head_has_no_body_and_other_methods_are_refused(tmp_path: Path) -> 
     async def scenario() -> None:
         async with daemon_running(tmp_path) as daemon:
             port = daemon.server.port
-            page = f"/?token={daemon.server.tokens.read}"
+            page = f"/?token={daemon.server.tokens.player('Axis')}"
             get_status, get_headers, body = await asyncio.to_thread(_http, port, "GET", page)
             head_status, head_headers, _ = await asyncio.to_thread(_http, port, "HEAD", page)
             assert get_status == head_status == 200

@@ -113,7 +113,10 @@ def test_a_save_lands_and_player_and_stream_views_show_the_event(
         assert player.locator(".choice[data-choice='16.2.1:country'] .options-read li").count() == 2
         assert "Italy may not declare war this turn" in text  # violations (6.1)
         assert player.locator("svg.inset polygon").count() == 2  # map inset: Aachen and Liege
-        assert player.locator("svg.inset rect").count() == 2
+        # Issue 43: the counter the Western side masks is not drawn for the Axis, and the step of the piece
+        # the plan flags hidden (whose, it does not say: hidden from every player) is said, not named.
+        assert player.locator("svg.inset rect").count() == 1
+        assert "A step for a piece another side keeps hidden" in text and HIDDEN_PIECE not in text
 
         stream.wait_for_selector(".event[data-rule='16.2.1']", timeout=WAIT_MS)
         stream_text = stream.inner_text("body")

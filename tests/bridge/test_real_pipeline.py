@@ -79,7 +79,10 @@ def test_real_plan_reaches_views_and_stream_never_sees_masked_cards(tmp_path: Pa
             message = await receive_until(player, has_plan)
             statuses = {e["rule"]: e["status"] for e in message["set"]["plan"]["events"]}
             assert statuses["16.1.2"] == "waiting" and statuses["16.1.3"] == "waiting"
-            assert message["set"]["plan"]["vassal"]["concealed"]  # the players' view keeps the report
+            # Issue 43: who hides what is the control view's; a player view without a faction (an
+            # observer's) is shown no side's masked card
+            assert "concealed" not in message["set"]["plan"]["vassal"]
+            assert [name for name in secret if name in json.dumps(message)] == []
             public = json.loads(frames[-1])["set"]["plan"]
             assert {e["rule"]: e["status"] for e in public["events"]} == statuses
             for name in secret:

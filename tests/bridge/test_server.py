@@ -179,7 +179,8 @@ def test_a_client_that_never_reads_never_delays_the_others() -> None:
     async def scenario() -> None:
         server = OverlayServer("127.0.0.1", 0, queue_limit=8, heartbeat_interval=60)
         await server.start()
-        stuck = await asyncio.to_thread(_raw_websocket_that_never_reads, server.port, server.tokens.read)
+        axis = server.tokens.player("Axis")
+        stuck = await asyncio.to_thread(_raw_websocket_that_never_reads, server.port, axis)
         try:
             url = f"ws://127.0.0.1:{server.port}/ws?view=control&token={server.tokens.control}"
             async with connect(url, max_size=None) as healthy:
@@ -216,7 +217,7 @@ def test_http_serves_the_overlay_files_and_nothing_else(tmp_path: Path) -> None:
         async with daemon_running(tmp_path) as daemon:
             port = daemon.server.port
             status, kind, body = await asyncio.to_thread(_http_get, port,
-                                                         f"/?view=stream&token={daemon.server.tokens.read}")
+                                                         f"/?view=stream&token={daemon.server.tokens.stream}")
             assert status == 200 and kind.startswith("text/html") and b"<html" in body.lower()
             status, kind, _ = await asyncio.to_thread(_http_get, port, "/overlay.js")
             assert status == 200 and "javascript" in kind

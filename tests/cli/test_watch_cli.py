@@ -109,13 +109,17 @@ def test_watch_prints_every_view_and_keeps_answers_across_a_restart(tmp_path: Pa
             "stream (OBS browser source)",
             "control (OBS dock / table)",
         }
-        # every URL carries its token (bridge/web/access.py): the read one for players and stream, the
-        # control one for the control view; a new start prints new ones
-        read = re.fullmatch(r".*\?view=player&faction=Axis&token=([\w-]{20,})", urls["player (Axis)"])
+        # every URL carries its own token (bridge/web/access.py, issue 43): one per faction's player view,
+        # the stream's, the control view's, each opening that view only; a new start prints new ones
+        tokens = {label: re.fullmatch(r".*\?view=\w+(?:&faction=\w+)?&token=([\w-]{20,})", url).group(1)
+                  for label, url in urls.items()}
+        assert urls["player (Axis)"].endswith(f"?view=player&faction=Axis&token={tokens['player (Axis)']}")
+        stream = tokens["stream (OBS browser source)"]
+        assert urls["stream (OBS browser source)"].endswith(f"?view=stream&token={stream}")
+        assert len(set(tokens.values())) == 5
+        _read_until(process, lines, "each URL opens its own view only: give each player their faction's")
         control = re.fullmatch(r".*\?view=control&token=([\w-]{20,})", urls["control (OBS dock / table)"])
-        assert read and control and read.group(1) != control.group(1)
-        assert urls["stream (OBS browser source)"].endswith(f"?view=stream&token={read.group(1)}")
-        first_tokens = (read.group(1), control.group(1))
+        first_tokens = tuple(tokens.values())
         due_line = _read_until(process, lines, "game.vsav: planned")
         assert "16.1.2 Axis Minor Country Occupation" in due_line
         ws = (urls["control (OBS dock / table)"].split("?")[0].replace("http://", "ws://")

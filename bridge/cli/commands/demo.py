@@ -28,6 +28,7 @@ from bridge.cli.helptext import HelpFormatter
 from bridge.daemon.watch import MAX_REPLAY_STEPS, PlanFunction, ReplayFunction, WatchDaemon
 from bridge.pipeline import CheckPipeline
 from bridge.reports.step_plans import replay_plans
+from bridge.web import access
 from bridge.web.server import DEFAULT_HOST, DEFAULT_PORT
 from module_patches.demo_story import PLAYERS, SAVES_DIR, Scene, load_story, save_path
 from module_patches.demo_world import DEMO_DIR
@@ -274,6 +275,7 @@ async def _live(out: TextIO, pipeline: CheckPipeline, story: list[Scene], folder
             f"pack {pipeline.pack.name}; live overlay at {daemon.server.url}")
         for label, url in overlay_urls(daemon.server.url, daemon.server.view_url):
             say(f"  {label}: {url}")
+        say(f"  ({access.WHO_GETS_WHICH})")
         say(f"  watched folder (temporary, removed at the end): {folder}")
         story_task = asyncio.ensure_future(_play(say, daemon, story, folder, pause, stop))
         stopper = asyncio.ensure_future(stop.wait())

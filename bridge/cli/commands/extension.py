@@ -12,6 +12,7 @@ from pathlib import Path
 from bridge.cli.helptext import HelpFormatter
 from module_patches.extension import build_extension, write_extension
 from rules.packs import load_pack
+from vassal_parser.atomic import AlreadyExists
 from vassal_parser.errors import InputError
 
 EPILOG = """\
@@ -55,7 +56,10 @@ def run(args: argparse.Namespace) -> int:
 
         writeback = Writeback.from_pack(pack)
     built = build_extension(args.module, pack=pack, port=args.port, zones=args.zones, writeback=writeback)
-    write_extension(built, out)
+    try:  # without --force the name is claimed at the instant of writing, not by the check above alone
+        write_extension(built, out, exclusive=not args.force)
+    except AlreadyExists:
+        raise InputError(out, "already exists: choose another name, or pass --force to replace it") from None
     if getattr(args, "json", False):
         from bridge.common.jsonout import dumps, header, module_json
 

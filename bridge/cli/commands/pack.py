@@ -25,6 +25,7 @@ from bridge.mapping.hexnaming import HexNaming, detect_hex_naming
 from bridge.mapping.hexnaming import grid_summary as _grid_summary
 from bridge.mapping.hexnaming import location_pattern as _location_pattern
 from bridge.mapping.mapper import VassalMapping
+from bridge.mapping.sides import propose_sides, side_warnings
 from bridge.mapping.slots import slot_pieces
 from bridge.reports.pack_report import (
     country_report,
@@ -34,6 +35,7 @@ from bridge.reports.pack_report import (
     render_coverage,
 )
 from rules.packs import PACKS_DIR, Pack, load_pack
+from rules.state import FACTIONS
 from vassal_parser.errors import InputError
 from vassal_parser.layout import OFFBOARD
 from vassal_parser.module import Module, load_module
@@ -214,7 +216,27 @@ def scaffold_text(module: Module, base: BaseRef | None = None,
               f"# Pieces the module defines ({len(names)}):"]
     lines += [f"#   {_comment(n)}" for n in sorted(set(names))]
     lines += ["", "[vassal.countries]", "", "[vassal.turn]", ""]
+    lines += _sides_lines(module)
     return {"pack.toml": pack_toml, "vassal.toml": "\n".join(lines)}
+
+
+def _sides_lines(module: Module) -> list[str]:
+    """`[vassal.sides]` as proposed from the module's PlayerRoster by name (bridge/mapping/sides.py)."""
+    proposed, unmatched = propose_sides(module.sides, FACTIONS)
+    lines = ["# Which of the module's sides (its PlayerRoster) each faction plays: a player view shows",
+             "# the pieces those sides hide or mask, never another side's (docs/vassal-mapping.md).",
+             "# PROPOSED from the side names: check it. A faction left out plays the side of its own name."]
+    if not module.sides:
+        return [*lines, "# (the module has no PlayerRoster sides)", "[vassal.sides]", ""]
+    lines.append(f"# The module's sides: {_comment(', '.join(module.sides))}")
+    if unmatched:
+        listed = _comment(", ".join(unmatched))
+        lines.append(f"# No faction matched by name (add each where it belongs): {listed}")
+    lines.append("[vassal.sides]")
+    for faction, sides in proposed.items():
+        listed = ", ".join(_toml_string(side) for side in sides)
+        lines.append(f"{faction} = [{listed}]" if sides else f"# {faction} = []")
+    return [*lines, ""]
 
 
 def _write_new(path: Path, text: str) -> None:
@@ -332,6 +354,7 @@ def check_report(pack_arg: str, module_path: str | None, extensions: list[str],
     mapping = VassalMapping.from_pack(pack)
     module = load_module(module_path, extensions)
     warnings = mapping.module_warnings(module.name, module.version, module.extensions)
+    warnings += side_warnings(mapping.sides, module.sides, FACTIONS)
     from bridge.common.jsonout import module_json
 
     report.update({"module": module_json(module.name, module.version, module.vassal_version),

@@ -21,6 +21,7 @@ from bridge.cli.helptext import HelpFormatter
 from bridge.daemon.folder import DEFAULT_DEBOUNCE_S
 from bridge.daemon.planner_process import DEFAULT_PLAN_BUDGET_S, ProcessPlanner
 from bridge.daemon.watch import MAX_REPLAY_STEPS, PlanFunction, ReplayFunction, WatchDaemon
+from bridge.web import access
 from bridge.web.server import DEFAULT_HOST, DEFAULT_PORT
 from vassal_parser.collector import freeze_start_up_state
 from vassal_parser.errors import InputError
@@ -128,18 +129,29 @@ def moves_writer(module: Path, pack: str, extensions: tuple[Path, ...], out: Pat
     """The daemon's "Write the moves": `<name>-adjutant.vlog` in `out` (bridge.writeback.applier.apply_plan).
 
     Why a file this daemon wrote may be replaced and no other: the players press the button again
-    after answering or after a new save; a file of that name that was already there is theirs."""
+    after answering or after a new save; a file of that name that was already there is theirs, and so
+    is one put in place of ours since (it is known by its inode, not its name). A new name is claimed
+    at the instant of writing (vassal_parser/atomic.py), so an `apply` writing it too is never replaced."""
     from bridge.pipeline import CheckPipeline
-    from bridge.writeback.applier import NeedsAnswers, apply_plan
+    from bridge.writeback.applier import ALREADY_EXISTS, NeedsAnswers, apply_plan
     from vassal_parser.atomic import DiskError
 
     pipeline = CheckPipeline(module, pack, extensions=extensions, remember=False)
-    ours: set[Path] = set()
+    # name -> (device, inode) of the file this daemon wrote there: a file another writer put in its
+    # place since (an `apply --force`, a sync tool) is no longer ours and is left alone
+    ours: dict[Path, tuple[int, int]] = {}
+
+    def mine(target: Path) -> bool:
+        try:
+            found = target.stat()
+        except OSError:
+            return False  # gone (or unreadable): then it is written anew, exclusively
+        return ours.get(target) == (found.st_dev, found.st_ino)
 
     def free_name(path: Path, suffix: str) -> Path:
         target = out / f"{path.stem}-adjutant{suffix}"
         number = 2
-        while target.exists() and target not in ours:
+        while target.exists() and not mine(target):
             target = out / f"{path.stem}-adjutant-{number}{suffix}"
             number += 1
         return target
@@ -152,17 +164,30 @@ def moves_writer(module: Path, pack: str, extensions: tuple[Path, ...], out: Pat
         except OSError as exc:  # the --out folder's disk (gone, a name too long): one line, not a bug
             raise DiskError(out, exc) from None
 
+    def claimed(path: Path, suffix: str, answers: Mapping[str, Any]) -> tuple[Path, Any]:
+        """apply_plan on the first free name; a name another writer takes at the same instant (an
+        `apply` run, a second daemon) is never replaced: the next free one is tried."""
+        while True:
+            target = free_name(path, suffix)
+            replace = mine(target)
+            try:
+                applied = apply_plan(pipeline, path, target, answers, force=replace)
+            except InputError as exc:
+                if not replace and exc.message == ALREADY_EXISTS and target.exists():
+                    continue  # taken between the look and the write: someone else's file
+                raise
+            with contextlib.suppress(OSError):
+                written = target.stat()
+                ours[target] = (written.st_dev, written.st_ino)
+            return target, applied
+
     def _write(path: Path, answers: Mapping[str, Any]) -> dict:
-        target = free_name(path, ".vlog")
         try:
-            applied = apply_plan(pipeline, path, target, answers, force=target in ours)
-            ours.add(target)
+            target, applied = claimed(path, ".vlog", answers)
             written = {"file": target.name, "path": str(target.resolve()), "description": applied.description,
                        "steps": applied.steps, "source": path.name}
             if also_save:
-                save = free_name(path, ".vsav")
-                apply_plan(pipeline, path, save, answers, force=save in ours)
-                ours.add(save)
+                save, _applied = claimed(path, ".vsav", answers)
                 written.update({"save_file": save.name, "save_path": str(save.resolve())})
         except NeedsAnswers as waiting:
             raise InputError(path, " ".join(waiting.lines[1:]) or waiting.lines[0]) from None
@@ -184,6 +209,7 @@ async def serve_until_signal(daemon: WatchDaemon, say: Any = None) -> None:
         if say is not None:
             for label, url in view_urls(daemon.server.url, daemon.server.host, daemon.server.view_url):
                 say(f"{label}: {url}")
+            say(access.WHO_GETS_WHICH)
         await stop.wait()
     finally:
         await daemon.stop()
@@ -205,8 +231,9 @@ def lan_address() -> str | None:
 def view_urls(base: str, host: str, tokened: Any = None) -> list[tuple[str, str]]:
     """(label, URL) for every view: one player view per faction, stream, control; LAN copies too.
 
-    `tokened` (`OverlayServer.view_url`) adds each URL's token (bridge/web/access.py): the read token to
-    the player and stream URLs, the control token to the control URL."""
+    `tokened` (`OverlayServer.view_url`) adds each URL's token (bridge/web/access.py), which opens that
+    view only: each faction's own to its player URL, the stream's to the stream URL, the control token
+    to the control URL."""
     from rules.state import FACTIONS
 
     def url(root: str, query: str) -> str:

@@ -17,7 +17,9 @@ window.adjutantFeed = function (view, changed) {
   function connect() {
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
     const token = params.get("token") ? `&token=${encodeURIComponent(params.get("token"))}` : "";
-    socket = new WebSocket(`${scheme}//${window.location.host}/ws?view=${encodeURIComponent(view)}${token}`);
+    // a player view is one faction's (what it is shown of hidden pieces, which key opens it)
+    const faction = view === "player" && params.get("faction") ? `&faction=${encodeURIComponent(params.get("faction"))}` : "";
+    socket = new WebSocket(`${scheme}//${window.location.host}/ws?view=${encodeURIComponent(view)}${faction}${token}`);
     socket.onmessage = (event) => {
       let message;
       try { message = JSON.parse(event.data); } catch (error) { return; }

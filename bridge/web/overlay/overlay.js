@@ -75,6 +75,9 @@
   function socketUrl() {
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
     const query = new URLSearchParams({ view });
+    // A player view is one faction's: the server shows it that faction's own hidden pieces (and checks
+    // the key is that faction's), so the socket asks for the faction the page was opened for.
+    if (view === "player" && requestedFaction) query.set("faction", requestedFaction);
     if (params.get("token")) query.set("token", params.get("token")); // else the cookie (bridge/web/access.py)
     if (seq !== null && run !== null) {
       query.set("since", String(seq));
@@ -188,7 +191,10 @@
   function resolveFaction(plan) {
     if (!requestedFaction) return;
     const known = plan && Array.isArray(plan.factions) && plan.factions.length ? plan.factions : DEFAULT_FACTIONS;
-    const match = known.find((name) => sameFaction(name, requestedFaction));
+    // ...or a VASSAL side a faction plays (the extension's `faction=$PlayerSide$`; the pack's [vassal.sides])
+    const sides = plan && plan.vassal && plan.vassal.sides && typeof plan.vassal.sides === "object" ? plan.vassal.sides : {};
+    const bySide = known.filter((name) => Array.isArray(sides[name]) && sides[name].some((side) => sameFaction(side, requestedFaction)));
+    const match = known.find((name) => sameFaction(name, requestedFaction)) || (bySide.length === 1 ? bySide[0] : undefined);
     faction = match || requestedFaction;
     unknownFaction = !match;
     if (unknownFaction) showNotice(`Unknown faction "${requestedFaction}": use ${known.join(", ")} (?view=player&faction=…)`);
