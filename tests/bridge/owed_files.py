@@ -48,3 +48,29 @@ def save_after(pipeline: Any, log: Path, target: Path, keep: int) -> Path:
     table = Table.from_placed(pieces, _stacking(pipeline.module), _locator(game, pipeline.module))
     saved, _warnings = _save_from_log(tree, table, info)
     return _write(log, target, saved)
+
+
+class _Misplacing:
+    """A pipeline whose plan puts one counter elsewhere than the rules do (its step's words unchanged):
+    `adjutant apply` through it writes what a player who moved that counter to the wrong box sends."""
+
+    def __init__(self, pipeline: Any, counter: str, place: str) -> None:
+        self._pipeline, self._counter, self._place = pipeline, counter, place
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pipeline, name)
+
+    def plan_pieces(self, *args: Any, **kwargs: Any) -> Any:
+        result = self._pipeline.plan_pieces(*args, **kwargs)
+        for event in result.plan.get("events", []):
+            for step in event.get("steps", []):
+                if step.get("counter") == self._counter:
+                    step["to"] = self._place
+        result.plan["resulting_position"] = None  # (no read-back: the position is not the plan's)
+        return result
+
+
+def misplaced_log(pipeline: Any, save: Path, out: Path, counter: str, place: str) -> Path:
+    """`applied_log`, with `counter` moved to `place` instead (e.g. PO 2 Inf to the Delay Box)."""
+    apply_plan(_Misplacing(pipeline, counter, place), save, out)
+    return out
