@@ -20,7 +20,7 @@ imported there, lazily).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -98,9 +98,10 @@ def judge_owed(pipeline: Any, result: Any, earlier: Iterable[Mapping[str, Any]])
 
 
 def plan_with_owed(pipeline: Any, path: str | Path, answers: Mapping[str, Any] | None,
-                   earlier: Iterable[Mapping[str, Any]] = ()) -> dict[str, Any]:
+                   earlier: Iterable[Mapping[str, Any]] = (),
+                   answers_source: str = "<answers>") -> dict[str, Any]:
     """The daemon's plan of a save: `CheckPipeline.plan_file`, owed steps judged against `earlier`."""
-    result = pipeline.plan_file(path, answers=dict(answers or {}) or None)
+    result = pipeline.plan_file(path, answers=dict(answers or {}) or None, answers_source=answers_source)
     return judge_owed(pipeline, result, earlier)
 
 
@@ -125,3 +126,34 @@ def replay_with_owed(pipeline: Any, path: str | Path, answers: Mapping[str, Any]
             plan = judge_owed(pipeline, planned.result, memory.basis())
         plans.append((planned.step, plan))
     return plans
+
+
+class SessionPlanner:
+    """The daemon's `plan(path, answers)` and `replay(path, answers)` in this process, with owed steps
+    judged as `ProcessPlanner` judges them in its worker (for `adjutant demo`'s planner and tests).
+
+    `answers_for(path)`: answers the file comes with (the demo's story), under the ones given."""
+
+    def __init__(self, pipeline: Any, answers_for: Any = None, answers_source: str = "<answers>",
+                 max_steps: int | None = None) -> None:
+        self.pipeline = pipeline
+        self.fired = FiredMemory()
+        self._answers_for = answers_for
+        self._source = answers_source
+        self._max_steps = max_steps
+
+    def _answers(self, path: Path, answers: Mapping[str, Any]) -> dict[str, Any]:
+        given = dict(self._answers_for(path) or {}) if self._answers_for is not None else {}
+        return {**given, **answers}
+
+    def plan(self, path: Path, answers: Mapping[str, Any]) -> dict[str, Any]:
+        answers = self._answers(path, answers)
+        plan = plan_with_owed(self.pipeline, path, answers, self.fired.basis(), self._source)
+        self.fired.remember(plan)
+        return plan
+
+    def replay(self, path: Path, answers: Mapping[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
+        plans = replay_with_owed(self.pipeline, path, answers, self.fired.basis(), self._max_steps)
+        if plans:
+            self.fired.remember(plans[-1][1])
+        yield from plans

@@ -236,3 +236,27 @@ def test_a_cut_log_in_the_folder_is_owed_and_the_stream_never_sees_the_hidden_un
     assert [s["counter"] for s in event["steps"]] == [None, "PO-2", "PO-RES", "BR-POL", "GE-CORRIDOR"]
     assert event["why"][0].startswith("fired earlier: 1 of 5 steps made")
     assert not any("of 6" in line for line in event["why"])
+
+
+def test_the_in_process_planner_judges_owed_steps_as_the_worker_does(pipeline, full_log, tmp_path) -> None:
+    """`SessionPlanner` (for an in-process daemon such as `adjutant demo`'s): the same judgement, the
+    story's answers under the overlay's, the memory kept between files."""
+    from bridge.reports.session_owed import SessionPlanner
+
+    partial = save_after(pipeline, full_log, tmp_path / "after-1.vsav", 1)
+    planner = SessionPlanner(pipeline, answers_for=lambda path: {})
+    assert conquest(planner.plan(partial, {}))["status"] == "not_due"  # nothing earlier this session
+    assert conquest(planner.plan(POLAND, {}))["status"] == "fired"
+    event = conquest(planner.plan(partial, {}))
+    assert event["status"] == "owed" and len(event["remaining"]) == 5
+    cut = cut_log(full_log, tmp_path / "first-4.vlog", 4)
+    assert conquest(list(planner.replay(cut, {}))[-1][1])["status"] == "owed"
+
+
+def test_the_console_line_names_the_owed_event() -> None:
+    """The daemon's console line: an owed event is neither "due" nor silent."""
+    from bridge.daemon.watch import due_summary
+
+    plan = {"events": [{"rule": "16.1.1", "title": "Allied Minor Country Conquest", "status": "owed"},
+                       {"rule": "16.2.1", "title": "Axis Conquest", "status": "not_due"}]}
+    assert due_summary(plan) == "0 event(s) due; owed: 16.1.1"
