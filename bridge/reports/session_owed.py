@@ -49,7 +49,8 @@ def fired_entry(event: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 class FiredMemory:
-    """The steps of every event seen fired this session: its entry of the last plan where it fired."""
+    """The steps of every event seen fired this session and not settled since: its entry of the last
+    plan where it fired (or was owed)."""
 
     def __init__(self, earlier: Iterable[Mapping[str, Any]] = ()) -> None:
         self._events: dict[tuple[Any, Any], dict[str, Any]] = {}
@@ -66,9 +67,17 @@ class FiredMemory:
         while len(self._events) > MAX_REMEMBERED:
             del self._events[next(iter(self._events))]
 
-    def remember(self, plan: Mapping[str, Any] | None) -> None:
+    def remember(self, plan: Mapping[str, Any] | None, judged: bool = True) -> None:
+        """Learn what `plan` fired. `judged`: its owed steps were judged (the daemon's plans; a log's
+        inner steps are not): then an event it shows `not_due` is forgotten -- carried out, or lapsed
+        before anything was made -- so the pieces moving on by later rules (a unit leaving the Delay
+        Box turns later) are never read as a deviation of an event settled long ago."""
         for event in (plan or {}).get("events") or []:
-            if isinstance(event, Mapping):
+            if not isinstance(event, Mapping):
+                continue
+            if judged and event.get("status") == "not_due":
+                self._events.pop(event_identity(event), None)
+            else:
                 self.remember_event(event)
 
     def basis(self) -> list[dict[str, Any]]:
@@ -120,7 +129,7 @@ def replay_with_owed(pipeline: Any, path: str | Path, answers: Mapping[str, Any]
         if planned.result is None:
             plan = {"events": planned.events}
             if planned.events is not last_events:  # (a step that changed nothing the rules read: as before)
-                memory.remember(plan)
+                memory.remember(plan, judged=False)
                 last_events = planned.events
         else:
             plan = judge_owed(pipeline, planned.result, memory.basis())

@@ -260,3 +260,26 @@ def test_the_console_line_names_the_owed_event() -> None:
     plan = {"events": [{"rule": "16.1.1", "title": "Allied Minor Country Conquest", "status": "owed"},
                        {"rule": "16.2.1", "title": "Axis Conquest", "status": "not_due"}]}
     assert due_summary(plan) == "0 event(s) due; owed: 16.1.1"
+
+
+def test_an_event_carried_out_is_forgotten_so_later_moves_are_no_deviation(pipeline, full_log,
+                                                                          tmp_path) -> None:
+    """16.1.1 Step 3 puts BR 1-2-2 Pol in the Delay Box; once a save shows every step made, the event is
+    settled: a later save where the unit has left the Delay Box (by a later rule, turns on) is not read
+    as a deviation of it. Before it was settled, the same position is one (the wrong box)."""
+    from bridge.reports.session_owed import SessionPlanner
+    from tests.bridge.owed_files import misplaced_log
+
+    done = save_after(pipeline, full_log, tmp_path / "done.vsav", 6)
+    moved_on = save_after(pipeline, misplaced_log(pipeline, POLAND, tmp_path / "moved.vlog", "BR-POL",
+                                                  "force_pool:Western"), tmp_path / "moved-on.vsav", 6)
+    settled = SessionPlanner(pipeline)
+    settled.plan(POLAND, {})
+    assert conquest(settled.plan(done, {}))["status"] == "not_due"
+    assert settled.fired.basis() == []
+    assert conquest(settled.plan(moved_on, {}))["status"] == "not_due"
+    unsettled = SessionPlanner(pipeline)
+    unsettled.plan(POLAND, {})
+    event = conquest(unsettled.plan(moved_on, {}))
+    assert event["status"] == "owed" and len(event["deviations"]) == 1
+    assert "BR 1-2-2 Pol" in event["deviations"][0]
