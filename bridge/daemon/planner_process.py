@@ -25,6 +25,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from bridge.reports.session_owed import FiredMemory
 from vassal_parser.collector import collector_paused, freeze_start_up_state
 from vassal_parser.errors import InputError
 
@@ -95,17 +96,17 @@ def _worker(conn: Connection, module: str, pack: str, extensions: list[str], mem
     conn.send(("ready", None))
     while True:
         try:
-            kind, path, answers = conn.recv()
+            kind, path, answers, earlier = conn.recv()
         except (EOFError, OSError):
             return
         # A save's plan is made and sent with the cyclic collector paused: the collection of what
         # the read allocated then runs after the overlay has its plan, not before (a 5,000-piece
         # first save's objects cost it ~8 ms). Replays, not waited for by the overlay, run as usual.
         if kind != "plan":
-            _answer(conn, pipeline, kind, path, answers, memory_limit, max_steps)
+            _answer(conn, pipeline, kind, path, answers, memory_limit, max_steps, earlier)
             continue
         with collector_paused():
-            _answer(conn, pipeline, kind, path, answers, memory_limit, max_steps)
+            _answer(conn, pipeline, kind, path, answers, memory_limit, max_steps, earlier)
             # ... and not at once either: the daemon now unpickles and publishes the plan, and the
             # page reads it; on a 2-core machine a collection started here takes the core one of
             # them needs. It waits until the next job arrives or the daemon has had its moment.
@@ -114,15 +115,16 @@ def _worker(conn: Connection, module: str, pack: str, extensions: list[str], mem
 
 
 def _answer(conn: Connection, pipeline: Any, kind: str, path: str, answers: Any, memory_limit: int | None,
-            max_steps: int) -> None:
-    """Plan one job and send what came of it."""
+            max_steps: int, earlier: Any = ()) -> None:
+    """Plan one job and send what came of it. `earlier`: the events fired in the files planned before
+    (`FiredMemory.basis`), whose steps a partly made position still owes (issue 37)."""
+    from bridge.reports.session_owed import plan_with_owed, replay_with_owed
+
     try:
         if kind == "plan":
-            result: Any = pipeline.plan_file(path, answers=answers or None).plan
+            result: Any = plan_with_owed(pipeline, path, answers, earlier)
         else:
-            from bridge.reports.step_plans import replay_plans
-
-            plans = list(replay_plans(pipeline, path, answers=answers or None, max_steps=max_steps))
+            plans = replay_with_owed(pipeline, path, answers, earlier, max_steps)
             result = [(step, plan if i == len(plans) - 1 else _timeline_only(plan))
                       for i, (step, plan) in enumerate(plans)]
         conn.send(("ok", result))
@@ -152,6 +154,9 @@ class ProcessPlanner:
         self._process: Any = None
         self._conn: Connection | None = None
         self.restarts = 0
+        # The events fired in the files planned so far (their steps stay owed until a position shows
+        # them made, issue 37): kept here, so a worker killed for its budget does not forget them.
+        self.fired = FiredMemory()
 
     # --- worker life -------------------------------------------------------------------------------
     def start(self) -> None:
@@ -212,12 +217,14 @@ class ProcessPlanner:
             self._ensure_worker()
             assert self._conn is not None
             try:
-                self._conn.send((kind, str(path), dict(answers)))
+                self._conn.send((kind, str(path), dict(answers), self.fired.basis()))
             except (OSError, ValueError):
                 self._stop_worker()
                 gone = "the planner went away; the next save will be planned afresh"
                 raise InputError(path, gone) from None
             status, payload = self._receive(self.budget, path, "planning")
+            if status == "ok":
+                self.fired.remember(payload if kind == "plan" else payload[-1][1] if payload else None)
         if status == "ok":
             return payload
         if status == "input":
@@ -243,6 +250,8 @@ class ProcessPlanner:
             return await self._threaded(path, answers)
         try:
             status, payload = await self._exchange(self._conn, path, answers)
+            if status == "ok":
+                self.fired.remember(payload)
         finally:
             self._lock.release()
         if status == "ok":
@@ -259,7 +268,7 @@ class ProcessPlanner:
     async def _exchange(self, conn: Connection, path: Path, answers: Mapping[str, Any]) -> tuple[str, Any]:
         """Send one plan job and read its answer without blocking the loop; the caller holds the lock."""
         try:
-            conn.send(("plan", str(path), dict(answers)))
+            conn.send(("plan", str(path), dict(answers), self.fired.basis()))
         except (OSError, ValueError):
             self._stop_worker()
             raise InputError(path, "the planner went away; the next save will be planned afresh") from None

@@ -29,6 +29,7 @@ from bridge.web import protocol
 from vassal_parser.errors import InputError
 
 MAX_REPLAY_STEPS = 2000
+MAX_FILES_WITH_TICKS = 64  # files whose owed steps a person ticked or unticked, kept (oldest dropped)
 
 # A planner: a complete file's path and the current answers -> the plan as a JSON dict.
 # It raises vassal_parser.errors.InputError for a file it cannot read.
@@ -49,16 +50,19 @@ Publish = Callable[[Mapping[str, Any]], None]
 
 def due_summary(plan: Mapping[str, Any], previous: Mapping[str, Any] | None = None) -> str:
     """What the console says of a plan: what is due (rule and title), what became due since the
-    previous plan, and what is undecided (a fact it needs is missing)."""
+    previous plan, what is owed (fired earlier, not all made) and what is undecided (a fact is missing)."""
     events = protocol.iter_events(plan)
     due = [e for e in events if protocol.event_is_due(e)]
     before = {e.get("rule") for e in protocol.iter_events(previous) if protocol.event_is_due(e)}
     undecided = [str(e.get("rule")) for e in events if e.get("status") == "undecided"]
+    owed = [str(e.get("rule")) for e in events if protocol.event_is_owed(e)]
     named = [f"{event.get('rule')} {event.get('title')}" for event in due]
     text = f"{len(due)} event(s) due" + (f": {', '.join(named)}" if named else "")
     became = [str(e.get("rule")) for e in due if e.get("rule") not in before]
     if previous is not None and became:
         text += f"; became due: {', '.join(became)}"
+    if owed:  # fired earlier, its steps only partly made (issue 37)
+        text += f"; owed: {', '.join(owed)}"
     return text + (f"; undecided: {', '.join(undecided)}" if undecided else "")
 
 
@@ -96,7 +100,13 @@ class PlanCoordinator:
         self._log_line = log_line
         self._lock = asyncio.Lock()
         self.answers: dict[str, Any] = {}
-        self.ticks: dict[str, bool] = {}
+        self.ticks: dict[str, bool] = {}  # what the views are sent: step key -> True, ticked off
+        # Ticks a person gave a step no position judges (a due event's): kept while the step exists.
+        self._hand_ticks: set[str] = set()
+        # An owed event's steps are ticked as the position judges them (made: ticked, issue 37); a
+        # person's tick or untick of one is kept for that file (a new save is judged afresh):
+        # file name -> step key -> ticked.
+        self._overrides: dict[str, dict[str, bool]] = {}
         self.current: Path | None = None
         self.plan: dict | None = None
         self._settled = "waiting"  # the status of the last round that ended ("ok", "error")
@@ -187,11 +197,34 @@ class PlanCoordinator:
         self._publish({"writeback": dict(self.writeback)})
 
     def set_tick(self, step: str, done: bool) -> None:
-        if done:
-            self.ticks[step] = True
+        """A person ticked or unticked a step. Of an owed event's step (judged by the position) it is
+        kept for the current file: a made step unticked stays unticked through re-plans of that file."""
+        if step in protocol.judged_step_keys(self.plan):
+            overrides = self._overrides.setdefault(self._file_key(), {})
+            overrides.pop(step, None)
+            if done != (step in protocol.made_step_keys(self.plan)):
+                overrides[step] = done
+            while len(self._overrides) > MAX_FILES_WITH_TICKS:
+                del self._overrides[next(iter(self._overrides))]
+        elif done:
+            self._hand_ticks.add(step)
         else:
-            self.ticks.pop(step, None)
+            self._hand_ticks.discard(step)
+        self.ticks = self._ticks_of(self.plan)
         self._publish({"ticks": dict(self.ticks)})
+
+    def _file_key(self) -> str:
+        return str(self.current) if self.current is not None else ""
+
+    def _ticks_of(self, plan: Mapping[str, Any] | None) -> dict[str, bool]:
+        """The ticks the views show for `plan` (the current file's): by hand where no position judges
+        the step, else as the position judges it unless a person ticked or unticked it for this file."""
+        judged = protocol.judged_step_keys(plan)
+        made = protocol.made_step_keys(plan)
+        overrides = self._overrides.get(self._file_key(), {})
+        ticked = {key for key in self._hand_ticks if key not in judged}
+        ticked |= {key for key in judged if overrides.get(key, key in made)}
+        return {key: True for key in sorted(ticked)}
 
     def _plan_in_thread(self, path: Path, answers: dict[str, Any]) -> tuple[dict, dict[str, Any] | None]:
         if path.suffix.lower() == ".vlog" and self._replay is not None:
@@ -258,9 +291,10 @@ class PlanCoordinator:
         self._settled = "ok"
         plan = protocol.annotate_step_keys(plan)
         live_keys = protocol.step_keys(plan)
-        self.ticks = {key: True for key in self.ticks if key in live_keys}
+        self._hand_ticks &= live_keys
         previous = self.plan
         self.current, self.plan = path, plan
+        self.ticks = self._ticks_of(plan)
         self._publish(
             {
                 "status": "ok",

@@ -149,12 +149,19 @@ def replay_plans(pipeline: Any, path: Any, answers: Mapping[str, Any] | None = N
     long logs `check --timeline` meets (issue 27) reach the daemon, and the replay the overlay
     waits for took as long as the timeline once did. A log of more than `max_steps` steps is
     refused before any step is planned, in one line."""
+    for planned in replay_results(pipeline, path, answers, answers_source, max_steps):
+        result = planned.result
+        yield planned.step, (result.plan if result is not None else {"events": planned.events})
+
+
+def replay_results(pipeline: Any, path: Any, answers: Mapping[str, Any] | None = None,
+                   answers_source: str = "<answers>", max_steps: int | None = None) -> Iterator[StepPlan]:
+    """`replay_plans`' steps as `StepPlan`s: the last one carries its `PlanResult` (its position too,
+    which the daemon judges owed steps against: bridge/reports/session_owed.py)."""
     game, info = pipeline.load(path)
     if game.kind != "log":
         raise InputError(path, "is a save, not a log: it has no replay steps")
     if max_steps is not None and info["steps"] > max_steps:
         raise InputError(path, f"log has {info['steps']} steps, more than the {max_steps} a replay "
                                "follows; replay stopped")
-    for planned in step_plans(pipeline, game, info, answers, answers_source):
-        result = planned.result
-        yield planned.step, (result.plan if result is not None else {"events": planned.events})
+    yield from step_plans(pipeline, game, info, answers, answers_source)

@@ -430,10 +430,38 @@ def annotate_step_keys(plan: Mapping[str, Any] | None) -> Any:
         if not isinstance(steps, list):
             continue
         event["steps"] = steps = [dict(step) if isinstance(step, dict) else step for step in steps]
+        owed = event.get("status") == OWED
         for step_index, step in enumerate(steps):
             if isinstance(step, dict):
+                if owed:
+                    _judged(event, step)
                 step["key"] = step_key(event, event_index, step, step_index)
     return annotated
+
+
+def _judged(event: Mapping[str, Any], step: dict[str, Any]) -> None:
+    """An owed event's step as the position judged it (rules/owed.py): `made` (the position shows
+    it: the views tick it by themselves), and where its counter stands elsewhere, its `deviation`."""
+    plain = {k: v for k, v in step.items() if k not in _STEP_VIEW_KEYS}
+    step["made"] = any(isinstance(done, Mapping) and dict(done) == plain for done in event.get("done") or [])
+    for wrong in event.get("deviation_details") or []:
+        if isinstance(wrong, Mapping) and wrong.get("step") == plain:
+            step["deviation"] = str(wrong.get("text") or "")
+            break
+
+
+def made_step_keys(plan: Mapping[str, Any] | None) -> set[str]:
+    """Keys of the owed events' steps the position shows made (`annotate_step_keys`' `made`)."""
+    return {str(step["key"]) for event in iter_events(plan) for step in event.get("steps") or []
+            if isinstance(step, Mapping) and step.get("made") is True and isinstance(step.get("key"), str)}
+
+
+def judged_step_keys(plan: Mapping[str, Any] | None) -> set[str]:
+    """Keys of every step of an owed event: each is ticked as the position judges it, unless a person
+    ticked or unticked it for this file (bridge/daemon/watch.py `PlanCoordinator.set_tick`)."""
+    return {str(step["key"]) for event in iter_events(plan) if event.get("status") == OWED
+            for step in event.get("steps") or []
+            if isinstance(step, Mapping) and isinstance(step.get("key"), str)}
 
 
 def step_keys(plan: Mapping[str, Any] | None) -> set[str]:
@@ -475,6 +503,15 @@ def match_option(choice: Mapping[str, Any], option: str) -> Any:
         if value == option or (not isinstance(value, str) and json.dumps(value) == option):
             return value
     raise ProtocolError(f"{option!r} is not an option of choice {choice.get('id')!r}")
+
+
+_STEP_VIEW_KEYS = ("key", "made", "deviation")  # what `annotate_step_keys` adds to a step
+# An event that fired in an earlier position and whose steps this one does not all show (rules/owed.py).
+OWED = "owed"
+
+
+def event_is_owed(event: Mapping[str, Any]) -> bool:
+    return event.get("status") == OWED
 
 
 def event_is_due(event: Mapping[str, Any]) -> bool:

@@ -18,7 +18,8 @@ delta, heartbeat, pong, error — goes through one function that knows each view
 * stream: `protocol.project_value` (hidden and masked pieces, docs/protocol.md "Hidden pieces"), then the
   fields derived from what was withheld are worked out again from what is left: an inset loses the
   hexes where hidden pieces stand (and the neighbours and counters drawn around them), an answer's
-  label is made from the options still shown; "Write the moves" is not the stream's business at all
+  label is made from the options still shown, an owed event's step counts from the steps still
+  shown; "Write the moves" is not the stream's business at all
   (null); every text names files by their base name.
 """
 
@@ -138,6 +139,22 @@ def _public_answer(choice: dict[str, Any]) -> None:
         choice["answer_label"] = label if choice.get("answered") else None
 
 
+# An owed event's why lines that count its steps (rules/owed.py `mark_owed`): counted again on the stream.
+_COUNTING = re.compile(r"\b\d+ of \d+ steps? made|\bstep\(s\) cannot be seen|\(\d+ of \d+\)")
+
+
+def _public_owed(event: dict[str, Any]) -> None:
+    """An owed event as the stream may see it: its why lines that count steps say the count of the
+    steps the stream is shown (a hidden piece's step withheld must not show as "2 of 6"), in place."""
+    steps = [step for step in event.get("steps") or [] if isinstance(step, Mapping)]
+    made = sum(1 for step in steps if step.get("made") is True)
+    why = event.get("why")
+    if isinstance(why, list):
+        kept = [line for line in why if not (isinstance(line, str) and _COUNTING.search(line))]
+        event["why"] = [f"fired earlier: {made} of {len(steps)} steps made; the rest are owed "
+                        "(6.2: a fired event is carried out in full)", *kept]
+
+
 def _derived_fields(plan: Any, names: set[str]) -> Any:
     """Work the derived fields of the stream's plan out again from what it is shown (in place)."""
     if not isinstance(plan, dict):
@@ -148,6 +165,9 @@ def _derived_fields(plan: Any, names: set[str]) -> Any:
     for holder, key in ((plan, "pending_choices"), *((event, "waiting_for") for event in holders[1:])):
         if isinstance(holder.get(key), list):  # only choices the stream is shown are waited for
             holder[key] = [item for item in holder[key] if not isinstance(item, str) or item in shown]
+    for event in holders[1:]:
+        if event.get("status") == protocol.OWED:
+            _public_owed(event)
     for holder in holders:
         if "map" in holder and holder["map"] is not None:
             inset = _public_inset(holder["map"], names)

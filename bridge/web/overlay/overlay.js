@@ -169,8 +169,26 @@
     return event.status === "undecided";
   }
 
+  // Owed: it fired in an earlier position and this one does not show all its steps (docs/protocol.md
+  // "Owed steps"): the steps still to make are the players' business as much as a due event's.
+  function eventIsOwed(event) {
+    return event.status === "owed";
+  }
+
   function needsPlayers(event) {
-    return eventIsDue(event) || eventIsUndecided(event);
+    return eventIsDue(event) || eventIsUndecided(event) || eventIsOwed(event);
+  }
+
+  // An owed event's deviations: "PO 2 Inf (PO-2) is in the Delay Box; 16.1.1 Step 2 puts it in …".
+  function deviationTexts(event) {
+    return Array.isArray(event.deviations) ? event.deviations.filter((text) => typeof text === "string") : [];
+  }
+
+  // "2 of 6 steps made": counted from the steps this page was sent (the stream's lack hidden pieces).
+  function madeLine(event) {
+    const steps = Array.isArray(event.steps) ? event.steps : [];
+    const made = steps.filter((step) => step && step.made === true).length;
+    return `${made} of ${steps.length} step(s) made; still to do: ${steps.length - made}`;
   }
 
   function missingTexts(event) {
@@ -358,11 +376,15 @@
       el("span", { class: `badge badge-${status}` }, badgeText(status)),
       counter ? el("span", { class: "cycle" }, counter) : null));
     for (const text of missingTexts(event)) node.append(el("div", { class: "missing" }, `Missing: ${text}`));
-    if (steps.length) {
-      const shown = steps.slice(0, stream.lines);
+    // On air an owed event shows what is still to do (and what went wrong); the made steps are counted.
+    const owed = status === "owed";
+    if (owed) node.append(...owedLines(event));
+    const todo = owed ? steps.filter((step) => step.made !== true) : steps;
+    if (todo.length) {
+      const shown = todo.slice(0, stream.lines);
       const list = el("ul", { class: "steps" }, ...shown.map(renderStep));
       node.append(list);
-      if (steps.length > shown.length) node.append(el("div", { class: "more" }, `+ ${steps.length - shown.length} more step(s)`));
+      if (todo.length > shown.length) node.append(el("div", { class: "more" }, `+ ${todo.length - shown.length} more step(s)`));
     }
     if (stream.insets) {
       const inset = renderInset(event);
@@ -379,7 +401,8 @@
     const fits = () => content.scrollHeight <= content.clientHeight + 1;
     if (fits()) return;
     for (const inset of card.querySelectorAll(".insets")) inset.remove();
-    const total = Array.isArray(event.steps) ? event.steps.length : 0;
+    const steps = Array.isArray(event.steps) ? event.steps : [];
+    const total = event.status === "owed" ? steps.filter((step) => step.made !== true).length : steps.length;
     let items = card.querySelectorAll(".steps > li");
     while (!fits() && items.length > 1) {
       items[items.length - 1].remove();
@@ -395,7 +418,8 @@
   }
 
   function badgeText(status) {
-    return status === "waiting" ? "waiting for an answer" : status === "fired" ? "due" : status === "undecided" ? "undecided" : status.replace("_", " ");
+    return status === "waiting" ? "waiting for an answer" : status === "fired" ? "due" : status === "undecided" ? "undecided"
+      : status === "owed" ? "owed: steps still to make" : status.replace("_", " ");
   }
 
   // --- facts missing for the whole position (plan key `missing`, e.g. most of a save unmapped) -------
@@ -504,6 +528,7 @@
     // Readings of errata the event's Steps applied (docs/plan-format.md "errata"): which, the others, the option.
     const errata = Array.isArray(event.errata) ? event.errata : [];
     if (errata.length) node.append(el("ul", { class: "errata" }, ...errata.map((note) => el("li", { class: "erratum", "data-key": note.key || "" }, note.text || ""))));
+    if (status === "owed") node.append(...owedLines(event));
     if (steps.length) node.append(el("ul", { class: "steps" }, ...steps.map(renderStep)));
     const inset = renderInset(event);
     if (inset) node.append(inset);
@@ -514,19 +539,36 @@
     return node;
   }
 
+  // What an owed event says above its steps: how many the position shows made, and each deviation.
+  function owedLines(event) {
+    const lines = [el("div", { class: "owed-summary" }, madeLine(event))];
+    const wrong = deviationTexts(event);
+    if (wrong.length) {
+      lines.push(el("ul", { class: "deviations" }, ...wrong.map((text) => el("li", { class: "deviation" }, text))));
+    }
+    return lines;
+  }
+
   function renderStep(step) {
     const key = step.key || "";
     const done = Boolean(state.ticks && state.ticks[key]);
     const label = [step.rule, step.step].filter(Boolean).join(" ");
-    const text = el("span", { class: "text" }, el("span", { class: "rule" }, label), step.text || "");
-    const item = el("li", { class: done ? "step done" : "step", "data-key": key });
+    // An owed event's step says what the position shows of it (ticked by itself when made).
+    const judged = step.made === true ? el("span", { class: "judged made" }, " (the position shows it made)")
+      : step.made === false ? el("span", { class: "judged todo" }, step.deviation ? " (not where the rules put it)" : " (still to do)")
+      : null;
+    const text = el("span", { class: "text" }, el("span", { class: "rule" }, label), step.text || "", judged);
+    const made = step.made === true ? " made" : step.made === false ? " todo" : "";
+    const item = el("li", { class: (done ? "step done" : "step") + made + (step.deviation ? " deviation" : ""), "data-key": key });
     if (!interactive) {
       item.append(text);
+      if (step.deviation) item.append(el("div", { class: "step-deviation" }, step.deviation));
       return item;
     }
     const box = el("input", { type: "checkbox", checked: done, "data-key": key });
     box.addEventListener("change", () => send({ type: "tick", step: key, done: box.checked }));
     item.append(el("label", {}, box, text));
+    if (step.deviation) item.append(el("div", { class: "step-deviation" }, step.deviation));
     return item;
   }
 
