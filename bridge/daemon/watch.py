@@ -25,11 +25,11 @@ from bridge.daemon.folder import (
     FolderWatcher,
 )
 from bridge.daemon.threads import Result, in_daemon_thread
+from bridge.daemon.ticks import TickBook
 from bridge.web import protocol
 from vassal_parser.errors import InputError
 
 MAX_REPLAY_STEPS = 2000
-MAX_FILES_WITH_TICKS = 64  # files whose owed steps a person ticked or unticked, kept (oldest dropped)
 
 # A planner: a complete file's path and the current answers -> the plan as a JSON dict.
 # It raises vassal_parser.errors.InputError for a file it cannot read.
@@ -101,12 +101,7 @@ class PlanCoordinator:
         self._lock = asyncio.Lock()
         self.answers: dict[str, Any] = {}
         self.ticks: dict[str, bool] = {}  # what the views are sent: step key -> True, ticked off
-        # Ticks a person gave a step no position judges (a due event's): kept while the step exists.
-        self._hand_ticks: set[str] = set()
-        # An owed event's steps are ticked as the position judges them (made: ticked, issue 37); a
-        # person's tick or untick of one is kept for that file (a new save is judged afresh):
-        # file name -> step key -> ticked.
-        self._overrides: dict[str, dict[str, bool]] = {}
+        self._tick_book = TickBook()  # hand ticks, and owed steps ticked as the position judges them
         self.current: Path | None = None
         self.plan: dict | None = None
         self._settled = "waiting"  # the status of the last round that ended ("ok", "error")
@@ -199,32 +194,12 @@ class PlanCoordinator:
     def set_tick(self, step: str, done: bool) -> None:
         """A person ticked or unticked a step. Of an owed event's step (judged by the position) it is
         kept for the current file: a made step unticked stays unticked through re-plans of that file."""
-        if step in protocol.judged_step_keys(self.plan):
-            overrides = self._overrides.setdefault(self._file_key(), {})
-            overrides.pop(step, None)
-            if done != (step in protocol.made_step_keys(self.plan)):
-                overrides[step] = done
-            while len(self._overrides) > MAX_FILES_WITH_TICKS:
-                del self._overrides[next(iter(self._overrides))]
-        elif done:
-            self._hand_ticks.add(step)
-        else:
-            self._hand_ticks.discard(step)
-        self.ticks = self._ticks_of(self.plan)
+        self._tick_book.set(self.plan, self._file_key(), step, done)
+        self.ticks = self._tick_book.ticks(self.plan, self._file_key())
         self._publish({"ticks": dict(self.ticks)})
 
     def _file_key(self) -> str:
         return str(self.current) if self.current is not None else ""
-
-    def _ticks_of(self, plan: Mapping[str, Any] | None) -> dict[str, bool]:
-        """The ticks the views show for `plan` (the current file's): by hand where no position judges
-        the step, else as the position judges it unless a person ticked or unticked it for this file."""
-        judged = protocol.judged_step_keys(plan)
-        made = protocol.made_step_keys(plan)
-        overrides = self._overrides.get(self._file_key(), {})
-        ticked = {key for key in self._hand_ticks if key not in judged}
-        ticked |= {key for key in judged if overrides.get(key, key in made)}
-        return {key: True for key in sorted(ticked)}
 
     def _plan_in_thread(self, path: Path, answers: dict[str, Any]) -> tuple[dict, dict[str, Any] | None]:
         if path.suffix.lower() == ".vlog" and self._replay is not None:
@@ -291,10 +266,10 @@ class PlanCoordinator:
         self._settled = "ok"
         plan = protocol.annotate_step_keys(plan)
         live_keys = protocol.step_keys(plan)
-        self._hand_ticks &= live_keys
+        self._tick_book.keep_only(live_keys)
         previous = self.plan
         self.current, self.plan = path, plan
-        self.ticks = self._ticks_of(plan)
+        self.ticks = self._tick_book.ticks(plan, self._file_key())
         self._publish(
             {
                 "status": "ok",

@@ -102,8 +102,7 @@ def _race(tmp_path: Path, force: bool) -> tuple[Path, list[tuple[int, str, str, 
     return out, got
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="fork start method")
-@pytest.mark.skipif(not HUNGARY.is_file(), reason="demo story saves not built")
+@pytest.mark.skipif(sys.platform == "win32", reason="needs os.fork (the fork start method: POSIX)")
 def test_concurrent_applies_on_one_new_out_exactly_one_wins(tmp_path: Path) -> None:
     out, got = _race(tmp_path, force=False)
     winners = [entry for entry in got if entry[0] == 0]
@@ -116,8 +115,7 @@ def test_concurrent_applies_on_one_new_out_exactly_one_wins(tmp_path: Path) -> N
     assert temp_files(out.parent) == [] and os.listdir(out.parent) == [out.name]
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="fork start method")
-@pytest.mark.skipif(not HUNGARY.is_file(), reason="demo story saves not built")
+@pytest.mark.skipif(sys.platform == "win32", reason="needs os.fork (the fork start method: POSIX)")
 def test_concurrent_forced_applies_leave_one_whole_file_and_no_temp_file(tmp_path: Path) -> None:
     out, got = _race(tmp_path, force=True)
     assert [status for status, *_rest in got] == [0] * RUNS, got
@@ -130,7 +128,6 @@ def test_concurrent_forced_applies_leave_one_whole_file_and_no_temp_file(tmp_pat
 # --- the daemon's "Write the moves" -------------------------------------------------------------------
 
 
-@pytest.mark.skipif(not HUNGARY.is_file(), reason="demo story saves not built")
 def test_write_the_moves_never_replaces_a_file_made_while_it_wrote(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """An `apply` writing the daemon's chosen name at the same moment keeps its file; the daemon's
@@ -159,7 +156,6 @@ def test_write_the_moves_never_replaces_a_file_made_while_it_wrote(tmp_path: Pat
     assert again["file"] == "hungary-adjutant-2.vlog" and intruder.read_bytes() == b"another apply's file"
 
 
-@pytest.mark.skipif(not HUNGARY.is_file(), reason="demo story saves not built")
 def test_write_the_moves_leaves_a_file_put_in_place_of_its_own(tmp_path: Path) -> None:
     """Its own file it may write again; one another writer put in its place since (known by its inode,
     not its name) it leaves alone."""

@@ -14,12 +14,20 @@ import pytest
 from websockets.asyncio.client import connect
 
 from bridge.daemon.planner_process import ProcessPlanner
+from bridge.reports.session_owed import FiredMemory
 from tests.bridge.harness import daemon_running, receive_until, run, ws_url
 from tests.bridge.savefiles import write_in_place
 from vassal_parser.errors import InputError
 
 DEMO = Path(__file__).resolve().parents[2] / "module_patches" / "demo"
 SAVES = (DEMO / "saves" / "02-poland-falls.vsav", DEMO / "saves" / "05-case-yellow.vsav")
+
+
+def _fresh(planner: ProcessPlanner) -> ProcessPlanner:
+    """The planner with no file planned before (issue 37's session memory of fired events emptied): the
+    two ways of calling it are compared from the same state."""
+    planner.fired = FiredMemory()
+    return planner
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +40,8 @@ def planner() -> ProcessPlanner:
 
 def test_the_plan_on_the_loop_is_the_threaded_plan(planner: ProcessPlanner) -> None:
     for save in SAVES:
-        assert run(lambda save=save: planner.plan_async(save, {})) == planner.plan(save, {})
+        async_plan = run(lambda save=save: _fresh(planner).plan_async(save, {}))
+        assert async_plan == _fresh(planner).plan(save, {})
 
 
 def test_an_overrun_is_stopped_and_a_fresh_worker_plans_the_next_save(planner: ProcessPlanner) -> None:
@@ -73,16 +82,19 @@ def test_a_cancelled_call_leaves_no_answer_for_the_next_job(planner: ProcessPlan
         with pytest.raises(asyncio.CancelledError):
             await job
         assert planner._process is None  # its answer would have been read by the next call
+        _fresh(planner)
         return await planner.plan_async(SAVES[1], {})
 
-    assert run(scenario) == planner.plan(SAVES[1], {})
+    async_plan = run(scenario)
+    assert async_plan == _fresh(planner).plan(SAVES[1], {})
 
 
 def test_a_call_still_in_flight_sends_the_next_one_the_threaded_way(planner: ProcessPlanner) -> None:
     planner.plan(SAVES[0], {})
     planner._lock.acquire()  # a threaded call the coordinator stopped waiting for
     threading.Timer(0.2, planner._lock.release).start()
-    assert run(lambda: planner.plan_async(SAVES[1], {})) == planner.plan(SAVES[1], {})
+    async_plan = run(lambda: _fresh(planner).plan_async(SAVES[1], {}))
+    assert async_plan == _fresh(planner).plan(SAVES[1], {})
     assert not planner._lock.locked()
 
 
