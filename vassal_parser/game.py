@@ -667,40 +667,79 @@ class _Board:
             self._spot(piece_id)  # a lone piece's state says where it stands
 
     def _move(self, fields: dict) -> None:
-        """`MovePiece.executeCommand`: merge onto `new_under` when it is at the new point, else let the
-        merge finder look for a deck, stack or piece exactly there, else place the piece alone."""
+        """`MovePiece.executeCommand`. The piece is looked at where it stands, still in its stack:
+        merged onto `new_under` when that is at the new point, else onto what the merge finder
+        finds there (which may be its own stack, or the piece itself: then nothing changes), else
+        `stackOrPlacePiece` — a piece in no stack gets a new Stack of its own on a map that stacks,
+        a stacked piece leaves its stack and stands alone. Without `new_under`, a piece that ends in
+        a stack is put at its bottom (`getParent().insert(piece, 0)`)."""
         piece_id = fields["id"]
         point = (fields["new_map"], fields["new_x"], fields["new_y"])
+        under = fields.get("new_under")
         if piece_id in self.containers:
             container = self.containers[piece_id]
-            container.map, container.x, container.y = point
+            was_here = (container.map, container.x, container.y) == point
             self._touch(container.members)
+            if point[0] is None:
+                container.map, container.x, container.y = point
+                self._raise(piece_id)
+                return
+            if container.deck_name is None and self._merged_here(piece_id, point, under, was_here):
+                return
+            container.map, container.x, container.y = point
             self._raise(piece_id)
-            if container.deck_name is None and point[0] is not None:
-                self._merge_here(piece_id, point, fields.get("new_under"))
             return
         piece = self.pieces.get(piece_id)
         if piece is None:
             return
         self._touch((piece_id,))
-        self._detach(piece_id)
+        if point[0] is None:
+            self._detach(piece_id)
+            self.pieces[piece_id] = piece.moved_to(*point)
+            self._raise(piece_id)
+            return
+        was_here = piece_id not in self.parent and self.position_of(piece_id) == point
         self.pieces[piece_id] = piece.moved_to(*point)
-        self._raise(piece_id)
-        if point[0] is not None:
-            self._merge_here(piece_id, point, fields.get("new_under"))
-            if fields.get("new_under") is None and piece_id in self.parent:
-                # With no "under", MovePiece then does `piece.getParent().insert(piece, 0)`: the bottom.
-                members = self.containers[self.parent[piece_id]].members
+        if not self._merged_here(piece_id, point, under, was_here):
+            self._place(piece_id, point)
+        if under is None and piece_id in self.parent:
+            members = self.containers[self.parent[piece_id]].members
+            if members[0] != piece_id:
+                self._touch(members)  # the members below it move up one
                 members.remove(piece_id)
                 members.insert(0, piece_id)
 
-    def _merge_here(self, moving: str, point: tuple[str | None, int, int], under: str | None) -> None:
-        if under and under != moving and under not in self._members_of(moving) and self._at(under) == point:
+    def _merged_here(self, moving: str, point: tuple[str | None, int, int], under: str | None,
+                     was_here: bool) -> bool:
+        """Whether `MovePiece` merges `moving` (into `under`, or what its merge finder finds at
+        `point`); `was_here`: `moving` is a top-level thing standing at `point` already, which the
+        finder visits too (merging a thing with itself changes nothing)."""
+        if under and self._at(under) == point:
             self._merge(under, moving)
-            return
-        target = self._merge_target(moving, point)
-        if target is not None:
+            return True
+        target = self._merge_target(moving, point, was_here)
+        if target is None:
+            return False
+        if target != moving:
             self._merge(target, moving)
+        return True
+
+    def _place(self, piece_id: str, point: tuple[str | None, int, int]) -> None:
+        """`stackOrPlacePiece`: a piece in no stack, on a map that stacks and not refusing to,
+        goes into a new Stack (index 0) placed at the point; otherwise it stands alone there
+        (`Map.placeAt` takes a stacked piece out of its stack)."""
+        if piece_id in self.parent:
+            self._detach(piece_id)
+        elif self.stacking(point[0] or "") and not self._does_not_stack(piece_id):
+            self.raised.pop(piece_id, None)
+            self._synthetic += 1
+            container = _Container(f"{piece_id}#stack{self._synthetic}", *point, None)
+            container.members = [piece_id]
+            self.containers[container.id] = container
+            self.parent[piece_id] = container.id
+            self._raise(container.id)
+            return
+        self._raise(piece_id)
 
     def _members_of(self, thing_id: str) -> list[str]:
         container = self.containers.get(thing_id)
@@ -711,14 +750,15 @@ class _Board:
         piece = self.pieces.get(piece_id)
         return piece is not None and any(never_stacks(trait) for trait in piece.traits)
 
-    def _merge_target(self, moving: str, point: tuple[str | None, int, int]) -> str | None:
+    def _merge_target(self, moving: str, point: tuple[str | None, int, int], was_here: bool = False) -> str | None:
         """`MovePiece.createMergeFinder`, top-most first: a Deck at the point always takes the piece;
-        a non-empty Stack or a lone piece only when the map stacks and neither piece refuses to."""
+        a non-empty Stack or a lone piece only when the map stacks and neither piece refuses to;
+        `moving` itself when it stands there (`was_here`) and would merge with itself."""
         stacking = self.stacking(point[0] or "") and not self._does_not_stack(moving)
         # Only the top-level things entered at the point are looked at (`_things_at`); many that
         # do not stack on one point still make a replay moves x pieces, so it is capped
         # (MAX_MERGE_VISITS) like sizes and counts.
-        here = [thing_id for thing_id in self._things_at(point) if thing_id != moving]
+        here = [thing_id for thing_id in self._things_at(point) if thing_id != moving or was_here]
         if self.merge_visits > MAX_MERGE_VISITS:
             raise InputError(None, f"replay looks for stacks more than {MAX_MERGE_VISITS} times "
                                    "(moves x pieces); stopped")
@@ -751,20 +791,33 @@ class _Board:
         return None
 
     def _merge(self, fixed: str, moving: str) -> None:
-        """`StackMetrics.merge`: onto a stack/deck's top, above a stacked piece, or a new stack of two;
-        a moving Stack brings all its pieces (bottom first) and disappears."""
-        incoming = list(self.containers[moving].members) if moving in self.containers else [moving]
-        if moving in self.containers:
+        """`StackMetrics.merge`: onto a stack/deck's top piece, above a stacked piece, or into a new
+        stack of two; a moving Stack brings all its pieces (bottom first) and disappears. Merging a
+        thing with itself, its own stack or a member of itself changes nothing; a piece already in
+        the stack it merges into takes its new place in it (`Stack.insert`)."""
+        if fixed in self.containers and self.containers[fixed].members:
+            fixed = self.containers[fixed].members[-1]  # the top piece (invisibility not read)
+        fixed_parent = self.parent.get(fixed)
+        if moving == fixed or moving == fixed_parent:
+            return
+        moving_stack = moving in self.containers
+        if moving_stack:
+            incoming = list(self.containers[moving].members)
             for member in incoming:
                 self.parent.pop(member, None)
             del self.containers[moving]
             self.raised.pop(moving, None)
-        if fixed in self.containers:
+        else:
+            incoming = [moving]
+        if fixed in self.containers:  # an empty stack or deck
             container = self.containers[fixed]
             index = len(container.members)
-        elif fixed in self.parent:
-            container = self.containers[self.parent[fixed]]
+        elif fixed_parent is not None:
+            container = self.containers[fixed_parent]
             index = container.members.index(fixed) + 1
+            if not moving_stack and self.parent.get(moving) == fixed_parent \
+                    and container.members.index(moving) < index:
+                index -= 1
         else:
             map_id, x, y = self.position_of(fixed)
             self._synthetic += 1
@@ -776,6 +829,11 @@ class _Board:
             if self.spots is not None:
                 self._spot(container.id)
             index = 1
+        if not moving_stack:
+            if self.parent.get(moving) == container.id:
+                container.members.remove(moving)
+            else:
+                self._detach(moving)
         container.members[index:index] = incoming
         for member in incoming:
             self.parent[member] = container.id
