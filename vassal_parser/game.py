@@ -750,7 +750,8 @@ class _Board:
         piece = self.pieces.get(piece_id)
         return piece is not None and any(never_stacks(trait) for trait in piece.traits)
 
-    def _merge_target(self, moving: str, point: tuple[str | None, int, int], was_here: bool = False) -> str | None:
+    def _merge_target(self, moving: str, point: tuple[str | None, int, int],
+                      was_here: bool = False) -> str | None:
         """`MovePiece.createMergeFinder`, top-most first: a Deck at the point always takes the piece;
         a non-empty Stack or a lone piece only when the map stacks and neither piece refuses to;
         `moving` itself when it stands there (`was_here`) and would merge with itself."""
@@ -798,7 +799,7 @@ class _Board:
         if fixed in self.containers and self.containers[fixed].members:
             fixed = self.containers[fixed].members[-1]  # the top piece (invisibility not read)
         fixed_parent = self.parent.get(fixed)
-        if moving == fixed or moving == fixed_parent:
+        if moving in (fixed, fixed_parent):
             return
         moving_stack = moving in self.containers
         if moving_stack:
