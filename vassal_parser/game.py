@@ -43,6 +43,7 @@ from vassal_parser.errors import InputError, about
 from vassal_parser.layout import MapLayout
 from vassal_parser.module import BoardSelection, Module, parse_board_picker
 from vassal_parser.pieces import Deck, Piece, Stack, make_piece
+from vassal_parser.scopes import PropertyScopes
 from vassal_parser.traits import Trait, never_stacks
 
 _MISSING = object()
@@ -321,6 +322,9 @@ class PositionMemo:
         self.pieces = BoundedCache(minimum)
         self.placed = BoundedCache(minimum)
         self.unplaced = BoundedCache(minimum)
+        # keys of `placed` entries whose names read the position's Global Properties or deck sizes
+        # -> `PropertyScopes.token()` of the position they were made in (reused only there)
+        self.worldly: dict[tuple, int] = {}
         self.layouts: dict[tuple[str, tuple | None], MapLayout | None] = {}
         self.hits = 0  # placed-piece hits and misses, for benchmarks and tests
         self.misses = 0
@@ -336,6 +340,7 @@ class PositionMemo:
         for table in (self.pieces, self.placed, self.unplaced):
             table.clear()
         self.layouts.clear()
+        self.worldly.clear()
         self.token = next(_MEMO_TOKENS)
 
     def fit(self, piece_count: int) -> None:
@@ -346,6 +351,8 @@ class PositionMemo:
                 table.resize(capacity)
         if len(self.layouts) > 256:  # boards re-chosen hundreds of times
             self.layouts.clear()
+        if len(self.worldly) > 2 * capacity:  # a missing entry makes a miss, never a wrong hit
+            self.worldly.clear()
 
     def unplaced_facts(self, piece: Piece) -> PieceKind | None:
         """(properties without PieceUID/UniqueID, hidden_by, masked_by) of a piece, shared by every
@@ -1007,6 +1014,9 @@ class Game:
         hits = 0
         last_map: object = _MISSING  # the map id of the piece before (none yet)
         parent_of, containers = board.parent.get, board.containers
+        scopes = self._scopes(board)
+        # memo keys of pieces whose names read the position's properties -> the position they read
+        worldly = memo.worldly if memo is not None else None
         for piece_id, piece in board.pieces.items() if only is None else only:
             # A piece no read has placed yet has no `where`: no entry holds it (but one made for
             # an equal Piece the `pieces` table has since dropped, and a miss is right all the same).
@@ -1041,7 +1051,10 @@ class Game:
                 key = (token, piece.strings(), placed_map, x, y, stack_id, stack_index, deck, layout_serial)
                 if not fresh:
                     cached = placed_get(key)
-                    if cached is not _MISSING:
+                    # a piece placed alone without a kind may read the position's properties:
+                    # reused only from a position where they were the same
+                    if cached is not _MISSING and (cached.kind is not None  # type: ignore[union-attr]
+                                                   or worldly.get(key) == scopes.token()):  # type: ignore[union-attr]
                         hits += 1
                         append(cached)  # type: ignore[arg-type]
                         continue
@@ -1056,7 +1069,9 @@ class Game:
                                                     stack_id, stack_index, deck, shared, piece, key, map_name)
             else:
                 placed = self._placed_alone(piece, shared, placed_map, x, y, board_name, zone, location,
-                                            stack_id, stack_index, deck, map_name, key)
+                                            stack_id, stack_index, deck, map_name, key, scopes)
+                if shared is None and worldly is not None and key is not None:
+                    worldly[key] = scopes.token()
             if key is not None:
                 keep((key, placed))
             append(placed)
@@ -1070,6 +1085,7 @@ class Game:
         self, piece: Piece, shared: PieceKind | None, map_id: str | None, x: int, y: int,
         board_name: str | None, zone: str | None, location: str | None, stack_id: str | None,
         stack_index: int | None, deck: str | None, map_name: str, key: tuple | None,
+        scopes: PropertyScopes | None = None,
     ) -> PlacedPiece:
         """A PlacedPiece built whole: a piece whose names read where it stands (`shared` None), a
         kind with a trait answering PieceUID or UniqueID, or a piece without an id."""
@@ -1085,7 +1101,7 @@ class Game:
         if location is not None:
             on_board["LocationName"] = location
         if shared is None:
-            properties = piece.properties(self._context(on_board))
+            properties = piece.properties(self._context(on_board, scopes))
             hidden_by, masked_by = piece.hidden_by, piece.masked_by
             properties.update(on_board)
         else:
@@ -1105,18 +1121,35 @@ class Game:
             properties, hidden_by, masked_by, piece.traits, key, shared,
         )
 
-    def _context(self, on_board: dict[str, str]) -> Callable[[str], str | None]:
+    def _context(self, on_board: dict[str, str],
+                 scopes: PropertyScopes | None) -> Callable[[str], str | None]:
         """What a piece's name and label formats see beyond its traits: its map-derived properties,
-        then the module's global properties (BasicPiece.getProperty falls back to the map and module)."""
+        then its zone's, map's and the module's (`scopes`: BasicPiece.getProperty falls back to
+        the zone, the map and the module)."""
+        map_name = on_board.get("CurrentMap", "")
+        zone = on_board.get("CurrentZone", "")
         module_property = self.module.module_property if self.module is not None else None
 
         def lookup(key: str) -> str | None:
             value = on_board.get(key)
-            if value is None and module_property is not None:
-                value = module_property(key)
+            if value is None:
+                if scopes is not None:
+                    value = scopes.lookup(map_name, zone, key)
+                elif module_property is not None:
+                    value = module_property(key)
             return value
 
         return lookup
+
+    def _scopes(self, board: _Board) -> PropertyScopes:
+        """The zone, map and module properties of the position `board` holds."""
+        containers = board.containers
+
+        def decks() -> list[tuple[str | None, str, int]]:
+            return [(c.map, c.deck_name, len(c.members))
+                    for c in containers.values() if c.deck_name is not None]
+
+        return PropertyScopes(self.module, board.global_properties, decks)
 
     def _map_facts(
         self, map_id: str | None, board: _Board
