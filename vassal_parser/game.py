@@ -964,11 +964,20 @@ class Game:
         walked = WalkedStep(0, placed, {}, False)
         yield walked
         board.touched = set()
+        # pieces placed alone without a kind: their names may read Global Properties or deck sizes
+        # (`PropertyScopes`), so a step changing those places them again too
+        readers = {piece_id for piece_id, piece in placed.items() if piece.kind is None}
+        decks = _deck_sizes(board)
         for number, commands in enumerate(self.steps, 1):
             with about(self.path), collector_paused():
                 for command in commands:
                     board.apply(command)
                 touched, board.touched = board.touched, set()
+                if readers:
+                    now_decks = _deck_sizes(board)
+                    if now_decks != decks or any(command.kind == "global_property" for command in commands):
+                        touched |= readers
+                    decks = now_decks
                 before = {piece_id: placed.get(piece_id) for piece_id in touched}
                 present = [piece_id for piece_id in touched if piece_id in board.pieces]
                 for piece_id in touched:
@@ -980,6 +989,10 @@ class Game:
                 for piece in now:
                     added = added or piece.id not in placed
                     placed[piece.id] = piece
+                    if piece.kind is None:
+                        readers.add(piece.id)
+                    else:
+                        readers.discard(piece.id)
                 if added:  # the board's order: new pieces in the order they came
                     reordered = {piece_id: placed[piece_id] for piece_id in pieces}
                     placed.clear()
@@ -1225,6 +1238,12 @@ def game_from_container(
         _start=board,
         _memo=memo,
     )
+
+
+def _deck_sizes(board: _Board) -> list[tuple[str, int]]:
+    """Every deck's id and size (what a `<deck>_numPieces` property reads)."""
+    return [(key, len(container.members)) for key, container in board.containers.items()
+            if container.deck_name is not None]
 
 
 def _is_legacy(vassal_version: str) -> bool:
