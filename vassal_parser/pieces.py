@@ -69,7 +69,9 @@ _KINDS_BY_OUTER = per_type_table()
 # reads 10,000 coordinates, and the call around the lookup was ~4.5 M instructions of it.
 _KNOWN_INTS: dict[str, int] = sequence.KNOWN_INTS
 _BASIC_PREFIX = BasicPiece.PREFIXES[0]  # "piece;": the own type of a BasicPiece starts so
-_NAME_DEPTH = 16  # a format naming itself (a label's $PieceName$…) stops here, as VASSAL's RecursionLimiter
+# a format naming itself (a label's $PieceName$…) stops here, as VASSAL's RecursionLimiter stops at 50
+# nested evaluations (each level here is two of VASSAL's and ~25 Python frames: kept well inside)
+_NAME_DEPTH = 16
 # lookups one piece's names may make in all (Calculated Properties naming others): linear, capped
 _LOOKUP_BUDGET = 4096
 
@@ -719,6 +721,7 @@ class _Evaluation:
         if key in answers:
             return answers[key]
         if self.depth > _NAME_DEPTH or self.budget <= 0:
+            self.unknown.add(key)  # VASSAL's own cap is deeper (RecursionLimiter: 50): not known here
             return None
         self.depth += 1
         self.budget -= 1
@@ -757,7 +760,7 @@ class _Evaluation:
     def known(self, key: str) -> str | None:
         """`lookup` for an expression: a name whose value is unknown makes the expression unknown."""
         value = self.lookup(key)
-        if value is None and (key in self.unknown or self.budget <= 0):
+        if value is None and key in self.unknown:
             raise Unsupported(f"the value of {key} is unknown")
         return value
 
