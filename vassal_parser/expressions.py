@@ -18,7 +18,8 @@ know (the viewer's side) — raises `Unsupported`: the value is unknown, never g
 itself fails on (division by zero) raises `Failed`: VASSAL's `tryEvaluate` answers "".
 
 Caps: an expression over `MAX_LENGTH` characters or nesting deeper than `MAX_DEPTH` is not read
-(`Unsupported`); each property it names costs the caller one lookup.
+(`Unsupported`); each property it names costs the caller one lookup. Each text is compiled to
+closures once (`_compiled`, a bounded table): a save repeats a few hundred over thousands of pieces.
 """
 
 from __future__ import annotations
@@ -128,21 +129,23 @@ def _wrap(value: str | None) -> Value:
     return value if number is None else number
 
 
-class _Parser:
-    """Recursive descent over the tokens, evaluating as it goes (both branches of `If` are
-    evaluated, as BeanShell evaluates a method's arguments; `?:`, `&&` and `||` skip as Java does)."""
+Node = Callable[[Lookup], Value]  # a compiled (sub)expression: its value given the piece's lookup
 
-    def __init__(self, tokens: list[tuple[str, str]], lookup: Lookup) -> None:
+
+class _Compiler:
+    """Recursive descent over the tokens, compiling each (sub)expression to a closure once per
+    expression text (`_compiled`); evaluating is calling it with a piece's lookup. Both arguments
+    of `If` are evaluated (BeanShell evaluates a method's arguments); `?:`, `&&` and `||` evaluate
+    only what Java does."""
+
+    def __init__(self, tokens: list[tuple[str, str]]) -> None:
         self.tokens = tokens
         self.index = 0
-        self.lookup = lookup
         self.depth = 0
-        self.skipping = 0  # > 0 while parsing a branch that is not taken
 
     # -- tokens --
-    def peek(self, offset: int = 0) -> tuple[str, str] | None:
-        at = self.index + offset
-        return self.tokens[at] if at < len(self.tokens) else None
+    def peek(self) -> tuple[str, str] | None:
+        return self.tokens[self.index] if self.index < len(self.tokens) else None
 
     def take(self) -> tuple[str, str]:
         token = self.peek()
@@ -152,8 +155,7 @@ class _Parser:
         return token
 
     def accept(self, op: str) -> bool:
-        token = self.peek()
-        if token is not None and token[0] == "op" and token[1] == op:
+        if self.peek() == ("op", op):
             self.index += 1
             return True
         return False
@@ -162,8 +164,15 @@ class _Parser:
         if not self.accept(op):
             raise Unsupported(f"expected {op!r}")
 
+    def operator(self, choices: tuple[str, ...]) -> str | None:
+        token = self.peek()
+        if token is not None and token[0] == "op" and token[1] in choices:
+            self.index += 1
+            return token[1]
+        return None
+
     # -- grammar, lowest precedence first --
-    def expression(self) -> Value:
+    def expression(self) -> Node:
         self.depth += 1
         if self.depth > MAX_DEPTH:
             raise Unsupported("expression nests too deep")
@@ -172,240 +181,229 @@ class _Parser:
         finally:
             self.depth -= 1
 
-    def ternary(self) -> Value:
+    def ternary(self) -> Node:
         condition = self.logical_or()
         if not self.accept("?"):
             return condition
-        if not self.skipping and not isinstance(condition, bool):
-            raise Unsupported("?: on a value that is not a boolean")
-        chosen = bool(condition) if not self.skipping else True
-        first = self._branch(not chosen, self.expression)
+        first = self.expression()
         self.expect(":")
-        second = self._branch(chosen, self.expression)
-        return first if chosen else second
+        second = self.expression()
 
-    def _branch(self, skip: bool, parse: Callable[[], Value]) -> Value:
-        if skip:
-            self.skipping += 1
-        try:
-            return parse()
-        finally:
-            if skip:
-                self.skipping -= 1
+        def choose(lookup: Lookup) -> Value:
+            chosen = condition(lookup)
+            if not isinstance(chosen, bool):
+                raise Unsupported("?: on a value that is not a boolean")
+            return first(lookup) if chosen else second(lookup)
 
-    def logical_or(self) -> Value:
+        return choose
+
+    def logical_or(self) -> Node:
         left = self.logical_and()
         while self.accept("||"):
-            done = not self.skipping and left is True
-            right = self._branch(done, self.logical_and)
-            left = True if done else self._logic(left, right, "||")
+            left = _logic(left, self.logical_and(), True)
         return left
 
-    def logical_and(self) -> Value:
-        left = self.equality()
+    def logical_and(self) -> Node:
+        left = self.binary_level(("==", "!="), self.relational)
         while self.accept("&&"):
-            done = not self.skipping and left is False
-            right = self._branch(done, self.equality)
-            left = False if done else self._logic(left, right, "&&")
+            left = _logic(left, self.binary_level(("==", "!="), self.relational), False)
         return left
 
-    def _logic(self, left: Value, right: Value, op: str) -> Value:
-        if self.skipping:
-            return False
-        if not (isinstance(left, bool) and isinstance(right, bool)):
-            raise Unsupported(f"{op} on a value that is not a boolean")
-        return (left or right) if op == "||" else (left and right)
+    def relational(self) -> Node:
+        return self.binary_level(("<", ">", "<=", ">="), self.additive)
 
-    def equality(self) -> Value:
-        left = self.relational()
+    def additive(self) -> Node:
+        return self.binary_level(("+", "-"), self.multiplicative)
+
+    def multiplicative(self) -> Node:
+        return self.binary_level(("*", "/", "%"), self.unary)
+
+    def binary_level(self, ops: tuple[str, ...], operand: Callable[[], Node]) -> Node:
+        left = operand()
         while True:
-            token = self.peek()
-            if token is None or token[0] != "op" or token[1] not in ("==", "!="):
+            op = self.operator(ops)
+            if op is None:
                 return left
-            self.index += 1
-            left = self.binary(token[1], left, self.relational())
+            left = _binary_node(op, left, operand())
 
-    def relational(self) -> Value:
-        left = self.additive()
-        while True:
-            token = self.peek()
-            if token is None or token[0] != "op" or token[1] not in ("<", ">", "<=", ">="):
-                return left
-            self.index += 1
-            left = self.binary(token[1], left, self.additive())
+    def unary(self) -> Node:
+        op = self.operator(("!", "-", "+"))
+        if op is None:
+            return self.postfix()
+        inner = self.unary()
 
-    def additive(self) -> Value:
-        left = self.multiplicative()
-        while True:
-            token = self.peek()
-            if token is None or token[0] != "op" or token[1] not in ("+", "-"):
-                return left
-            self.index += 1
-            left = self.binary(token[1], left, self.multiplicative())
-
-    def multiplicative(self) -> Value:
-        left = self.unary()
-        while True:
-            token = self.peek()
-            if token is None or token[0] != "op" or token[1] not in ("*", "/", "%"):
-                return left
-            self.index += 1
-            left = self.binary(token[1], left, self.unary())
-
-    def unary(self) -> Value:
-        if self.accept("!"):
-            value = self.unary()
-            if self.skipping:
-                return False
-            if not isinstance(value, bool):
-                raise Unsupported("! on a value that is not a boolean")
-            return not value
-        if self.accept("-"):
-            value = self.unary()
-            if self.skipping:
-                return 0
+        def apply(lookup: Lookup) -> Value:
+            value = inner(lookup)
+            if op == "!":
+                if not isinstance(value, bool):
+                    raise Unsupported("! on a value that is not a boolean")
+                return not value
             if isinstance(value, bool) or not isinstance(value, int):
-                raise Unsupported("- on a value that is not an int")
-            return _java_int(-value)
-        if self.accept("+"):
-            value = self.unary()
-            if not self.skipping and (isinstance(value, bool) or not isinstance(value, int)):
-                raise Unsupported("+ on a value that is not an int")
-            return value
-        return self.postfix()
+                raise Unsupported(f"{op} on a value that is not an int")
+            return _java_int(-value) if op == "-" else value
 
-    def postfix(self) -> Value:
-        value = self.primary()
+        return apply
+
+    def postfix(self) -> Node:
+        node = self.primary()
         while self.accept("."):
             kind, method = self.take()
             if kind != "name":
                 raise Unsupported("a field or method name expected after '.'")
-            arguments = self.arguments()
-            value = self.string_method(value, method, arguments)
-        return value
+            node = _method_node(node, method, self.arguments())
+        return node
 
-    def arguments(self) -> list[Value]:
+    def arguments(self) -> list[Node]:
         self.expect("(")
-        values: list[Value] = []
+        nodes: list[Node] = []
         if self.accept(")"):
-            return values
+            return nodes
         while True:
-            values.append(self.expression())
+            nodes.append(self.expression())
             if self.accept(")"):
-                return values
+                return nodes
             self.expect(",")
 
-    def primary(self) -> Value:
+    def primary(self) -> Node:
         kind, text = self.take()
         if kind == "number":
-            if not text.isdigit():
+            if not text.isdigit() or int(text) > _INT_MAX:
                 raise Unsupported(f"{text} is not an int literal")
-            number = int(text)
-            if number > _INT_MAX:
-                raise Unsupported(f"{text} is too big for an int")
-            return number
+            return _constant(int(text))
         if kind == "string":
-            return re.sub(r"\\(.)", lambda m: _escape(m.group(1)), text[1:-1])
+            return _constant(re.sub(r"\\(.)", lambda m: _escape(m.group(1)), text[1:-1]))
         if kind == "op":
             if text == "(":
-                value = self.expression()
+                node = self.expression()
                 self.expect(")")
-                return value
+                return node
             raise Unsupported(f"unexpected {text!r}")
-        # a name: literal, function, Math.x(...), or a property
         if text in ("true", "false"):
-            return text == "true"
+            return _constant(text == "true")
         following = self.peek()
         if following == ("op", "("):
-            return self.function(text, self.arguments())
+            return _function_node(text, self.arguments())
         if text == "Math" and following == ("op", "."):
             self.index += 1
-            kind, method = self.take()
-            return self.math(method, self.arguments())
+            _kind, method = self.take()
+            return _math_node(method, self.arguments())
         if text in ("null", "new", "this", "super", "instanceof", "void"):
             raise Unsupported(f"{text} is not read")
-        as_string = following == ("op", ".")  # a String method's receiver: passed as a String
-        return self.variable(text, as_string)
+        return _variable_node(text, as_string=following == ("op", "."))
 
-    # -- values --
-    def property_value(self, name: str) -> str | None:
-        if self.skipping:
-            return ""
-        if name in _VIEWER_PROPERTIES:
-            raise Unsupported(f"{name} depends on who looks")
-        return self.lookup(name)
 
-    def variable(self, name: str, as_string: bool) -> Value:
-        if len(name) > 2 and name.startswith("$") and name.endswith("$"):
-            name = name[1:-1]
-        value = self.property_value(name)
-        if as_string:
-            return value or ""
-        return bind_variable(value)
+def _constant(value: Value) -> Node:
+    return lambda _lookup: value
 
-    def function(self, name: str, arguments: list[Value]) -> Value:
-        if name == "If" and len(arguments) == 3:
-            if self.skipping:
-                return arguments[1]
-            if not isinstance(arguments[0], bool):
+
+def _property(lookup: Lookup, name: str) -> str | None:
+    if name in _VIEWER_PROPERTIES:
+        raise Unsupported(f"{name} depends on who looks")
+    return lookup(name)
+
+
+def _variable_node(name: str, as_string: bool) -> Node:
+    """A property named as a variable; one used as a String method's receiver is passed as a String
+    (ExpressionInterpreter's `stringVariables`), others bound as `bind_variable` says."""
+    if len(name) > 2 and name.startswith("$") and name.endswith("$"):
+        name = name[1:-1]
+    if as_string:
+        return lambda lookup: _property(lookup, name) or ""
+    return lambda lookup: bind_variable(_property(lookup, name))
+
+
+def _logic(left: Node, right: Node, is_or: bool) -> Node:
+    def apply(lookup: Lookup) -> Value:
+        first = left(lookup)
+        if first is is_or:  # true || ..., false && ...: the right side is not evaluated
+            return first
+        second = right(lookup)
+        if not (isinstance(first, bool) and isinstance(second, bool)):
+            raise Unsupported("|| or && on a value that is not a boolean")
+        return (first or second) if is_or else (first and second)
+
+    return apply
+
+
+def _binary_node(op: str, left: Node, right: Node) -> Node:
+    return lambda lookup: _binary(op, left(lookup), right(lookup))
+
+
+def _function_node(name: str, arguments: list[Node]) -> Node:
+    if name == "If" and len(arguments) == 3:
+        condition, first, second = arguments
+
+        def choose(lookup: Lookup) -> Value:
+            values = (condition(lookup), first(lookup), second(lookup))
+            if not isinstance(values[0], bool):
                 raise Unsupported("If on a value that is not a boolean")
-            return arguments[1] if arguments[0] else arguments[2]
-        if name == "GetProperty" and len(arguments) == 1:
-            return _wrap(self.property_value(_text(arguments[0])))
-        raise Unsupported(f"function {name} is not read")
+            return values[1] if values[0] else values[2]
 
-    def math(self, method: str, arguments: list[Value]) -> Value:
-        if self.skipping:
-            return 0
-        if not all(isinstance(a, int) and not isinstance(a, bool) for a in arguments):
-            raise Unsupported(f"Math.{method} of values that are not ints")
-        numbers = [int(a) for a in arguments]
-        if method in ("min", "max") and len(numbers) == 2:
-            return min(numbers) if method == "min" else max(numbers)
-        if method == "abs" and len(numbers) == 1:
-            return _java_int(abs(numbers[0]))
+        return choose
+    if name == "GetProperty" and len(arguments) == 1:
+        (argument,) = arguments
+        return lambda lookup: _wrap(_property(lookup, _text(argument(lookup))))
+    raise Unsupported(f"function {name} is not read")
+
+
+def _math_node(method: str, arguments: list[Node]) -> Node:
+    if not ((method in ("min", "max") and len(arguments) == 2) or (method == "abs" and len(arguments) == 1)):
         raise Unsupported(f"Math.{method} is not read")
 
-    def string_method(self, receiver: Value, method: str, arguments: list[Value]) -> Value:
-        if self.skipping:
-            return False
-        if not isinstance(receiver, str) or not all(isinstance(a, str) for a in arguments):
-            raise Unsupported(f".{method} on or with a value that is not a string")
-        texts = [str(a) for a in arguments]
-        count = len(texts)
-        if method == "contains" and count == 1:
-            return texts[0] in receiver
-        if method == "equals" and count == 1:
-            return receiver == texts[0]
-        if method == "startsWith" and count == 1:
-            return receiver.startswith(texts[0])
-        if method == "endsWith" and count == 1:
-            return receiver.endswith(texts[0])
-        if method == "isEmpty" and count == 0:
-            return receiver == ""
-        if method == "length" and count == 0 and receiver.isascii():
-            return len(receiver)
-        if method == "indexOf" and count == 1 and receiver.isascii() and texts[0].isascii():
-            return receiver.find(texts[0])
-        raise Unsupported(f"String.{method} is not read")
+    def apply(lookup: Lookup) -> Value:
+        values = [argument(lookup) for argument in arguments]
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            raise Unsupported(f"Math.{method} of values that are not ints")
+        numbers = [int(v) for v in values]
+        if method == "abs":
+            return _java_int(abs(numbers[0]))
+        return min(numbers) if method == "min" else max(numbers)
 
-    def binary(self, op: str, left: Value, right: Value) -> Value:
-        if self.skipping:
-            return False
-        left_number = isinstance(left, int)  # bool is an int in Python: told apart below
-        right_number = isinstance(right, int)
-        if left_number and right_number:
-            if isinstance(left, bool) or isinstance(right, bool):
-                if isinstance(left, bool) and isinstance(right, bool) and op in ("==", "!="):
-                    return (left == right) == (op == "==")
-                # mixed types: VASSAL's BeanShell tries again with both as strings
-                return _strings(op, _text(left), _text(right))
-            return _ints(op, int(left), int(right))
-        if left_number and right == "" and not isinstance(left, bool):
-            return _ints(op, int(left), 0)
-        if right_number and left == "" and not isinstance(right, bool):
-            return _ints(op, 0, int(right))
-        return _strings(op, _text(left), _text(right))
+    return apply
+
+
+def _method_node(receiver: Node, method: str, arguments: list[Node]) -> Node:
+    return lambda lookup: _string_method(receiver(lookup), method, [a(lookup) for a in arguments])
+
+
+def _string_method(receiver: Value, method: str, arguments: list[Value]) -> Value:
+    if not isinstance(receiver, str) or not all(isinstance(a, str) for a in arguments):
+        raise Unsupported(f".{method} on or with a value that is not a string")
+    texts = [str(a) for a in arguments]
+    count = len(texts)
+    if method == "contains" and count == 1:
+        return texts[0] in receiver
+    if method == "equals" and count == 1:
+        return receiver == texts[0]
+    if method == "startsWith" and count == 1:
+        return receiver.startswith(texts[0])
+    if method == "endsWith" and count == 1:
+        return receiver.endswith(texts[0])
+    if method == "isEmpty" and count == 0:
+        return receiver == ""
+    if method == "length" and count == 0 and receiver.isascii():
+        return len(receiver)
+    if method == "indexOf" and count == 1 and receiver.isascii() and texts[0].isascii():
+        return receiver.find(texts[0])
+    raise Unsupported(f"String.{method} is not read")
+
+
+def _binary(op: str, left: Value, right: Value) -> Value:
+    """bsh.BSHBinaryExpression with VASSAL's patches, for the value kinds read here."""
+    left_number = isinstance(left, int)  # bool is an int in Python: told apart below
+    right_number = isinstance(right, int)
+    if left_number and right_number:
+        if isinstance(left, bool) or isinstance(right, bool):
+            if isinstance(left, bool) and isinstance(right, bool) and op in ("==", "!="):
+                return (left == right) == (op == "==")
+            # mixed types: VASSAL's BeanShell tries again with both as strings
+            return _strings(op, _text(left), _text(right))
+        return _ints(op, int(left), int(right))
+    if left_number and right == "" and not isinstance(left, bool):
+        return _ints(op, int(left), 0)
+    if right_number and left == "" and not isinstance(right, bool):
+        return _ints(op, 0, int(right))
+    return _strings(op, _text(left), _text(right))
 
 
 def _escape(char: str) -> str:
@@ -470,10 +468,36 @@ def evaluate(text: str, lookup: Lookup) -> str:
         if name in _VIEWER_PROPERTIES:
             raise Unsupported(f"{name} depends on who looks")
         return lookup(name) or ""
-    if len(expression) > MAX_LENGTH:
-        raise Unsupported("expression too long")
-    parser = _Parser(_tokens(expression), lookup)
-    value = parser.expression()
-    if parser.peek() is not None:
-        raise Unsupported(f"cannot read {parser.peek()!r}")
-    return _text(value)
+    return _text(_compiled(expression)(lookup))
+
+
+_COMPILED: dict[str, Node | Unsupported] = {}
+_COMPILED_LIMIT = 4096
+
+
+def forget_compiled() -> None:
+    """Empty the table of compiled expressions (`traits.forget_shared_traits` does, for cold timings)."""
+    _COMPILED.clear()
+
+
+def _compiled(expression: str) -> Node:
+    """The closure of an expression text, compiled once (a save repeats a few hundred texts over
+    thousands of pieces); one that cannot be read raises `Unsupported` each time it is asked."""
+    found = _COMPILED.get(expression)
+    if found is None:
+        try:
+            if len(expression) > MAX_LENGTH:
+                raise Unsupported("expression too long")
+            compiler = _Compiler(_tokens(expression))
+            node = compiler.expression()
+            if compiler.peek() is not None:
+                raise Unsupported(f"cannot read {compiler.peek()!r}")
+            found = node
+        except Unsupported as error:
+            found = error
+        if len(_COMPILED) >= _COMPILED_LIMIT:
+            _COMPILED.clear()
+        _COMPILED[expression] = found
+    if isinstance(found, Unsupported):
+        raise Unsupported(str(found))
+    return found

@@ -729,8 +729,9 @@ def per_type_table() -> dict[Any, Any]:
 
 def forget_shared_traits() -> None:
     """Empty the shared trait and chain tables, and commands.py's table of AddPiece types
-    (benchmarks time cold decodes with it)."""
+    (benchmarks time cold decodes with it), and the compiled Calculated Property expressions."""
     commands.forget_add_piece_types()
+    expressions.forget_compiled()
     _traits_by_type.clear()
     _trait_count[0] = 0
     _type_chains.clear()
