@@ -143,22 +143,19 @@ class _Compiler:
         self.index = 0
         self.depth = 0
 
-    # -- tokens --
     def peek(self) -> tuple[str, str] | None:
         return self.tokens[self.index] if self.index < len(self.tokens) else None
 
     def take(self) -> tuple[str, str]:
-        token = self.peek()
-        if token is None:
+        if self.index >= len(self.tokens):
             raise Unsupported("expression ends early")
         self.index += 1
-        return token
+        return self.tokens[self.index - 1]
 
     def accept(self, op: str) -> bool:
-        if self.peek() == ("op", op):
-            self.index += 1
-            return True
-        return False
+        found = self.peek() == ("op", op)
+        self.index += found
+        return found
 
     def expect(self, op: str) -> None:
         if not self.accept(op):
@@ -366,19 +363,18 @@ def _method_node(receiver: Node, method: str, arguments: list[Node]) -> Node:
     return lambda lookup: _string_method(receiver(lookup), method, [a(lookup) for a in arguments])
 
 
+_PREDICATES: dict[str, Callable[[str, str], bool]] = {
+    "contains": str.__contains__, "equals": str.__eq__, "startsWith": str.startswith,
+    "endsWith": str.endswith}
+
+
 def _string_method(receiver: Value, method: str, arguments: list[Value]) -> Value:
     if not isinstance(receiver, str) or not all(isinstance(a, str) for a in arguments):
         raise Unsupported(f".{method} on or with a value that is not a string")
     texts = [str(a) for a in arguments]
     count = len(texts)
-    if method == "contains" and count == 1:
-        return texts[0] in receiver
-    if method == "equals" and count == 1:
-        return receiver == texts[0]
-    if method == "startsWith" and count == 1:
-        return receiver.startswith(texts[0])
-    if method == "endsWith" and count == 1:
-        return receiver.endswith(texts[0])
+    if method in _PREDICATES and count == 1:
+        return _PREDICATES[method](receiver, texts[0])
     if method == "isEmpty" and count == 0:
         return receiver == ""
     if method == "length" and count == 0 and receiver.isascii():
