@@ -43,7 +43,7 @@ from vassal_parser.errors import InputError, about
 from vassal_parser.layout import MapLayout
 from vassal_parser.module import BoardSelection, Module, parse_board_picker
 from vassal_parser.pieces import Deck, Piece, Stack, make_piece
-from vassal_parser.scopes import PropertyScopes
+from vassal_parser.scopes import DeckProperty, PropertyScopes, deck_properties
 from vassal_parser.traits import Trait, never_stacks
 
 _MISSING = object()
@@ -975,8 +975,9 @@ class Game:
                 touched, board.touched = board.touched, set()
                 if readers:
                     now_decks = _deck_sizes(board)
-                    if now_decks != decks or any(command.kind == "global_property" for command in commands):
-                        touched |= readers
+                    if (now_decks != decks or any(command.kind == "global_property" for command in commands)
+                            or any(_in_deck(board, piece_id) for piece_id in touched)):
+                        touched |= readers  # (a deck's count expressions read its pieces)
                     decks = now_decks
                 before = {piece_id: placed.get(piece_id) for piece_id in touched}
                 present = [piece_id for piece_id in touched if piece_id in board.pieces]
@@ -1156,11 +1157,15 @@ class Game:
 
     def _scopes(self, board: _Board) -> PropertyScopes:
         """The zone, map and module properties of the position `board` holds."""
-        containers = board.containers
+        containers, pieces = board.containers, board.pieces
 
-        def decks() -> list[tuple[str | None, str, int]]:
-            return [(c.map, c.deck_name, len(c.members))
-                    for c in containers.values() if c.deck_name is not None]
+        def decks() -> list[DeckProperty]:
+            found: list[DeckProperty] = []
+            for container in containers.values():
+                if container.deck_name is not None:
+                    members = [pieces[member] for member in container.members if member in pieces]
+                    found.extend(deck_properties(container.map, container.deck_type, members))
+            return found
 
         return PropertyScopes(self.module, board.global_properties, decks)
 
@@ -1244,6 +1249,11 @@ def _deck_sizes(board: _Board) -> list[tuple[str, int]]:
     """Every deck's id and size (what a `<deck>_numPieces` property reads)."""
     return [(key, len(container.members)) for key, container in board.containers.items()
             if container.deck_name is not None]
+
+
+def _in_deck(board: _Board, piece_id: str) -> bool:
+    container = board.containers.get(board.parent.get(piece_id, ""))
+    return container is not None and container.deck_name is not None
 
 
 def _is_legacy(vassal_version: str) -> bool:

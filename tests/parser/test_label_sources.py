@@ -101,6 +101,18 @@ def test_a_decks_size_is_its_maps_numpieces_property(tmp_path: Path, module: Mod
     assert _names(tmp_path, module, [*cards, deck, counter], [])["p"] == "Cards: 3"
 
 
+def test_a_decks_count_expressions_count_its_pieces(tmp_path: Path, module: Module) -> None:
+    """Deck.updateCounts: `<deck>_<name>` counts the pieces a `name: expression` accepts — an old-style
+    PropertiesPieceFilter (`Count = One`) or a BeanShell one; an expression not read leaves the name."""
+    cards = [_piece(f"c{i}", ["mark;Count"], ["One" if i < 2 else "Two"]) for i in range(3)]
+    fields = ["deck", *[""] * 12, "Deck", *[""] * 7, "3",
+              encode(["ones: Count = One", 'twos: {Count == "Two"}', "odd: Count =~ O.*"], ","), "true"]
+    state = encode(["Main Map", "450", "50", "false", encode(["c0", "c1", "c2"], ",") or ""], ";")
+    deck = "+/" + encode(["d1", encode(fields, ";"), state], "/")
+    counter = _piece("p", [_label("$Deck_ones$ $Deck_twos$ $Deck_odd$")], ["x"])
+    assert _names(tmp_path, module, [*cards, deck, counter], [])["p"] == "2 1 Deck_odd"
+
+
 def test_a_memo_reuses_a_piece_reading_global_properties_only_where_they_are_the_same(
         tmp_path: Path, module: Module) -> None:
     """The daemon's memo: two saves alike but for a Global Property value give two names."""
