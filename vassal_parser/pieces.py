@@ -684,7 +684,7 @@ class _Evaluation:
     one is unknown too.
     """
 
-    __slots__ = ("answers", "budget", "context", "depth", "looked_up", "names", "traits", "unknown")
+    __slots__ = ("answers", "budget", "context", "depth", "looked_up", "names", "table", "traits", "unknown")
 
     def __init__(self, traits: list[Trait], context: Callable[[str], str | None] | None,
                  looked_up: list[int]) -> None:
@@ -695,6 +695,7 @@ class _Evaluation:
         self.budget = _LOOKUP_BUDGET
         self.names: dict[int, str] = {}
         self.answers: dict[str, str | None] = {}
+        self.table: dict[str, tuple[int, str | None]] | None = None  # `_answer_table`, made when first asked
         self.unknown: set[str] = set()
 
     def name_of(self, index: int) -> str:
@@ -733,29 +734,45 @@ class _Evaluation:
         return value
 
     def _answer(self, key: str) -> str | None:
-        traits = self.traits
-        for index in self.looked_up:  # the instances of _LOOKED_UP_TRAITS, outermost first
-            trait = traits[index]
-            kind = type(trait)
-            if kind is Label:
-                if trait.property_name == key:  # type: ignore[attr-defined]
-                    return trait.label_text(self.name_of(index + 1), self.lookup)  # type: ignore[attr-defined]
-            elif kind is CalculatedProperty:
-                if trait.property_name == key:  # type: ignore[attr-defined]
-                    value = trait.value(self.known)  # type: ignore[attr-defined]
-                    if value is None:
-                        self.unknown.add(key)
-                    return value
-            else:
-                value = trait.properties().get(key)
-                if value is not None:
-                    return value
+        table = self.table
+        if table is None:
+            table = self.table = self._answer_table()
+        found = table.get(key)
+        if found is not None:
+            index, value = found
+            if index < 0:  # a plain trait's property (a Marker value...)
+                return value
+            trait = self.traits[index]
+            if type(trait) is Label:
+                return trait.label_text(self.name_of(index + 1), self.lookup)  # type: ignore[attr-defined]
+            value = trait.value(self.known)  # type: ignore[attr-defined]  # a Calculated Property
+            if value is None:
+                self.unknown.add(key)
+            return value
         if key == "PieceName":
             return self.name_of(0)
         if key == "BasicName":
             basic = self.traits[-1]
             return basic.fields.get("name", "") if isinstance(basic, BasicPiece) else ""
         return self.context(key) if self.context is not None else None
+
+    def _answer_table(self) -> dict[str, tuple[int, str | None]]:
+        """Which trait answers each name, the outermost one: (-1, value) for a plain property, (its
+        index, None) for a Text Label or Calculated Property (worked out when asked). Why: a
+        piece of 200 traits asked for dozens of names would walk them all for each."""
+        table: dict[str, tuple[int, str | None]] = {}
+        traits = self.traits
+        for index in reversed(self.looked_up):  # innermost first: outer ones overwrite
+            trait = traits[index]
+            kind = type(trait)
+            if kind is Label or kind is CalculatedProperty:
+                name = trait.property_name  # type: ignore[attr-defined]
+                if name:
+                    table[name] = (index, None)
+            else:
+                for name, value in trait.properties().items():
+                    table[name] = (-1, value)
+        return table
 
     def known(self, key: str) -> str | None:
         """`lookup` for an expression: a name whose value is unknown makes the expression unknown."""
