@@ -116,3 +116,19 @@ def test_a_move_onto_its_own_point_keeps_the_only_piece_of_a_stack_in_it(tmp_pat
     board.restore([c for c in iter_commands(tree) if c.kind == "add_piece"])
     board.apply(leaf_command(command.text))
     assert board.parent["3"] == "11"
+
+
+def test_a_lone_piece_moved_onto_its_own_point_gets_no_stack(tmp_path) -> None:
+    """The finder visits the lone piece itself there (`merge(piece, piece)`): no new Stack."""
+    pieces = [_piece("1", "A", 100, 100)]
+    stream = encode(["begin_save", "", encode(["", *pieces], ESC), "end_save"], ESC)
+    path = tmp_path / "lone.vsav"
+    write_game_file(path, stream, ensure=False)
+    table, tree = _table(path)
+    (command,) = table.apply(Move("1", "Main", 100, 100))
+    texts = [c.text for c in iter_commands(patch_save(tree, table)) if c.kind == "add_piece"]
+    assert not any("/stack/" in text for text in texts)
+    board = _Board(lambda _m: True)
+    board.restore([c for c in iter_commands(tree) if c.kind == "add_piece"])
+    board.apply(leaf_command(command.text))
+    assert "1" not in board.parent
