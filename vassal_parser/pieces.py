@@ -503,8 +503,7 @@ class Piece:
             for index in profile.answering:  # the traits of an exact _ANSWERING_TRAITS class, in order
                 trait = traits[index]
                 if type(trait) is Label:
-                    label = trait.label_text(evaluation.name_of(index + 1), evaluation.lookup)
-                    result.setdefault(trait.property_name, label)
+                    result.setdefault(trait.property_name, evaluation.label_of(index))
                 else:
                     for key, value in trait.properties().items():
                         result.setdefault(key, value)
@@ -684,7 +683,8 @@ class _Evaluation:
     one is unknown too.
     """
 
-    __slots__ = ("answers", "budget", "context", "depth", "looked_up", "names", "table", "traits", "unknown")
+    __slots__ = ("answers", "budget", "context", "depth", "labels", "looked_up", "names", "table", "traits",
+                 "unknown")
 
     def __init__(self, traits: list[Trait], context: Callable[[str], str | None] | None,
                  looked_up: list[int]) -> None:
@@ -694,6 +694,7 @@ class _Evaluation:
         self.depth = 0
         self.budget = _LOOKUP_BUDGET
         self.names: dict[int, str] = {}
+        self.labels: dict[int, str] = {}  # `label_of`
         self.answers: dict[str, str | None] = {}
         self.table: dict[str, tuple[int, str | None]] | None = None  # `_answer_table`, made when first asked
         self.unknown: set[str] = set()
@@ -710,11 +711,27 @@ class _Evaluation:
             traits = self.traits
             for position in range(len(traits) - 1, index - 1, -1):
                 known = self.names.get(position)
-                name = known if known is not None else traits[position].name(name, self.lookup)
+                if known is not None:
+                    name = known
+                    continue
+                trait = traits[position]
+                if type(trait) is Label:  # its label text, once per evaluation (`label_of`)
+                    self.names[position + 1] = name
+                    name = trait.name_given(name, self.label_of(position), self.lookup)  # type: ignore[attr-defined]
+                else:
+                    name = trait.name(name, self.lookup)
             self.names[index] = name
             return name
         finally:
             self.depth -= 1
+
+    def label_of(self, index: int) -> str:
+        """The label text of the Text Label at `index` (its `pieceName` the name inside it)."""
+        found = self.labels.get(index)
+        if found is None:
+            trait = self.traits[index]
+            found = self.labels[index] = trait.label_text(self.name_of(index + 1), self.lookup)  # type: ignore[attr-defined]
+        return found
 
     def lookup(self, key: str) -> str | None:
         """The outermost piece's getProperty(key): traits outside in, then BasicPiece, then context."""
@@ -744,7 +761,7 @@ class _Evaluation:
                 return value
             trait = self.traits[index]
             if type(trait) is Label:
-                return trait.label_text(self.name_of(index + 1), self.lookup)  # type: ignore[attr-defined]
+                return self.label_of(index)
             value = trait.value(self.known)  # type: ignore[attr-defined]  # a Calculated Property
             if value is None:
                 self.unknown.add(key)

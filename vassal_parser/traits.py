@@ -446,10 +446,15 @@ class Label(Trait):
         return {self.property_name: self.label_text("")}
 
     def name(self, inner_name: str, lookup: Lookup | None = None) -> str:
+        return self.name_given(inner_name, None, lookup)
+
+    def name_given(self, inner_name: str, label: str | None, lookup: Lookup | None = None) -> str:
+        """`name` with the label text already worked out (`label`; None: work it out)."""
         fields = self.fields
         if not fields.get("label", "") and not fields.get("always_use_format"):
             return inner_name
-        label = self.label_text(inner_name, lookup)
+        if label is None:
+            label = self.label_text(inner_name, lookup)
         name_format = fields.get("name_format", "$pieceName$ ($label$)")
         return evaluate_format(name_format, {"pieceName": inner_name, "label": label}, lookup)
 
