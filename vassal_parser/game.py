@@ -43,6 +43,7 @@ from vassal_parser.errors import InputError, about
 from vassal_parser.layout import MapLayout
 from vassal_parser.module import BoardSelection, Module, parse_board_picker
 from vassal_parser.pieces import Deck, Piece, Stack, make_piece
+from vassal_parser.scopes import DeckProperty, PropertyScopes, deck_properties
 from vassal_parser.traits import Trait, never_stacks
 
 _MISSING = object()
@@ -321,6 +322,9 @@ class PositionMemo:
         self.pieces = BoundedCache(minimum)
         self.placed = BoundedCache(minimum)
         self.unplaced = BoundedCache(minimum)
+        # keys of `placed` entries whose names read the position's Global Properties or deck sizes
+        # -> `PropertyScopes.token()` of the position they were made in (reused only there)
+        self.worldly: dict[tuple, int] = {}
         self.layouts: dict[tuple[str, tuple | None], MapLayout | None] = {}
         self.hits = 0  # placed-piece hits and misses, for benchmarks and tests
         self.misses = 0
@@ -336,6 +340,7 @@ class PositionMemo:
         for table in (self.pieces, self.placed, self.unplaced):
             table.clear()
         self.layouts.clear()
+        self.worldly.clear()
         self.token = next(_MEMO_TOKENS)
 
     def fit(self, piece_count: int) -> None:
@@ -346,6 +351,8 @@ class PositionMemo:
                 table.resize(capacity)
         if len(self.layouts) > 256:  # boards re-chosen hundreds of times
             self.layouts.clear()
+        if len(self.worldly) > 2 * capacity:  # a missing entry makes a miss, never a wrong hit
+            self.worldly.clear()
 
     def unplaced_facts(self, piece: Piece) -> PieceKind | None:
         """(properties without PieceUID/UniqueID, hidden_by, masked_by) of a piece, shared by every
@@ -667,40 +674,79 @@ class _Board:
             self._spot(piece_id)  # a lone piece's state says where it stands
 
     def _move(self, fields: dict) -> None:
-        """`MovePiece.executeCommand`: merge onto `new_under` when it is at the new point, else let the
-        merge finder look for a deck, stack or piece exactly there, else place the piece alone."""
+        """`MovePiece.executeCommand`. The piece is looked at where it stands, still in its stack:
+        merged onto `new_under` when that is at the new point, else onto what the merge finder
+        finds there (which may be its own stack, or the piece itself: then nothing changes), else
+        `stackOrPlacePiece` — a piece in no stack gets a new Stack of its own on a map that stacks,
+        a stacked piece leaves its stack and stands alone. Without `new_under`, a piece that ends in
+        a stack is put at its bottom (`getParent().insert(piece, 0)`)."""
         piece_id = fields["id"]
         point = (fields["new_map"], fields["new_x"], fields["new_y"])
+        under = fields.get("new_under")
         if piece_id in self.containers:
             container = self.containers[piece_id]
-            container.map, container.x, container.y = point
+            was_here = (container.map, container.x, container.y) == point
             self._touch(container.members)
+            if point[0] is None:
+                container.map, container.x, container.y = point
+                self._raise(piece_id)
+                return
+            if container.deck_name is None and self._merged_here(piece_id, point, under, was_here):
+                return
+            container.map, container.x, container.y = point
             self._raise(piece_id)
-            if container.deck_name is None and point[0] is not None:
-                self._merge_here(piece_id, point, fields.get("new_under"))
             return
         piece = self.pieces.get(piece_id)
         if piece is None:
             return
         self._touch((piece_id,))
-        self._detach(piece_id)
+        if point[0] is None:
+            self._detach(piece_id)
+            self.pieces[piece_id] = piece.moved_to(*point)
+            self._raise(piece_id)
+            return
+        was_here = piece_id not in self.parent and self.position_of(piece_id) == point
         self.pieces[piece_id] = piece.moved_to(*point)
-        self._raise(piece_id)
-        if point[0] is not None:
-            self._merge_here(piece_id, point, fields.get("new_under"))
-            if fields.get("new_under") is None and piece_id in self.parent:
-                # With no "under", MovePiece then does `piece.getParent().insert(piece, 0)`: the bottom.
-                members = self.containers[self.parent[piece_id]].members
+        if not self._merged_here(piece_id, point, under, was_here):
+            self._place(piece_id, point)
+        if under is None and piece_id in self.parent:
+            members = self.containers[self.parent[piece_id]].members
+            if members[0] != piece_id:
+                self._touch(members)  # the members below it move up one
                 members.remove(piece_id)
                 members.insert(0, piece_id)
 
-    def _merge_here(self, moving: str, point: tuple[str | None, int, int], under: str | None) -> None:
-        if under and under != moving and under not in self._members_of(moving) and self._at(under) == point:
+    def _merged_here(self, moving: str, point: tuple[str | None, int, int], under: str | None,
+                     was_here: bool) -> bool:
+        """Whether `MovePiece` merges `moving` (into `under`, or what its merge finder finds at
+        `point`); `was_here`: `moving` is a top-level thing standing at `point` already, which the
+        finder visits too (merging a thing with itself changes nothing)."""
+        if under and self._at(under) == point:
             self._merge(under, moving)
-            return
-        target = self._merge_target(moving, point)
-        if target is not None:
+            return True
+        target = self._merge_target(moving, point, was_here)
+        if target is None:
+            return False
+        if target != moving:
             self._merge(target, moving)
+        return True
+
+    def _place(self, piece_id: str, point: tuple[str | None, int, int]) -> None:
+        """`stackOrPlacePiece`: a piece in no stack, on a map that stacks and not refusing to,
+        goes into a new Stack (index 0) placed at the point; otherwise it stands alone there
+        (`Map.placeAt` takes a stacked piece out of its stack)."""
+        if piece_id in self.parent:
+            self._detach(piece_id)
+        elif self.stacking(point[0] or "") and not self._does_not_stack(piece_id):
+            self.raised.pop(piece_id, None)
+            self._synthetic += 1
+            container = _Container(f"{piece_id}#stack{self._synthetic}", *point, None)
+            container.members = [piece_id]
+            self.containers[container.id] = container
+            self.parent[piece_id] = container.id
+            self._raise(container.id)
+            return
+        self._raise(piece_id)
 
     def _members_of(self, thing_id: str) -> list[str]:
         container = self.containers.get(thing_id)
@@ -711,14 +757,16 @@ class _Board:
         piece = self.pieces.get(piece_id)
         return piece is not None and any(never_stacks(trait) for trait in piece.traits)
 
-    def _merge_target(self, moving: str, point: tuple[str | None, int, int]) -> str | None:
+    def _merge_target(self, moving: str, point: tuple[str | None, int, int],
+                      was_here: bool = False) -> str | None:
         """`MovePiece.createMergeFinder`, top-most first: a Deck at the point always takes the piece;
-        a non-empty Stack or a lone piece only when the map stacks and neither piece refuses to."""
+        a non-empty Stack or a lone piece only when the map stacks and neither piece refuses to;
+        `moving` itself when it stands there (`was_here`) and would merge with itself."""
         stacking = self.stacking(point[0] or "") and not self._does_not_stack(moving)
         # Only the top-level things entered at the point are looked at (`_things_at`); many that
         # do not stack on one point still make a replay moves x pieces, so it is capped
         # (MAX_MERGE_VISITS) like sizes and counts.
-        here = [thing_id for thing_id in self._things_at(point) if thing_id != moving]
+        here = [thing_id for thing_id in self._things_at(point) if thing_id != moving or was_here]
         if self.merge_visits > MAX_MERGE_VISITS:
             raise InputError(None, f"replay looks for stacks more than {MAX_MERGE_VISITS} times "
                                    "(moves x pieces); stopped")
@@ -751,20 +799,33 @@ class _Board:
         return None
 
     def _merge(self, fixed: str, moving: str) -> None:
-        """`StackMetrics.merge`: onto a stack/deck's top, above a stacked piece, or a new stack of two;
-        a moving Stack brings all its pieces (bottom first) and disappears."""
-        incoming = list(self.containers[moving].members) if moving in self.containers else [moving]
-        if moving in self.containers:
+        """`StackMetrics.merge`: onto a stack/deck's top piece, above a stacked piece, or into a new
+        stack of two; a moving Stack brings all its pieces (bottom first) and disappears. Merging a
+        thing with itself, its own stack or a member of itself changes nothing; a piece already in
+        the stack it merges into takes its new place in it (`Stack.insert`)."""
+        if fixed in self.containers and self.containers[fixed].members:
+            fixed = self.containers[fixed].members[-1]  # the top piece (invisibility not read)
+        fixed_parent = self.parent.get(fixed)
+        if moving in (fixed, fixed_parent):
+            return
+        moving_stack = moving in self.containers
+        if moving_stack:
+            incoming = list(self.containers[moving].members)
             for member in incoming:
                 self.parent.pop(member, None)
             del self.containers[moving]
             self.raised.pop(moving, None)
-        if fixed in self.containers:
+        else:
+            incoming = [moving]
+        if fixed in self.containers:  # an empty stack or deck
             container = self.containers[fixed]
             index = len(container.members)
-        elif fixed in self.parent:
-            container = self.containers[self.parent[fixed]]
+        elif fixed_parent is not None:
+            container = self.containers[fixed_parent]
             index = container.members.index(fixed) + 1
+            if not moving_stack and self.parent.get(moving) == fixed_parent \
+                    and container.members.index(moving) < index:
+                index -= 1
         else:
             map_id, x, y = self.position_of(fixed)
             self._synthetic += 1
@@ -776,6 +837,11 @@ class _Board:
             if self.spots is not None:
                 self._spot(container.id)
             index = 1
+        if not moving_stack:
+            if self.parent.get(moving) == container.id:
+                container.members.remove(moving)
+            else:
+                self._detach(moving)
         container.members[index:index] = incoming
         for member in incoming:
             self.parent[member] = container.id
@@ -898,11 +964,21 @@ class Game:
         walked = WalkedStep(0, placed, {}, False)
         yield walked
         board.touched = set()
+        # pieces placed alone without a kind: their names may read Global Properties or deck sizes
+        # (`PropertyScopes`), so a step changing those places them again too
+        readers = {piece_id for piece_id, piece in placed.items() if piece.kind is None}
+        decks = _deck_sizes(board)
         for number, commands in enumerate(self.steps, 1):
             with about(self.path), collector_paused():
                 for command in commands:
                     board.apply(command)
                 touched, board.touched = board.touched, set()
+                if readers:
+                    now_decks = _deck_sizes(board)
+                    if (now_decks != decks or any(command.kind == "global_property" for command in commands)
+                            or any(_in_deck(board, piece_id) for piece_id in touched)):
+                        touched |= readers  # (a deck's count expressions read its pieces)
+                    decks = now_decks
                 before = {piece_id: placed.get(piece_id) for piece_id in touched}
                 present = [piece_id for piece_id in touched if piece_id in board.pieces]
                 for piece_id in touched:
@@ -914,6 +990,10 @@ class Game:
                 for piece in now:
                     added = added or piece.id not in placed
                     placed[piece.id] = piece
+                    if piece.kind is None:
+                        readers.add(piece.id)
+                    else:
+                        readers.discard(piece.id)
                 if added:  # the board's order: new pieces in the order they came
                     reordered = {piece_id: placed[piece_id] for piece_id in pieces}
                     placed.clear()
@@ -948,6 +1028,9 @@ class Game:
         hits = 0
         last_map: object = _MISSING  # the map id of the piece before (none yet)
         parent_of, containers = board.parent.get, board.containers
+        scopes = self._scopes(board)
+        # memo keys of pieces whose names read the position's properties -> the position they read
+        worldly = memo.worldly if memo is not None else None
         for piece_id, piece in board.pieces.items() if only is None else only:
             # A piece no read has placed yet has no `where`: no entry holds it (but one made for
             # an equal Piece the `pieces` table has since dropped, and a miss is right all the same).
@@ -982,7 +1065,10 @@ class Game:
                 key = (token, piece.strings(), placed_map, x, y, stack_id, stack_index, deck, layout_serial)
                 if not fresh:
                     cached = placed_get(key)
-                    if cached is not _MISSING:
+                    # a piece placed alone without a kind may read the position's properties:
+                    # reused only from a position where they were the same
+                    if cached is not _MISSING and (cached.kind is not None  # type: ignore[union-attr]
+                                                   or worldly.get(key) == scopes.token()):  # type: ignore[union-attr]
                         hits += 1
                         append(cached)  # type: ignore[arg-type]
                         continue
@@ -997,7 +1083,9 @@ class Game:
                                                     stack_id, stack_index, deck, shared, piece, key, map_name)
             else:
                 placed = self._placed_alone(piece, shared, placed_map, x, y, board_name, zone, location,
-                                            stack_id, stack_index, deck, map_name, key)
+                                            stack_id, stack_index, deck, map_name, key, scopes)
+                if shared is None and worldly is not None and key is not None:
+                    worldly[key] = scopes.token()
             if key is not None:
                 keep((key, placed))
             append(placed)
@@ -1011,6 +1099,7 @@ class Game:
         self, piece: Piece, shared: PieceKind | None, map_id: str | None, x: int, y: int,
         board_name: str | None, zone: str | None, location: str | None, stack_id: str | None,
         stack_index: int | None, deck: str | None, map_name: str, key: tuple | None,
+        scopes: PropertyScopes | None = None,
     ) -> PlacedPiece:
         """A PlacedPiece built whole: a piece whose names read where it stands (`shared` None), a
         kind with a trait answering PieceUID or UniqueID, or a piece without an id."""
@@ -1026,7 +1115,7 @@ class Game:
         if location is not None:
             on_board["LocationName"] = location
         if shared is None:
-            properties = piece.properties(self._context(on_board))
+            properties = piece.properties(self._context(on_board, scopes))
             hidden_by, masked_by = piece.hidden_by, piece.masked_by
             properties.update(on_board)
         else:
@@ -1046,18 +1135,39 @@ class Game:
             properties, hidden_by, masked_by, piece.traits, key, shared,
         )
 
-    def _context(self, on_board: dict[str, str]) -> Callable[[str], str | None]:
+    def _context(self, on_board: dict[str, str],
+                 scopes: PropertyScopes | None) -> Callable[[str], str | None]:
         """What a piece's name and label formats see beyond its traits: its map-derived properties,
-        then the module's global properties (BasicPiece.getProperty falls back to the map and module)."""
+        then its zone's, map's and the module's (`scopes`: BasicPiece.getProperty falls back to
+        the zone, the map and the module)."""
+        map_name = on_board.get("CurrentMap", "")
+        zone = on_board.get("CurrentZone", "")
         module_property = self.module.module_property if self.module is not None else None
 
         def lookup(key: str) -> str | None:
             value = on_board.get(key)
-            if value is None and module_property is not None:
-                value = module_property(key)
+            if value is None:
+                if scopes is not None:
+                    value = scopes.lookup(map_name, zone, key)
+                elif module_property is not None:
+                    value = module_property(key)
             return value
 
         return lookup
+
+    def _scopes(self, board: _Board) -> PropertyScopes:
+        """The zone, map and module properties of the position `board` holds."""
+        containers, pieces = board.containers, board.pieces
+
+        def decks() -> list[DeckProperty]:
+            found: list[DeckProperty] = []
+            for container in containers.values():
+                if container.deck_name is not None:
+                    members = [pieces[member] for member in container.members if member in pieces]
+                    found.extend(deck_properties(container.map, container.deck_type, members))
+            return found
+
+        return PropertyScopes(self.module, board.global_properties, decks)
 
     def _map_facts(
         self, map_id: str | None, board: _Board
@@ -1133,6 +1243,17 @@ def game_from_container(
         _start=board,
         _memo=memo,
     )
+
+
+def _deck_sizes(board: _Board) -> list[tuple[str, int]]:
+    """Every deck's id and size (what a `<deck>_numPieces` property reads)."""
+    return [(key, len(container.members)) for key, container in board.containers.items()
+            if container.deck_name is not None]
+
+
+def _in_deck(board: _Board, piece_id: str) -> bool:
+    container = board.containers.get(board.parent.get(piece_id, ""))
+    return container is not None and container.deck_name is not None
 
 
 def _is_legacy(vassal_version: str) -> bool:

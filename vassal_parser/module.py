@@ -264,6 +264,8 @@ class Module:
     global_properties: list[GlobalPropertyDef] = field(default_factory=list)
     predefined_setups: list[PredefinedSetupDef] = field(default_factory=list)
     sides: list[str] = field(default_factory=list)  # the PlayerRoster's sides, in order (who may hide what)
+    # module-level Global Translatable Messages: name -> text (GameModule.getProperty answers them)
+    translatable_messages: dict[str, str] = field(default_factory=dict)
     # module_property's index: (the list it was made from, its length, name -> first definition)
     _property_index: tuple[list[GlobalPropertyDef], int, dict[str, GlobalPropertyDef]] | None = field(
         default=None, init=False, repr=False, compare=False)
@@ -702,6 +704,8 @@ def _build(root: Element, path: str, images: _ImageSource, extensions: list[str]
             module.global_properties.append(
                 GlobalPropertyDef(node.get("name") or "", node.get("initialValue") or "", "Module")
             )
+        elif tag == PKG + "properties.GlobalTranslatableMessage":
+            module.translatable_messages.setdefault(node.get("name") or "", node.get("initialValue") or "")
         if tag == PKG + "PrototypeDefinition":
             module.prototypes[node.get("name") or ""] = node.text or ""
         elif tag in SLOT_TAGS:

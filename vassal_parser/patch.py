@@ -293,8 +293,18 @@ class Table:
         self.old_places[piece_id] = dict(zip(OLD_PROPERTIES, (
             str(old[1]), str(old[2]), map_name, board, zone, location,
             "" if old_deck is None or not old_deck.deck else old_deck.id.removeprefix("deck:")), strict=True))
-        left = self._detach(piece_id)
         point: Point = (op.map, op.x, op.y)
+        container = self.parent.get(piece_id)
+        if point == old and (
+                (container is not None and self.stacks[container].members == [piece_id])
+                or (container is None and self._target(piece_id, point) == (None, None))):
+            # Onto its own point, alone in its stack or alone: MovePiece's finder finds that stack, whose
+            # top piece is the piece, or the piece itself (`merge` changes nothing): as it was (issue 40).
+            self.pieces[piece_id] = piece.moved_to(*point)
+            self.moved.add(piece_id)
+            return move_piece_command(piece_id, op.map, op.x, op.y, old[0], old[1], old[2],
+                                      new_under=None, old_under=old_under)
+        left = self._detach(piece_id)
         stack_id, beneath = self._target(piece_id, point)
         if stack_id is not None:
             self.stacks[stack_id].members.append(piece_id)

@@ -27,9 +27,11 @@ from itertools import compress
 
 from vassal_parser import sequence
 from vassal_parser.commands import Command, add_piece_command
+from vassal_parser.expressions import Unsupported
 from vassal_parser.traits import (
     BasicNameTrait,
     BasicPiece,
+    CalculatedProperty,
     DynamicProperty,
     Invisible,
     Label,
@@ -37,6 +39,7 @@ from vassal_parser.traits import (
     Marker,
     Mask,
     Trait,
+    TranslatableMessage,
     decode_chain,
     encode_chain,
     per_type_table,
@@ -44,8 +47,10 @@ from vassal_parser.traits import (
 )
 
 # traits answering getProperty (spec §5.5)
-_PROPERTY_TRAITS = (Marker, Layer, DynamicProperty, Label, BasicNameTrait, BasicPiece)
+_PROPERTY_TRAITS = (Marker, Layer, DynamicProperty, Label, BasicNameTrait, TranslatableMessage, BasicPiece)
 _ANSWERING_TRAITS = frozenset(_PROPERTY_TRAITS)  # exact classes: a subclass would need its own entry
+# traits a format's lookup asks as well, whose values are worked out only then (an expression)
+_LOOKED_UP_TRAITS = (*_PROPERTY_TRAITS, CalculatedProperty)
 _NAMING_TRAITS = frozenset((BasicPiece, Layer, Label, Mask))  # the classes whose getName() is their own
 _PROFILES = per_type_table()  # type chain text -> _ChainProfile
 _PROFILES_LIMIT = 4096
@@ -64,7 +69,11 @@ _KINDS_BY_OUTER = per_type_table()
 # reads 10,000 coordinates, and the call around the lookup was ~4.5 M instructions of it.
 _KNOWN_INTS: dict[str, int] = sequence.KNOWN_INTS
 _BASIC_PREFIX = BasicPiece.PREFIXES[0]  # "piece;": the own type of a BasicPiece starts so
-_NAME_DEPTH = 16  # a format naming itself (a label's $PieceName$…) stops here, as VASSAL's RecursionLimiter
+# a format naming itself (a label's $PieceName$…) stops here, as VASSAL's RecursionLimiter stops at 50
+# nested evaluations (each level here is two of VASSAL's and ~25 Python frames: kept well inside)
+_NAME_DEPTH = 16
+# lookups one piece's names may make in all (Calculated Properties naming others): linear, capped
+_LOOKUP_BUDGET = 4096
 
 
 class _ChainProfile:
@@ -118,7 +127,7 @@ def _kind_flags(kind: type) -> int:
     return ((_ANSWERS if kind in _ANSWERING_TRAITS else 0) | (_NAMES if kind in _NAMING_TRAITS else 0)
             | (_LABEL if kind is Label else 0) | (_BASIC_NAME if kind is BasicNameTrait else 0)
             | (_HIDES if issubclass(kind, Invisible) else 0) | (_MASKS if issubclass(kind, Mask) else 0)
-            | (_LOOKED_UP if issubclass(kind, _PROPERTY_TRAITS) else 0))
+            | (_LOOKED_UP if issubclass(kind, _LOOKED_UP_TRAITS) else 0))
 
 
 def _profile_of(type_string: str, traits: list[Trait]) -> _ChainProfile:
@@ -494,8 +503,7 @@ class Piece:
             for index in profile.answering:  # the traits of an exact _ANSWERING_TRAITS class, in order
                 trait = traits[index]
                 if type(trait) is Label:
-                    label = trait.label_text(evaluation.name_of(index + 1), evaluation.lookup)
-                    result.setdefault(trait.property_name, label)
+                    result.setdefault(trait.property_name, evaluation.label_of(index))
                 else:
                     for key, value in trait.properties().items():
                         result.setdefault(key, value)
@@ -665,11 +673,18 @@ class _Evaluation:
     """One piece's `getProperty`/`getName` while its name or label formats are evaluated.
 
     Why a class: a Text Label's format may ask for any property of the outermost piece, including
-    another label or `PieceName` itself; names of the inner chains are computed once, and a
-    self-reference stops at `_NAME_DEPTH` (VASSAL reports an infinite loop there; we answer "").
+    another label, a Calculated Property (whose expression asks for more) or `PieceName` itself;
+    names of the inner chains and the properties asked are worked out once per evaluation (the
+    piece does not change meanwhile), so the work is linear in the properties named. A
+    self-reference stops at `_NAME_DEPTH` (VASSAL's RecursionLimiter reports an infinite loop
+    there; we answer ""), and one evaluation makes at most `_LOOKUP_BUDGET` lookups.
+    `unknown` holds the names whose value Adjutant cannot work out (an expression it does not
+    read): a format leaves them as VASSAL leaves a name no one answers, and an expression naming
+    one is unknown too.
     """
 
-    __slots__ = ("context", "depth", "looked_up", "names", "traits")
+    __slots__ = ("answers", "budget", "context", "depth", "labels", "looked_up", "names", "table", "traits",
+                 "unknown")
 
     def __init__(self, traits: list[Trait], context: Callable[[str], str | None] | None,
                  looked_up: list[int]) -> None:
@@ -677,7 +692,12 @@ class _Evaluation:
         self.looked_up = looked_up  # the indexes of the traits `lookup` asks (its chain's profile)
         self.context = context
         self.depth = 0
+        self.budget = _LOOKUP_BUDGET
         self.names: dict[int, str] = {}
+        self.labels: dict[int, str] = {}  # `label_of`
+        self.answers: dict[str, str | None] = {}
+        self.table: dict[str, tuple[int, str | None]] | None = None  # `_answer_table`, made when first asked
+        self.unknown: set[str] = set()
 
     def name_of(self, index: int) -> str:
         """getName() of the chain from trait `index` inwards ("" below the BasicPiece)."""
@@ -691,36 +711,92 @@ class _Evaluation:
             traits = self.traits
             for position in range(len(traits) - 1, index - 1, -1):
                 known = self.names.get(position)
-                name = known if known is not None else traits[position].name(name, self.lookup)
+                if known is not None:
+                    name = known
+                    continue
+                trait = traits[position]
+                if type(trait) is Label:  # its label text, once per evaluation (`label_of`)
+                    self.names[position + 1] = name
+                    name = trait.name_given(name, self.label_of(position), self.lookup)  # type: ignore[attr-defined]
+                else:
+                    name = trait.name(name, self.lookup)
             self.names[index] = name
             return name
         finally:
             self.depth -= 1
 
+    def label_of(self, index: int) -> str:
+        """The label text of the Text Label at `index` (its `pieceName` the name inside it)."""
+        found = self.labels.get(index)
+        if found is None:
+            trait = self.traits[index]
+            found = self.labels[index] = trait.label_text(self.name_of(index + 1), self.lookup)  # type: ignore[attr-defined]
+        return found
+
     def lookup(self, key: str) -> str | None:
         """The outermost piece's getProperty(key): traits outside in, then BasicPiece, then context."""
-        if self.depth > _NAME_DEPTH:
+        answers = self.answers
+        if key in answers:
+            return answers[key]
+        if self.depth > _NAME_DEPTH or self.budget <= 0:
+            self.unknown.add(key)  # VASSAL's own cap is deeper (RecursionLimiter: 50): not known here
             return None
         self.depth += 1
+        self.budget -= 1
         try:
-            traits = self.traits
-            for index in self.looked_up:  # the instances of _PROPERTY_TRAITS, outermost first
-                trait = traits[index]
-                if isinstance(trait, Label):
-                    if trait.property_name == key:
-                        return trait.label_text(self.name_of(index + 1), self.lookup)
-                else:
-                    value = trait.properties().get(key)
-                    if value is not None:
-                        return value
-            if key == "PieceName":
-                return self.name_of(0)
-            if key == "BasicName":
-                basic = self.traits[-1]
-                return basic.fields.get("name", "") if isinstance(basic, BasicPiece) else ""
-            return self.context(key) if self.context is not None else None
+            value = self._answer(key)
         finally:
             self.depth -= 1
+        answers[key] = value
+        return value
+
+    def _answer(self, key: str) -> str | None:
+        table = self.table
+        if table is None:
+            table = self.table = self._answer_table()
+        found = table.get(key)
+        if found is not None:
+            index, value = found
+            if index < 0:  # a plain trait's property (a Marker value...)
+                return value
+            trait = self.traits[index]
+            if type(trait) is Label:
+                return self.label_of(index)
+            value = trait.value(self.known)  # type: ignore[attr-defined]  # a Calculated Property
+            if value is None:
+                self.unknown.add(key)
+            return value
+        if key == "PieceName":
+            return self.name_of(0)
+        if key == "BasicName":
+            basic = self.traits[-1]
+            return basic.fields.get("name", "") if isinstance(basic, BasicPiece) else ""
+        return self.context(key) if self.context is not None else None
+
+    def _answer_table(self) -> dict[str, tuple[int, str | None]]:
+        """Which trait answers each name, the outermost one: (-1, value) for a plain property, (its
+        index, None) for a Text Label or Calculated Property (worked out when asked). Why: a
+        piece of 200 traits asked for dozens of names would walk them all for each."""
+        table: dict[str, tuple[int, str | None]] = {}
+        traits = self.traits
+        for index in reversed(self.looked_up):  # innermost first: outer ones overwrite
+            trait = traits[index]
+            kind = type(trait)
+            if kind is Label or kind is CalculatedProperty:
+                name = trait.property_name  # type: ignore[attr-defined]
+                if name:
+                    table[name] = (index, None)
+            else:
+                for name, value in trait.properties().items():
+                    table[name] = (-1, value)
+        return table
+
+    def known(self, key: str) -> str | None:
+        """`lookup` for an expression: a name whose value is unknown makes the expression unknown."""
+        value = self.lookup(key)
+        if value is None and key in self.unknown:
+            raise Unsupported(f"the value of {key} is unknown")
+        return value
 
 
 def _chain_name(namers: list[Trait], basic_name: str) -> str:

@@ -20,7 +20,8 @@ Public API:
     trait_prefix(own_type) -> str        (e.g. "piece;", "emb2;", "stack")
     Trait: prefix, type, state (raw own strings), fields (dict, lazy), properties(), with_state(state)
     Known: BasicPiece, Marker, Layer (emb2;/emb;), Label, Mask, Invisible, DynamicProperty,
-        Prototype, SendToLocation, PlaceMarker, Replace, ReturnToDeck, BasicNameTrait
+        Prototype, SendToLocation, PlaceMarker, Replace, ReturnToDeck, BasicNameTrait,
+        TranslatableMessage, CalculatedProperty
     TRAIT_CLASSES: dict prefix -> class
     evaluate_format(fmt, props, lookup) -> str     (a piece's `$…$` name/label formats)
     forget_shared_traits()      (equal trait texts share one Trait; this empties that table)
@@ -36,7 +37,7 @@ from itertools import compress, count, islice, repeat
 from operator import getitem, is_, ne, not_, sub
 from typing import Any, ClassVar
 
-from vassal_parser import commands, sequence
+from vassal_parser import commands, expressions, sequence
 
 TAB = "\t"
 
@@ -445,10 +446,15 @@ class Label(Trait):
         return {self.property_name: self.label_text("")}
 
     def name(self, inner_name: str, lookup: Lookup | None = None) -> str:
+        return self.name_given(inner_name, None, lookup)
+
+    def name_given(self, inner_name: str, label: str | None, lookup: Lookup | None = None) -> str:
+        """`name` with the label text already worked out (`label`; None: work it out)."""
         fields = self.fields
         if not fields.get("label", "") and not fields.get("always_use_format"):
             return inner_name
-        label = self.label_text(inner_name, lookup)
+        if label is None:
+            label = self.label_text(inner_name, lookup)
         name_format = fields.get("name_format", "$pieceName$ ($label$)")
         return evaluate_format(name_format, {"pieceName": inner_name, "label": label}, lookup)
 
@@ -610,6 +616,56 @@ class BasicNameTrait(Trait):
         return {"BasicName": self.basic_name}
 
 
+class TranslatableMessage(Trait):
+    """`locmsg;key;description;message` (VASSAL's TranslatableMessage): answers `key` with the
+    message, a constant text (the translation a viewer's language picks is not read)."""
+
+    __slots__ = ()
+    PREFIXES = ("locmsg;",)
+    DESCRIPTION = "Translatable Message"
+
+    def _parse(self) -> dict[str, Any]:
+        tokens = sequence.Decoder(self.type, ";")
+        tokens.next_token("")
+        return {"key": tokens.next_token("name"), "description": tokens.next_token(""),
+                "message": tokens.next_token("")}
+
+    def _own_properties(self) -> dict[str, str]:
+        fields = self.fields
+        return {fields.get("key", "name"): fields.get("message", "")}
+
+
+class CalculatedProperty(Trait):
+    """`calcProp;name;expression;description`: answers `name` with the expression's value, worked
+    out when asked (`vassal_parser.expressions`); a name of "" answers nothing. Not in
+    `properties()`: its value needs the whole piece, and is looked up only by formats."""
+
+    __slots__ = ()
+    PREFIXES = ("calcProp;",)
+    DESCRIPTION = "Calculated Property"
+
+    def _parse(self) -> dict[str, Any]:
+        tokens = sequence.Decoder(self.type, ";")
+        tokens.next_token("")
+        return {"name": tokens.next_token(""), "expression": tokens.next_token(""),
+                "description": tokens.next_token("")}
+
+    @property
+    def property_name(self) -> str:
+        return self.fields.get("name", "")
+
+    def value(self, lookup: Lookup) -> str | None:
+        """The value VASSAL gives (its `tryEvaluate`: "" where the evaluation fails), or None
+        where Adjutant cannot work it out (`expressions.Unsupported`). `lookup` raises
+        `Unsupported` for a property whose value is unknown."""
+        try:
+            return expressions.evaluate(self.fields.get("expression", ""), lookup)
+        except expressions.Failed:
+            return ""
+        except expressions.Unsupported:
+            return None
+
+
 TRAIT_CLASSES: dict[str, type[Trait]] = {
     prefix: cls
     for cls in (
@@ -626,6 +682,8 @@ TRAIT_CLASSES: dict[str, type[Trait]] = {
         Replace,
         ReturnToDeck,
         BasicNameTrait,
+        TranslatableMessage,
+        CalculatedProperty,
     )
     for prefix in cls.PREFIXES
 }
@@ -683,8 +741,9 @@ def per_type_table() -> dict[Any, Any]:
 
 def forget_shared_traits() -> None:
     """Empty the shared trait and chain tables, and commands.py's table of AddPiece types
-    (benchmarks time cold decodes with it)."""
+    (benchmarks time cold decodes with it), and the compiled Calculated Property expressions."""
     commands.forget_add_piece_types()
+    expressions.forget_compiled()
     _traits_by_type.clear()
     _trait_count[0] = 0
     _type_chains.clear()

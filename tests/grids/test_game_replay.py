@@ -107,8 +107,9 @@ def test_log_steps_move_merge_remove_change_3_5(tmp_path: Path, module) -> None:
         game.position_at(5)
 
 
-def test_move_onto_under_id_not_at_that_point_places_alone_3_3(tmp_path: Path, module) -> None:
-    """MovePiece merges only when the `under` piece really is at the new point; else placeAt."""
+def test_move_onto_under_id_not_at_that_point_gets_a_stack_of_its_own_3_3(tmp_path: Path, module) -> None:
+    """MovePiece merges only when the `under` piece really is at the new point; else
+    `stackOrPlacePiece`: a piece in no stack, on a map that stacks, goes into a new Stack (issue 40)."""
     text = builders.stream(
         [
             builders.piece("a", "Tank", "Main Map", 135, 145),
@@ -118,7 +119,8 @@ def test_move_onto_under_id_not_at_that_point_places_alone_3_3(tmp_path: Path, m
     )
     game = load_game(builders.write_game(tmp_path, text, "game.vlog"), module)
     moved = by_id(game.position_at(1))["c"]
-    assert (moved.stack_id, moved.x, moved.y) == (None, 300, 300)
+    assert (moved.x, moved.y, moved.stack_index) == (300, 300, 0)
+    assert moved.stack_id is not None and moved.stack_id != by_id(game.position_at(1))["a"].stack_id
 
 
 def test_lone_pieces_merging_form_a_new_stack_3_3(tmp_path: Path, module) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vassal_parser.commands import ESC, decode_stream, encode_stream, iter_commands
+from vassal_parser.commands import ESC, decode_stream, encode_stream, iter_commands, leaf_command
 from vassal_parser.container import open_container
-from vassal_parser.game import load_game
+from vassal_parser.game import _Board, load_game
 from vassal_parser.patch import Move, Remove, Table, java_hashmap_order, patch_save
 from vassal_parser.sequence import encode
 from vassal_parser.writer import _fix_member_order, write_game_file
@@ -100,3 +100,35 @@ def test_hashmap_order_is_by_bucket_not_by_insertion() -> None:
     (the full order is checked against a VASSAL 3.7.9 save in tests/bridge/test_apply.py)."""
     assert java_hashmap_order(["OldZone", "UniqueID"]) == ["OldZone", "UniqueID"]
     assert java_hashmap_order(["UniqueID", "OldZone"]) == ["OldZone", "UniqueID"]
+
+
+def test_a_move_onto_its_own_point_keeps_the_only_piece_of_a_stack_in_it(tmp_path) -> None:
+    """Issue 40: MovePiece's merge finder finds the piece's own stack (its top piece is the piece:
+    `merge` changes nothing), so VASSAL keeps it there; the save written says the same as the log
+    VASSAL replays."""
+    path = _save(tmp_path)
+    table, tree = _table(path)
+    (command,) = table.apply(Move("3", "Main", 300, 300))  # C, alone in stack 11, onto its own point
+    assert command.text == "M/3/Main/300/300/null/Main/300/300/null"
+    texts = [c.text for c in iter_commands(patch_save(tree, table)) if c.kind == "add_piece"]
+    assert "+/11/stack/Main;300;300;3;@@3" in texts
+    board = _Board(lambda _m: True)
+    board.restore([c for c in iter_commands(tree) if c.kind == "add_piece"])
+    board.apply(leaf_command(command.text))
+    assert board.parent["3"] == "11"
+
+
+def test_a_lone_piece_moved_onto_its_own_point_gets_no_stack(tmp_path) -> None:
+    """The finder visits the lone piece itself there (`merge(piece, piece)`): no new Stack."""
+    pieces = [_piece("1", "A", 100, 100)]
+    stream = encode(["begin_save", "", encode(["", *pieces], ESC), "end_save"], ESC)
+    path = tmp_path / "lone.vsav"
+    write_game_file(path, stream, ensure=False)
+    table, tree = _table(path)
+    (command,) = table.apply(Move("1", "Main", 100, 100))
+    texts = [c.text for c in iter_commands(patch_save(tree, table)) if c.kind == "add_piece"]
+    assert not any("/stack/" in text for text in texts)
+    board = _Board(lambda _m: True)
+    board.restore([c for c in iter_commands(tree) if c.kind == "add_piece"])
+    board.apply(leaf_command(command.text))
+    assert "1" not in board.parent
