@@ -30,6 +30,7 @@ from tests.bridge.test_overlay_browser import (  # noqa: F401 - pytestmark: skip
     sync_api,
 )
 from tests.bridge.test_view_filter import demo_save, secrets_of
+from tests.bridge.test_views_truth_browser import view
 
 PROJECT = Path(__file__).resolve().parents[2]
 DEMO = PROJECT / "module_patches" / "demo"
@@ -84,17 +85,6 @@ def tabs() -> Iterator[list[Any]]:
 def daemon_for(folder: Path, planner: Any) -> DaemonThread:
     return DaemonThread(folder, plan_function=planner.plan, plan_async=planner.plan_async,
                         replay_function=planner.replay, **FAST)
-
-
-def view(chromium: Any, tabs: list, daemon: DaemonThread, query: str) -> Any:
-    page = chromium.new_page()
-    page.set_default_timeout(WAIT_MS)
-    page.errors = []
-    page.on("pageerror", lambda error: page.errors.append(str(error)))
-    tabs.append(page)
-    page.goto(daemon.url(query))
-    page.wait_for_selector("body[data-connected=yes]", state="attached")
-    return page
 
 
 def owed_card(page: Any) -> Any:
