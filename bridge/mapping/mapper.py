@@ -108,6 +108,13 @@ class VassalMapping:
     defaults: dict[str, Any] = field(default_factory=dict)  # position parts before any piece is read
     # faction -> the module's sides it plays (bridge/mapping/sides.py): whose hidden pieces its view shows
     sides: dict[str, list[str]] = field(default_factory=dict)
+    # `[vassal.places] proposed`: box and box-pattern names `pack scaffold` proposed, not yet reviewed
+    proposed_places: tuple[str, ...] = ()
+
+    @property
+    def proposed_rules(self) -> list[Rule]:
+        """The counter, state and ignore rules still marked proposed (issue 38)."""
+        return [r for r in (*self.counters, *self.state, *self.ignore) if r.proposed]
 
     # ---- loading --------------------------------------------------------------------------------
     @classmethod
@@ -140,6 +147,11 @@ class VassalMapping:
         box_patterns = [(_regex(k, source), str(v)) for k, v in pattern_table.items()]
         for pattern, template in box_patterns:
             _check_box_template(pattern, template, source)
+        proposed_places = tuple(_strings(places.get("proposed", []), source, "[vassal.places] proposed"))
+        unknown_places = [n for n in proposed_places if n not in boxes and n not in pattern_table]
+        if unknown_places:
+            raise InputError(source, "[vassal.places] proposed names no box or box pattern: "
+                                     + ", ".join(repr(n) for n in unknown_places))
         return cls(
             source=source,
             module_name=module.get("name"),
@@ -161,6 +173,7 @@ class VassalMapping:
             tracks=parse_tracks(table.get("tracks"), source),
             defaults=_defaults(table.get("defaults", {}), source),
             sides=_sides(table.get("sides", {}), source),
+            proposed_places=proposed_places,
         )
 
     # ---- module check -----------------------------------------------------------------------------

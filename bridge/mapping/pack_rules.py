@@ -57,6 +57,9 @@ class Rule:
     steps_delta: int = 0
     types: dict[str, str] = field(default_factory=dict)  # state path -> "int"
     unlocated: dict[str, Any] = field(default_factory=dict)  # state writes when `{hex}` names no pack hex
+    # `proposed = true`: written by `pack scaffold` from the module's own evidence and not yet reviewed
+    # by a person (issue 38); a plan read with it says so, and `pack edit` offers accept / change / drop.
+    proposed: bool = False
 
     def __post_init__(self) -> None:
         # Pre-split conditions once: `test` runs for every piece x rule (5,000-piece saves).
@@ -295,7 +298,7 @@ def _rules(entries: Any, kind: str, source: str) -> list[Rule]:
     rules = []
     for index, entry in enumerate(_as_list(entries, source, f"[[vassal.{kind}]]")):
         where = f"[[vassal.{kind}]] #{index + 1}"
-        unknown = set(entry) - {"match", "set", "steps_delta", "note", "types", "unlocated"}
+        unknown = set(entry) - {"match", "set", "steps_delta", "note", "types", "unlocated", "proposed"}
         if unknown:
             raise InputError(source, f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
         match = _as_table(entry.get("match", {}), source, f"{where} match")
@@ -318,7 +321,11 @@ def _rules(entries: Any, kind: str, source: str) -> list[Rule]:
             raise InputError(source, f"{where}: types are for state rules and may only be "
                                      f"{', '.join(sorted(STATE_TYPES))}")
         unlocated = _as_table(entry.get("unlocated", {}), source, f"{where} unlocated")
+        proposed = entry.get("proposed", False)
+        if not isinstance(proposed, bool):
+            raise InputError(source, f"{where}: proposed must be true or false, not {proposed!r}")
         rules.append(Rule(kind=kind, index=index, match={str(k): str(v) for k, v in match.items()},
                           values=dict(values), steps_delta=delta,
-                          types={str(k): str(v) for k, v in types.items()}, unlocated=dict(unlocated)))
+                          types={str(k): str(v) for k, v in types.items()}, unlocated=dict(unlocated),
+                          proposed=proposed))
     return rules

@@ -140,12 +140,26 @@ def test_a_pack_without_vassal_table_is_refused_in_one_line() -> None:
     ({"module": {"extensions": "Extra"}}, r"\[vassal.module\] extensions must be an array of strings"),
     ({"places": {"not_boxes": "War State Box"}}, r"\[vassal.places\] not_boxes must be an array of strings"),
     ({"countries": {"Poland": "Western"}}, r"\[vassal.countries\] 'Poland' must be a table"),
+    ({"counters": [{"match": {"A": "1"}, "set": {}, "proposed": "yes"}]}, "proposed must be true or false"),
+    ({"places": {"boxes": {"Delay Box": "delay"}, "proposed": ["Delay"]}},
+     r"\[vassal.places\] proposed names no box or box pattern: 'Delay'"),
 ])
 def test_mapping_errors_are_precise_and_name_the_file(table, message) -> None:
     with pytest.raises(InputError, match=message) as caught:
         VassalMapping.from_table(table, "pack/vassal.toml")
     assert str(caught.value).startswith("pack/vassal.toml: ")
     assert "\n" not in str(caught.value)
+
+
+def test_proposed_rules_and_boxes_are_read_and_counted() -> None:
+    """Issue 38: `pack scaffold` marks what it proposed; the mapping keeps the mark for the header."""
+    mapping = VassalMapping.from_table({
+        "places": {"boxes": {"Delay Box": "delay"}, "box_patterns": {"(.+) Posture Box": "posture:{0}"},
+                   "proposed": ["Delay Box", "(.+) Posture Box"]},
+        "counters": [{"match": {"A": "1"}, "set": {"kind": "ground"}, "proposed": True},
+                     {"match": {"B": "1"}, "set": {"kind": "air"}}]}, "v.toml")
+    assert [r.index for r in mapping.proposed_rules] == [0]
+    assert mapping.proposed_places == ("Delay Box", "(.+) Posture Box")
 
 
 def test_missing_property_in_a_template_is_a_warning_and_the_piece_is_left_out(pack) -> None:
