@@ -77,7 +77,8 @@ def russian_resistance(ctx: EventContext) -> None:
                 "needs whose player turn it is)"
             )
         if pos.phase not in (None, "end_of_player_turn") or pos.side not in (None, "Allied"):
-            return ctx.not_due("the table is consulted only at the end of an Allied player turn (60.11, 60.12)")
+            return ctx.not_due("the table is consulted only at the end of an Allied player turn "
+                               "(60.11, 60.12)")
         blocked = offer_blocked()
         if blocked:
             return ctx.not_due(blocked + ", whoever's player turn it is")
