@@ -20,7 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bridge.mapping.game_facts import apply_facts, changed_by_plan, fact_table, render_lines, split_answers
+from bridge.mapping.game_facts import (
+    apply_facts,
+    ask_what_matters,
+    changed_by_plan,
+    fact_table,
+    render_lines,
+    split_answers,
+)
 from bridge.mapping.inset import InsetGeometry, LayoutFor, add_insets, hex_places
 from bridge.mapping.mapper import MappingResult, VassalMapping
 from bridge.mapping.memo import MappingMemo
@@ -379,6 +386,7 @@ class CheckPipeline:
         data = plan.to_json()
         data["factions"] = list(FACTIONS)  # for the overlay: a faction in a URL is checked against these
         if facts is not None:
+            ask_what_matters(facts, data)
             facts["after_plan"] = changed_by_plan(self.facts, facts, data.get("resulting_position"))
             data["game_facts"] = facts
         if state.awaw is not None and state.awaw.phasing_faction is None:

@@ -651,6 +651,9 @@ def plan(
             work.countries[name].status = "active"
     result = Plan(pack=pack.name, phasing=work.turn.phasing, turn=work.turn.date,
                   pack_source=pack_source(pack), trusted=trusted_labels(pack))
+    if work.awaw is not None:  # A World at War: the game's own words for the turn and the whole date
+        result.player_turn = work.awaw.player_turn_words()
+        result.turn = work.awaw.date_words(work.turn.date)
     result.violations = validate_actions(work, pack)
     if work.turn.combined_game:
         starred = sorted(cid for cid, c in work.counters.items() if c.star)

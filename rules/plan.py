@@ -227,6 +227,9 @@ class Plan:
     # Map facts the pack trusts rather than locates (rules.facts.trusted_labels): a located value of one
     # is taken as the whole fact, so the header says so (issue 22).
     trusted: list[str] = field(default_factory=list)
+    # A World at War: whose player turn and which point of it in rule 60's words (rules/awaw/position.py
+    # `player_turn_words`); None in Axis Empires, whose plans name the phasing faction (6.2).
+    player_turn: str | None = None
 
     @property
     def pending_choices(self) -> list[Choice]:
@@ -257,6 +260,7 @@ class Plan:
             "pack_source": self.pack_source,
             "trusted": list(self.trusted),
             "phasing": self.phasing,
+            "player_turn": self.player_turn,
             "turn": self.turn,
             "due": self.due,
             "undecided": self.undecided,
@@ -273,10 +277,9 @@ class Plan:
     def render_text(self, verbose: bool = False, closing: bool = True) -> str:
         """The plan as players read it; `verbose` adds the why lines that do not decide (`why_detail`)."""
         source = f": {self.pack_source}" if self.pack_source else ""
-        lines = [
-            f"Conditional Events Segment (6.2) — {self.phasing} faction, {self.turn or 'turn ?'} "
-            f"[pack {self.pack}{source}]"
-        ]
+        whose = (f"Russian Surrender (60) — {self.player_turn}" if self.player_turn
+                 else f"Conditional Events Segment (6.2) — {self.phasing} faction")
+        lines = [f"{whose}, {self.turn or 'turn ?'} [pack {self.pack}{source}]"]
         if self.trusted:
             lines.append(trusted_line(self.pack, self.trusted))
         lines.extend(f"note: {note}" for note in self.notes)

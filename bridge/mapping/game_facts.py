@@ -236,6 +236,20 @@ def apply_facts(table: FactTable, given: Mapping[str, GivenFact], position: dict
     return {"turn": turn, "given": used, "questions": questions}
 
 
+def ask_what_matters(section: dict[str, Any], plan: Mapping[str, Any]) -> None:
+    """Keep a question only where its answer can change a verdict: where an event of the plan (or the plan
+    as a whole) names the fact missing. The events name a fact only where some answer to it changes the
+    event (the three-valued rule the map facts follow), so a fact no answer can matter for is not asked —
+    with `russian_surrender=none`, the turn of a surrender that never happened (issue 41). The facts left
+    out are listed in `not_asked`; one given anyway stays in `given`."""
+    needed = {item.get("fact") for event in plan.get("events") or [] for item in event.get("missing") or []
+              if isinstance(item, Mapping)}
+    needed |= {item.get("fact") for item in plan.get("missing") or [] if isinstance(item, Mapping)}
+    questions = section.get("questions", [])
+    section["questions"] = [q for q in questions if q["name"] in needed]
+    section["not_asked"] = [q["name"] for q in questions if q["name"] not in needed]
+
+
 def changed_by_plan(table: FactTable, section: Mapping[str, Any],
                     resulting: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     """The facts this plan changes (Germany accepts: Russia's surrender state), to give for the next save.
@@ -272,6 +286,9 @@ def render_lines(section: Mapping[str, Any]) -> list[str]:
         again = f" [{question['again']}]" if question.get("again") else ""
         lines.append(f"question {question['name']} ({', '.join(question['rules'])}): {question['question']} "
                      f"— {legal}; answer with --fact {question['name']}=VALUE{again}")
+    if section.get("not_asked"):
+        lines.append("not asked (no answer would change a verdict of this plan): "
+                     + ", ".join(section["not_asked"]))
     after = section.get("after_plan") or []
     if after:
         lines.append("this plan changes game facts; for the next save give: "

@@ -49,10 +49,9 @@ def header_lines(plan: Mapping[str, Any]) -> list[str]:
         lines.append(f"VASSAL {module.get('vassal_version') or 'version not recorded'}")
         if vassal.get("step") is not None:
             lines.append(f"log position after step {vassal['step']} of {vassal['steps']}")
-    lines.append(
-        f"{plan.get('phasing') or '?'} faction phasing, {plan.get('turn') or 'turn ?'} "
-        f"[pack {plan.get('pack', '?')}]"
-    )
+    # A World at War names its player turns (60.11 "Allied player turn"), not a phasing faction (issue 41)
+    whose = plan.get("player_turn") or f"{plan.get('phasing') or '?'} faction phasing"
+    lines.append(f"{whose}, {plan.get('turn') or 'turn ?'} [pack {plan.get('pack', '?')}]")
     return lines
 
 
@@ -136,13 +135,30 @@ def plan_missing(plan: Mapping[str, Any]) -> list[str]:
 
 
 def reading_texts(plan: Mapping[str, Any]) -> list[str]:
-    """The readings of the rules the plan used (rules/plan_tables.py `reading_lines`, from JSON)."""
-    return [
-        f"reading {r.get('rules', '')}: {r.get('reading', '')} — {r.get('text', '')} "
-        f"(options: {', '.join(r.get('options', []))}; to switch: {r.get('switch', '')})"
-        for r in plan.get("readings") or []
-        if isinstance(r, Mapping)
-    ]
+    """The readings the plan used, once each (plan JSON `readings`, rules/plan.py `ErratumNote.to_json`):
+    which one, the others, how to switch; the event's own erratum line says what the rules text says.
+
+    Only a reading with other readings is a line: with none there is nothing to choose, and the keys a
+    fixed template read printed "reading : as_written ... (options: ; to switch: )" (issue 41)."""
+    lines = []
+    for note in plan.get("readings") or []:
+        if not isinstance(note, Mapping):
+            continue
+        others = [str(a.get("reading")) for a in note.get("alternatives") or []
+                  if isinstance(a, Mapping) and a.get("reading")]
+        if not others or not note.get("reading"):
+            continue
+        label = "erratum" if note.get("kind") == "errata" else "reading"
+        where = " ".join(str(part) for part in (note.get("rule"), note.get("step")) if part)
+        line = f"{label} {note.get('key') or '?'}" + (f" ({where})" if where else "")
+        line += f": used {note['reading']}"
+        if note.get("reading_text"):
+            line += f" — {note['reading_text']}"
+        line += f"; other readings: {', '.join(others)}"
+        if note.get("option"):
+            line += f"; to switch: {note['option']} in the pack"
+        lines.append(line)
+    return lines
 
 
 def errata_texts(event: Mapping[str, Any]) -> list[str]:

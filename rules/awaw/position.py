@@ -15,6 +15,9 @@ from typing import Any
 from vassal_parser.errors import InputError
 
 PHASES = ("end_of_player_turn", "unit_construction")
+# How the rules text names each point of a player turn (60.11 "at the end of any Allied player turn",
+# 60.61 "Russian unit construction phase"): the plan's header says these, never the engine's ids.
+PHASE_WORDS = {"end_of_player_turn": "end of the player turn", "unit_construction": "unit construction phase"}
 SIDES = ("Allied", "Axis")
 SCENARIOS = ("European", "Pacific", "Global")
 # "unknown": a VASSAL game shows no surrender state (asked as the game fact `russian_surrender`)
@@ -34,6 +37,7 @@ RUSSIA_COUNTS = (
     "unbuilt_factors",
     "brps",
     "brp_base",
+    "ics",  # ICs controlled by Russia as the players count them (the game fact russian_ics, 60.11)
 )
 # How the rules text names each count (plan text, missing facts).
 RUSSIA_COUNT_LABELS = {
@@ -44,6 +48,7 @@ RUSSIA_COUNT_LABELS = {
     "unbuilt_factors": "unbuilt Russian ground/army air factors",
     "brps": "Russia's BRPs available",
     "brp_base": "Russia's BRP base",
+    "ics": "ICs controlled by Russia",
 }
 
 
@@ -119,6 +124,38 @@ class AwawPosition:
             return "Axis"
         return "Soviet" if "Russia" in (self.powers or []) else "Western"
 
+    def player_turn_words(self) -> str:
+        """Whose player turn and which point of it, as rule 60 says it ("Russian player turn", "Allied
+        player turn"; 60.11, 60.12, 60.61). Why not the engine's faction: AWAW has sides and major
+        powers, no "Soviet faction" (issue 41); the engine's faction stays an internal key."""
+        phase = PHASE_WORDS.get(self.phase or "")
+        if self.side is None or self.powers is None:
+            who = "player turn not given"
+        elif self.side == "Axis":
+            who = "Axis player turn"
+        elif list(self.powers) == ["Russia"]:
+            who = "Russian player turn"
+        elif set(self.powers) == {"Britain", "France", "USA", "Russia"}:
+            who = "Allied player turn"
+        elif set(self.powers) == {"Britain", "France", "USA"}:
+            who = "Western Allied player turn"
+        else:
+            who = f"Allied player turn ({', '.join(self.powers)})"
+        return f"{who}, {phase or 'phase not given'}"
+
+    def date_words(self, written: str | None) -> str | None:
+        """The whole date, season and year: the position's own `turn.date` where it names a year, else
+        the season the turn track shows with the year given (`awaw.date`, the game fact game_year), else
+        the season alone with "year not given" — never a season that reads as a whole date."""
+        if written and any(ch.isdigit() for ch in written):
+            return written
+        season, year = self.date.get("season"), self.date.get("year")
+        if season and year:
+            return f"{season} {year}"
+        if season or written:
+            return f"{season or written} (year not given)"
+        return written
+
     def count(self, name: str) -> int | None:
         return self.russia.get(name)
 
@@ -179,7 +216,7 @@ def parse_awaw(data: Any, src: str) -> AwawPosition:
     if bad:
         raise InputError(src, f"awaw.russia: unknown field(s) {', '.join(sorted(bad))}")
     russia = {k: _int_or_none(src, f"russia.{k}", v) for k, v in russia_raw.items()}
-    for name in ("atomic_attacks", "cities_firestormed", "oil_effects", "unbuilt_factors"):
+    for name in ("atomic_attacks", "cities_firestormed", "oil_effects", "unbuilt_factors", "ics"):
         if (russia.get(name) or 0) < 0:
             raise InputError(src, f"awaw.russia.{name} cannot be negative")
     western = data.get("western_at_war_with_germany")

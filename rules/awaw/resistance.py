@@ -131,29 +131,46 @@ def _britain_line(board: AwawBoard) -> Line:
 
 
 def _ic_lines(board: AwawBoard) -> list[Line]:
+    """60.11's two IC lines: from the IC markers where they decide the count, else from the count the
+    players state (the game fact russian_ics), checked against what the markers do show."""
     ics = board.ic_hexes()
     unknown = board.unknown_control(ics)
     below = "ICs controlled by Russia below 7 (-1 each: 6 ICs -1, 5 ICs -2, 4 ICs -3 ...)"
     above = "ICs controlled by Russia above 7 (+1 each: 8 ICs +1, 9 ICs +2, 10 ICs +3 ...)"
+    russian = [h for h in ics if board.controller(h) == "Russia"]
+    undecided = len(unknown) + len(board.pos.unlocated_ics)
+    stated = board.pos.count("ics")
+
+    def counted(count: int, detail: str) -> list[Line]:
+        low, high = ic_figures(count)
+        return [Line(below, low, "60.11", detail), Line(above, high, "60.11", detail)]
+
+    def unknown_lines(fact: str, text: str) -> list[Line]:
+        return [Line(below, None, "60.11", "", [(fact, text)]), Line(above, None, "60.11", "", [])]
+
+    if (undecided or not ics) and stated is not None:
+        # Why a stated count must fit the markers: a count below the ICs Russia visibly holds, or above
+        # every IC that could be Russian, contradicts the map (the answer is asked again, never used).
+        high = len(russian) + undecided if ics or board.pos.unlocated_ics else None
+        if stated < len(russian) or (high is not None and stated > high):
+            return unknown_lines("russian_ics", f"the stated count of ICs controlled by Russia ({stated}) "
+                                 f"contradicts the IC markers ({len(russian)} Russian, {undecided} "
+                                 "undecided): give the count again")
+        return counted(stated, f"{stated} IC(s) controlled by Russia, as the players state it (the game "
+                               "fact russian_ics)")
     if board.pos.unlocated_ics:
         where = ", ".join(board.pos.unlocated_ics)
-        missing = [("ic_hexes", f"IC markers stand where the pack locates no hex ({where}): who controls "
-                                "them is unknown")]
-        return [Line(below, None, "60.11", "", missing), Line(above, None, "60.11", "", [])]
+        return unknown_lines("russian_ics", f"IC markers stand where the pack locates no hex ({where}): who "
+                             "controls them is unknown; the players can state how many ICs Russia controls")
     if not ics:
-        missing = [("ic_hexes", "the pack locates no IC")]
-        return [Line(below, None, "60.11", "", missing), Line(above, None, "60.11", "", [])]
+        return unknown_lines("ic_hexes", "the pack locates no IC")
     if unknown:
-        missing = [
-            ("hex_control", f"the position does not say who controls the IC hex(es) {', '.join(unknown)}")
-        ]
-        return [Line(below, None, "60.11", "", missing), Line(above, None, "60.11", "", [])]
-    russian = [h for h in ics if board.controller(h) == "Russia"]
-    low, high = ic_figures(len(russian))
-    detail = f"{len(russian)} IC(s) controlled by Russia: " + (
-        ", ".join(board.label(h) for h in russian) or "none"
-    )
-    return [Line(below, low, "60.11", detail), Line(above, high, "60.11", detail)]
+        return unknown_lines("hex_control", "the position does not say who controls the IC hex(es) "
+                             f"{', '.join(unknown)}")
+    unused = (f"; the stated count {stated} is not used: the markers show every IC"
+              if stated is not None and stated != len(russian) else "")
+    return counted(len(russian), f"{len(russian)} IC(s) controlled by Russia: "
+                   + (", ".join(board.label(h) for h in russian) or "none") + unused)
 
 
 def _france_line(board: AwawBoard) -> Line:

@@ -285,7 +285,9 @@
     if (!state) return;
     const plan = state.plan && typeof state.plan === "object" ? state.plan : null;
     $("file").textContent = state.file ? state.file : "no save yet";
-    $("turn").textContent = plan ? [plan.turn, plan.phasing ? `${plan.phasing} phasing` : ""].filter(Boolean).join(" · ") : "";
+    // A World at War names its player turn in the rules' words (plan.player_turn), never a faction (issue 41)
+    const whose = plan && (plan.player_turn || (plan.phasing ? `${plan.phasing} phasing` : ""));
+    $("turn").textContent = plan ? [plan.turn, whose].filter(Boolean).join(" · ") : "";
     showNotice(view === "stream" ? "" : state.notice);
     resolveFaction(plan);
     $("title").textContent = view === "player" && faction && !unknownFaction ? `Adjutant — ${faction}` : "Adjutant";

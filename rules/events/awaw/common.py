@@ -35,6 +35,20 @@ def surrender_unknown(ctx: EventContext, board: AwawBoard) -> bool:
     return True
 
 
+def surrender_turn_unknown(ctx: EventContext, board: AwawBoard, rule: str) -> bool:
+    """Record the turn of the surrender as missing where Russia has surrendered and the position does not
+    say when (the game fact russian_surrender_turn); True when unknown. Why: "this game turn" (60.21,
+    60.71) and "from the next Russian player turn" (60.61) are then unknown, never "not this turn". Asked
+    only once the state says there was a surrender: with `none`, no answer to it changes anything
+    (issue 41)."""
+    surrender = board.pos.surrender
+    if surrender.state != "surrendered" or surrender.turn is not None:
+        return False
+    ctx.missing("russian_surrender_turn", None, f"the position does not say in which game turn Russia "
+                f"surrendered ({rule})")
+    return True
+
+
 def turn_unknown(ctx: EventContext, board: AwawBoard, *names: str) -> bool:
     """Record the turn facts among `names` (game facts, bridge/mapping/game_facts.py) the position leaves
     unknown; True when any is. Why through `ctx.missing`: an event that needs one is `undecided`,

@@ -15,6 +15,7 @@ from rules.events.awaw.common import (
     eliminate_russian_units,
     repatriate,
     set_control,
+    surrender_turn_unknown,
     surrender_unknown,
     turn_unknown,
     units_and_hexes,
@@ -31,7 +32,8 @@ def surrender_effects(ctx: EventContext) -> None:
     surrender = pos.surrender
     if surrender_unknown(ctx, board):
         return ctx.why("whether Russia surrendered this game turn is not known (60.21)")
-    if surrender.state == "surrendered" and turn_unknown(ctx, board, "game_year"):
+    if surrender.state == "surrendered" and (turn_unknown(ctx, board, "game_year")
+                                             | surrender_turn_unknown(ctx, board, "60.21")):
         return ctx.why("Russia has surrendered: whether on this game turn is not known (60.21)")
     if surrender.state != "surrendered" or surrender.turn != pos.game_turn:
         return ctx.not_due("Russia has not surrendered this game turn (60.21)")
@@ -171,7 +173,8 @@ def japanese_participation(ctx: EventContext) -> None:
     surrender = pos.surrender
     if surrender_unknown(ctx, board):
         return ctx.why("whether Russia surrendered this game turn is not known (60.71)")
-    if surrender.state == "surrendered" and turn_unknown(ctx, board, "game_year"):
+    if surrender.state == "surrendered" and (turn_unknown(ctx, board, "game_year")
+                                             | surrender_turn_unknown(ctx, board, "60.71")):
         return ctx.why("Russia has surrendered: whether on this game turn is not known (60.71)")
     if surrender.state != "surrendered" or surrender.turn != pos.game_turn:
         return ctx.not_due("Russia has not surrendered this game turn (60.71)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.engine import EventContext, event_impl
-from rules.events.awaw.common import awaw_board, surrender_unknown, turn_unknown
+from rules.events.awaw.common import awaw_board, surrender_turn_unknown, surrender_unknown, turn_unknown
 
 
 @event_impl("awaw_brp_grants")
@@ -21,8 +21,11 @@ def brp_grants(ctx: EventContext) -> None:
     surrender = pos.surrender
     if surrender_unknown(ctx, board):
         return ctx.why("whether Russia has surrendered is not known (60.61)")
-    if surrender.state != "surrendered" or surrender.turn is None:
+    if surrender.state != "surrendered":
         return ctx.not_due("Russia has not surrendered: no BRP grants (60.61)")
+    if surrender.second_war is None and surrender_turn_unknown(ctx, board, "60.61"):
+        return ctx.why("Russia has surrendered: from which Russian player turn the grants are made is not "
+                       "known (60.61)")
     if surrender.second_war is not None:
         return ctx.not_due(
             f"a second German-Russian war broke out (turn {surrender.second_war.turn}): Germany no "

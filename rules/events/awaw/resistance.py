@@ -41,8 +41,52 @@ def russian_resistance(ctx: EventContext) -> None:
         )
     lines = resistance_lines(board)
     level = total(lines)
-    if turn_unknown(ctx, board, "player_turn", "phase"):
-        ctx.entry.tables.append(table_json(lines, "Zero or less: Russia offers to surrender (60.11)."))
+    table = "Zero or less: Russia offers to surrender (60.11)."
+
+    def need_inputs() -> None:
+        """Missing inputs matter only where the level is used (a check, or 60.82's Russian turn end)."""
+        for line in lines:
+            for fact, text in line.missing:
+                ctx.missing(fact, "Russia", text)
+
+    def offer_blocked() -> str | None:
+        """Why no offer is made at any check whatever else is unknown (the turn, the surrender state):
+        then no answer to those facts changes the verdict, so none is asked (issue 41)."""
+        if level is not None and level > 0:
+            return f"Russian resistance level {level} is greater than zero: no offer (60.11)"
+        if surrender.state == "rejected" and surrender.turn is not None and pos.game_turn is not None \
+                and pos.game_turn <= surrender.turn:
+            return (f"Germany rejected the offer of turn {surrender.turn}: it cannot change its mind and "
+                    "must await a new offer at a later check (60.12)")
+        return None
+
+    def offer_needs() -> None:
+        """What an offer needs besides the level: the game turn it is recorded with, and after a rejection
+        the turn of that rejection (60.12: a new offer only at a later game turn)."""
+        turn_unknown(ctx, board, "game_year")
+        if surrender.state == "rejected" and surrender.turn is None:
+            ctx.missing("russian_surrender_turn", None, "the position does not say in which game turn "
+                        "Germany rejected the offer (60.12: a new offer only at a later game turn)")
+
+    if set(pos.unknown_turn_facts()) & {"player_turn", "phase"}:
+        ctx.entry.tables.append(table_json(lines, table))
+        if in_surrender:
+            return ctx.not_due(
+                f"Russia has surrendered (turn {surrender.turn}): no offer while in a state of surrender, "
+                "whoever's player turn it is (the level kept for 60.82 at the end of a Russian player turn "
+                "needs whose player turn it is)"
+            )
+        if pos.phase not in (None, "end_of_player_turn") or pos.side not in (None, "Allied"):
+            return ctx.not_due("the table is consulted only at the end of an Allied player turn "
+                               "(60.11, 60.12)")
+        blocked = offer_blocked()
+        if blocked:
+            return ctx.not_due(blocked + ", whoever's player turn it is")
+        # An Allied player turn's end would consult the table: what that completion needs is asked at once
+        turn_unknown(ctx, board, "player_turn", "phase")
+        surrender_unknown(ctx, board)
+        need_inputs()
+        offer_needs()
         return ctx.why("the table is consulted only at the end of an Allied player turn (60.11, 60.12): "
                        "whose player turn and which phase it is are not known")
     russian_turn_end = pos.russian_player_turn and pos.phase == "end_of_player_turn"
@@ -50,18 +94,18 @@ def russian_resistance(ctx: EventContext) -> None:
         # Not due whatever the state, where neither a check (60.11, 60.12) nor 60.82's Russian turn end is.
         timing = ctx.erratum("check_timing")
         open_check = any(check_point(pos, timing, rejected)[0] for rejected in (False, True))
+        ctx.entry.tables.append(table_json(lines, table))
         if not open_check and not russian_turn_end:
-            ctx.entry.tables.append(table_json(lines, "Zero or less: Russia offers to surrender (60.11)."))
             return ctx.not_due(check_point(pos, timing, False)[1])
+        blocked = offer_blocked()
+        if blocked:  # the level is known: no offer in any state; 60.82 keeps it at a Russian turn end
+            if russian_turn_end:
+                pos.last_russian_turn_level = level
+            return ctx.not_due(blocked + ", whatever the surrender state")
         surrender_unknown(ctx, board)
-        ctx.entry.tables.append(table_json(lines, "Zero or less: Russia offers to surrender (60.11)."))
+        need_inputs()
+        offer_needs()
         return ctx.why("whether the table is consulted depends on the surrender state (60.11, 60.12, 60.82)")
-
-    def need_inputs() -> None:
-        """Missing inputs matter only where the level is used (a check, or 60.82's Russian turn end)."""
-        for line in lines:
-            for fact, text in line.missing:
-                ctx.missing(fact, "Russia", text)
 
     if in_surrender:
         note = (
@@ -87,8 +131,7 @@ def russian_resistance(ctx: EventContext) -> None:
         raise InputError(ctx.pack.path, f"pack {ctx.pack.name}: [errata.check_timing] reading {timing!r} is "
                                         f"not one rule 60 knows ({', '.join(TIMINGS)})")
     due, why = check_point(pos, timing, after_rejection)
-    note = "Zero or less: Russia offers to surrender (60.11)."
-    ctx.entry.tables.append(table_json(lines, note + (" " + why if not due else "")))
+    ctx.entry.tables.append(table_json(lines, table + (" " + why if not due else "")))
     if russian_turn_end:
         need_inputs()
         if level is not None:
@@ -96,18 +139,17 @@ def russian_resistance(ctx: EventContext) -> None:
     if not due:
         return ctx.not_due(why)
     ctx.why(why)
-    if turn_unknown(ctx, board, "game_year"):
-        return ctx.why("the game turn is not known (an offer and Germany's answer are recorded with it)")
-    if after_rejection and surrender.turn is not None and pos.game_turn <= surrender.turn:
-        return ctx.not_due(
-            f"Germany rejected the offer of turn {surrender.turn}: it cannot change its mind and "
-            "must await a new offer at a later check (60.12)"
-        )
+    blocked = offer_blocked()
+    if blocked:
+        return ctx.not_due(blocked)
     need_inputs()
+    offer_needs()
     if level is None:
         return ctx.why("the resistance level cannot be summed: a line's input is missing")
-    if level > 0:
-        return ctx.not_due(f"Russian resistance level {level} is greater than zero: no offer (60.11)")
+    if pos.game_turn is None:
+        return ctx.why("the game turn is not known (an offer and Germany's answer are recorded with it)")
+    if after_rejection and surrender.turn is None:
+        return ctx.why("whether this is a later game turn than Germany's rejection is not known (60.12)")
     ctx.fire(f"Russian resistance level {level} is zero or less: Russia offers to surrender (60.11)")
     answer = ctx.choose(
         "germany",
