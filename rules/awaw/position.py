@@ -314,7 +314,10 @@ def _surrender(src: str, raw: Any) -> Surrender:
         raise InputError(src, f"awaw.surrender: unknown field(s) {', '.join(sorted(bad))}")
     state = _choice(src, "surrender.state", raw.get("state", "none"), SURRENDER_STATES)
     turn = _int_or_none(src, "surrender.turn", raw.get("turn"))
-    if state in ("rejected", "surrendered", "offered") and turn is None:
+    # A rejection or a surrender may come without its turn: a VASSAL game shows neither, and the players
+    # give the state first (the game fact russian_surrender); the events that need the turn name the fact
+    # russian_surrender_turn as missing (issue 41). An open offer is this plan's own and has its turn.
+    if state == "offered" and turn is None:
         raise InputError(src, f"awaw.surrender: state {state!r} needs the game 'turn' it happened")
     japan = raw.get("japan")
     if japan is not None:

@@ -53,16 +53,18 @@ def test_a_fact_given_in_the_control_view_replans_60_1(chromium: Any, tabs: list
         control.wait_for_selector("#facts form.fact[data-fact='player_turn']", timeout=WAIT_MS)
         assert "game turn on the map: Fall" in control.inner_text("#facts")
         control.wait_for_selector(".event.status-undecided[data-rule='60.1']", timeout=WAIT_MS)
-        control.select_option("form.fact[data-fact='player_turn'] select", "Axis")
+        assert control.locator("form.fact[data-fact='russian_surrender_turn']").count() == 0
+        control.select_option("form.fact[data-fact='player_turn'] select", "Allied")
         control.click("form.fact[data-fact='player_turn'] button.fact-give")
         control.wait_for_selector("form.fact[data-fact='player_turn'][data-given='yes']", timeout=WAIT_MS)
-        assert "= Axis (given by control view)" in control.inner_text("form.fact[data-fact='player_turn']")
+        assert "= Allied (given by control view)" in control.inner_text("form.fact[data-fact='player_turn']")
         control.select_option("form.fact[data-fact='phase'] select", "end_of_player_turn")
         control.click("form.fact[data-fact='phase'] button.fact-give")
         control.wait_for_selector("form.fact[data-fact='phase'][data-given='yes']", timeout=WAIT_MS)
-        # 60.1 is decided now (not due in an Axis player turn): no longer listed as undecided
-        control.wait_for_selector(".event.status-undecided[data-rule='60.1']", state="detached",
+        # Issue 41: the header says the player turn in rule 60's words, never an Axis Empires faction
+        control.wait_for_function("document.getElementById('turn').textContent.includes('Allied player turn')",
                                   timeout=WAIT_MS)
+        assert "Soviet" not in control.inner_text("#turn")
         control.fill("form.fact[data-fact='dp_level'] input", "-2")
         control.press("form.fact[data-fact='dp_level'] input", "Enter")
         control.wait_for_selector("form.fact[data-fact='dp_level'][data-given='yes']", timeout=WAIT_MS)
@@ -74,4 +76,19 @@ def test_a_fact_given_in_the_control_view_replans_60_1(chromium: Any, tabs: list
         assert "= Britain, France (given by control view)" in control.inner_text(western)
         assert control.is_checked(f"{western} input[value='France']")  # the form shows what was given
         assert not control.is_checked(f"{western} input[value='USA']")
+        # Issue 41: with no surrender, the turn of a surrender is never asked (no answer changes a verdict)
+        control.select_option("form.fact[data-fact='russian_surrender'] select", "none")
+        control.click("form.fact[data-fact='russian_surrender'] button.fact-give")
+        control.wait_for_selector("form.fact[data-fact='russian_surrender'][data-given='yes']", timeout=WAIT_MS)
+        assert control.locator("form.fact[data-fact='russian_surrender_turn']").count() == 0
+        # An Axis player turn: 60.1 is decided (not due), so no longer listed as undecided, and the
+        # phase it no longer needs stays shown as given (a given fact is never dropped from view)
+        control.select_option("form.fact[data-fact='player_turn'] select", "Axis")
+        control.click("form.fact[data-fact='player_turn'] button.fact-give")
+        control.wait_for_function("[...document.querySelectorAll(\"form.fact[data-fact='player_turn']\")]"
+                                  ".some(f => f.textContent.includes('= Axis (given by control view)'))",
+                                  timeout=WAIT_MS)
+        control.wait_for_selector(".event[data-rule='60.1']", timeout=WAIT_MS)
+        assert control.locator(".event.status-undecided[data-rule='60.1']").count() == 0
+        assert control.locator("form.fact[data-fact='phase'][data-given='yes']").count() == 1
         assert player.locator("#facts").count() == 0  # questions are the control view's only

@@ -81,7 +81,7 @@ def test_awaw_position_with_tk_pack_is_refused(tmp_path: Path, capsys: pytest.Ca
     ({"russia": {"dp_level": 1.5}}, "awaw.russia.dp_level must be a whole number"),
     ({"russia": {"oil_effects": -1}}, "cannot be negative"),
     ({"russia": {"morale": 1}}, "unknown field"),
-    ({"surrender": {"state": "rejected"}}, "needs the game 'turn'"),
+    ({"surrender": {"state": "offered"}}, "needs the game 'turn'"),
     ({"supply": {"O48": {"russian": "partial"}}}, "russian must be full or none"),
     ({"control_default": "everyone"}, "control_default"),
     ({"minors": {"Finland": {"relation": "friend"}}}, "relation must be one of"),

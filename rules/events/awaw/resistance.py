@@ -34,6 +34,7 @@ def russian_resistance(ctx: EventContext) -> None:
             "Russian surrender is possible and no further resistance calculations are made (60.83)"
         )
     in_surrender = surrender.state == "surrendered" and second is None
+    when = "" if surrender.turn is None else f" (turn {surrender.turn})"  # a game fact may leave it unsaid
     if second is not None:
         ctx.why(
             f"Russia declared war after its surrender (turn {second.turn}): resistance calculations "
@@ -72,7 +73,7 @@ def russian_resistance(ctx: EventContext) -> None:
         ctx.entry.tables.append(table_json(lines, table))
         if in_surrender:
             return ctx.not_due(
-                f"Russia has surrendered (turn {surrender.turn}): no offer while in a state of surrender, "
+                f"Russia has surrendered{when}: no offer while in a state of surrender, "
                 "whoever's player turn it is (the level kept for 60.82 at the end of a Russian player turn "
                 "needs whose player turn it is)"
             )
@@ -115,14 +116,14 @@ def russian_resistance(ctx: EventContext) -> None:
         ctx.entry.tables.append(table_json(lines, note))
         if not russian_turn_end:
             return ctx.not_due(
-                f"Russia has surrendered (turn {surrender.turn}): no offer while in a state of surrender"
+                f"Russia has surrendered{when}: no offer while in a state of surrender"
             )
         need_inputs()
         if level is None:
             return ctx.why("the level for 60.82 cannot be summed: a line's input is missing")
         pos.last_russian_turn_level = level
         return ctx.not_due(
-            f"Russia has surrendered (turn {surrender.turn}): no offer; resistance level {level} "
+            f"Russia has surrendered{when}: no offer; resistance level {level} "
             "at the end of this Russian player turn is recorded for 60.82"
         )
     after_rejection = surrender.state == "rejected"
