@@ -395,12 +395,32 @@
   }
 
   // Keep the card inside its band (CSS max-height): insets go first (an inset too small to read is
-  // worse than none), then steps one by one down to one, then choice prompts are clamped to a line.
+  // worse than none), panel by panel, then steps one by one down to one, then choice prompts are
+  // clamped to a line.
   function fitStream(card, event) {
     const content = $("content");
     const fits = () => content.scrollHeight <= content.clientHeight + 1;
     if (fits()) return;
-    for (const inset of card.querySelectorAll(".insets")) inset.remove();
+    // An inset is first drawn again in the height the band leaves it (smaller hexes, down to the
+    // legible minimum, then without its least important panels: "+N more" says so), then fewer
+    // panels, and only then goes as a whole.
+    let inset = card.querySelector(".insets");
+    for (let tries = 0; inset && !fits() && tries < 12; tries++) {
+      const excess = content.scrollHeight - content.clientHeight;
+      const tallest = Math.max(...[...inset.querySelectorAll("svg.inset")].map((svg) => svg.getBoundingClientRect().height));
+      const panels = Number(inset.dataset.panels);
+      let smaller = renderInset(event, { maxHeight: tallest - excess - 1 });
+      if (smaller && Number(smaller.dataset.panels) >= panels && tries > 0) smaller = null; // no progress by height
+      if (!smaller && panels > 1) smaller = renderInset(event, { maxPanels: panels - 1, maxHeight: tallest });
+      if (smaller) {
+        inset.replaceWith(smaller);
+        if (window.AdjutantInset) window.AdjutantInset.fitLabels(smaller);
+      } else {
+        inset.remove();
+      }
+      inset = smaller;
+    }
+    if (inset && !fits()) inset.remove();
     const steps = Array.isArray(event.steps) ? event.steps : [];
     const total = event.status === "owed" ? steps.filter((step) => step.made !== true).length : steps.length;
     let items = card.querySelectorAll(".steps > li");
@@ -532,6 +552,8 @@
     if (steps.length) node.append(el("ul", { class: "steps" }, ...steps.map(renderStep)));
     const inset = renderInset(event);
     if (inset) node.append(inset);
+    const note = view === "control" ? onAirNote(event) : null;
+    if (note) node.append(note);
     for (const choice of choicesOf(event)) {
       if (view === "player" && faction && deciderOf(choice) && !sameFaction(deciderOf(choice), faction)) continue;
       node.append(renderChoice(choice));
@@ -648,15 +670,55 @@
   }
 
   // Map inset (inset.js): one panel per cluster of nearby hexes, arrows for moves between them.
-  function renderInset(event) {
+  // `fit`: less room than the page's (the stream's band, fitStream): {maxHeight, maxPanels}.
+  function renderInset(event, fit) {
     if (!window.AdjutantInset) return null;
     const stream = view === "stream";
-    return window.AdjutantInset.render(event.map || null, event.steps, {
-      view,
-      maxWidth: Math.max(window.innerWidth * (stream ? 0.9 : 1) - (window.innerWidth < 600 ? 40 : 90), 200),
-      maxHeight: stream ? window.innerHeight * 0.3 : 520,
-      fontScale: stream ? parseFloat(getComputedStyle(document.body).fontSize) / 20 : 1,
-    });
+    const options = stream
+      ? streamInsetRoom(window.innerWidth, window.innerHeight, parseFloat(getComputedStyle(document.body).fontSize))
+      : { maxWidth: Math.max(window.innerWidth - (window.innerWidth < 600 ? 40 : 90), 200), maxHeight: 520, fontScale: 1 };
+    if (fit && fit.maxHeight) options.maxHeight = Math.min(options.maxHeight, Math.max(fit.maxHeight, 1));
+    return window.AdjutantInset.render(event.map || null, event.steps, { view, maxPanels: fit && fit.maxPanels, ...options });
+  }
+
+  // The room a stream page of `width` x `height` px gives an inset, its body type `fontPx` px.
+  function streamInsetRoom(width, height, fontPx) {
+    return { maxWidth: Math.max(width * 0.9 - (width < 600 ? 40 : 90), 200), maxHeight: height * 0.3, fontScale: fontPx / 20 };
+  }
+
+  // The stream's body type at `scale` on a `height` px source (overlay.css: max(14px, 2.2vh) x scale).
+  function streamFontPx(height, scale) {
+    return Math.max(14, 0.022 * height) * scale;
+  }
+
+  // The source size the README tells OBS users to set, and the stream's default `scale`.
+  const ON_AIR = { width: 1920, height: 1080, scale: 1 };
+
+  // Control view: when the stream (`&insets=1`, the README's 1920x1080 source, default scale) cannot
+  // show every place of an event's inset, say which it leaves out and why, in plain words, and which
+  // `&scale` would show them all. Why here and not on air: the stream says only "+N more places";
+  // the players, not the audience, decide what to change.
+  function onAirNote(event) {
+    if (!window.AdjutantInset || !event.map) return null;
+    const at = (scale) => window.AdjutantInset.onAir(event.map, event.steps,
+      streamInsetRoom(ON_AIR.width, ON_AIR.height, streamFontPx(ON_AIR.height, scale)));
+    const fitted = at(ON_AIR.scale);
+    if (!fitted || fitted.leftOut.length === 0) return null;
+    let all = null;
+    for (let scale = 0.9; scale >= 0.5 - 1e-9; scale -= 0.1) {
+      const tried = at(scale);
+      if (tried && tried.leftOut.length === 0) {
+        all = Math.round(scale * 10) / 10;
+        break;
+      }
+    }
+    const where = `On air (the stream view with &insets=1, a ${ON_AIR.width}×${ON_AIR.height} source at the default scale)`;
+    const why = "the stream's band has one row of panels and hexes must stay big enough to read";
+    const fix = all !== null ? ` Add &scale=${all} to the stream URL to show them all.` : " No &scale shows them all on air.";
+    const text = fitted.shown.length
+      ? `${where}, this map shows ${fitted.shown.join(", ")}, and leaves out ${fitted.leftOut.join(", ")} ("+ ${fitted.leftOut.length} more"): ${why}. All are drawn here.${fix}`
+      : `${where}, this map is not shown: ${why}, and not even one of its places fits.${fix}`;
+    return el("div", { class: "inset-on-air", "data-left-out": String(fitted.leftOut.length) }, text);
   }
 
   function renderReplay(replay) {
