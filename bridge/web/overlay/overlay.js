@@ -552,7 +552,7 @@
     if (steps.length) node.append(el("ul", { class: "steps" }, ...steps.map(renderStep)));
     const inset = renderInset(event);
     if (inset) node.append(inset);
-    const note = view === "control" ? onAirNote(event) : null;
+    const note = view === "control" ? onAirNote(event, plan) : null;
     if (note) node.append(note);
     for (const choice of choicesOf(event)) {
       if (view === "player" && faction && deciderOf(choice) && !sameFaction(deciderOf(choice), faction)) continue;
@@ -691,6 +691,21 @@
     return Math.max(14, 0.022 * height) * scale;
   }
 
+  // The inset as the stream is sent it (bridge/web/view_filter.py): without the hexes of the places
+  // hidden pieces stand in, nor the neighbours drawn around them; null when no named hex is left.
+  function publicMap(map, plan) {
+    if (!map || !Array.isArray(map.hexes)) return null;
+    const vassal = plan && plan.vassal && typeof plan.vassal === "object" ? plan.vassal : {};
+    const concealed = new Set((Array.isArray(vassal.concealed_places) ? vassal.concealed_places : []).map(String));
+    if (concealed.size === 0) return map;
+    const dropped = new Set(map.hexes.filter((h) => h && (concealed.has(String(h.name)) || concealed.has(String(h.label || ""))))
+      .map((h) => String(h.name)));
+    const hexes = map.hexes.filter((h) => h && !dropped.has(String(h.name)) && !dropped.has(String(h.near || "")));
+    if (!hexes.some((h) => h.focus)) return null;
+    const counters = (Array.isArray(map.counters) ? map.counters : []).filter((c) => c && !dropped.has(String(c.hex || "")));
+    return { ...map, hexes, counters };
+  }
+
   // The source size the README tells OBS users to set, and the stream's default `scale`.
   const ON_AIR = { width: 1920, height: 1080, scale: 1 };
 
@@ -698,9 +713,10 @@
   // show every place of an event's inset, say which it leaves out and why, in plain words, and which
   // `&scale` would show them all. Why here and not on air: the stream says only "+N more places";
   // the players, not the audience, decide what to change.
-  function onAirNote(event) {
-    if (!window.AdjutantInset || !event.map) return null;
-    const at = (scale) => window.AdjutantInset.onAir(event.map, event.steps,
+  function onAirNote(event, plan) {
+    const map = publicMap(event.map, plan);
+    if (!window.AdjutantInset || !map) return null;
+    const at = (scale) => window.AdjutantInset.onAir(map, event.steps,
       streamInsetRoom(ON_AIR.width, ON_AIR.height, streamFontPx(ON_AIR.height, scale)));
     const fitted = at(ON_AIR.scale);
     if (!fitted || fitted.leftOut.length === 0) return null;
@@ -713,10 +729,12 @@
       }
     }
     const where = `On air (the stream view with &insets=1, a ${ON_AIR.width}×${ON_AIR.height} source at the default scale)`;
-    const why = "the stream's band has one row of panels and hexes must stay big enough to read";
+    const why = "the stream's band has one row of map panels, and its hexes must stay big enough to read";
     const fix = all !== null ? ` Add &scale=${all} to the stream URL to show them all.` : " No &scale shows them all on air.";
+    const count = fitted.leftOut.length;
     const text = fitted.shown.length
-      ? `${where}, this map shows ${fitted.shown.join(", ")}, and leaves out ${fitted.leftOut.join(", ")} ("+ ${fitted.leftOut.length} more"): ${why}. All are drawn here.${fix}`
+      ? `${where}, this map shows at most ${fitted.shown.join(", ")}; it leaves out ${fitted.leftOut.join(", ")} `
+        + `(it says "+ ${count} more place${count === 1 ? "" : "s"}"): ${why}. All are drawn here.${fix}`
       : `${where}, this map is not shown: ${why}, and not even one of its places fits.${fix}`;
     return el("div", { class: "inset-on-air", "data-left-out": String(fitted.leftOut.length) }, text);
   }
