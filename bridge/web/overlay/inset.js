@@ -340,7 +340,7 @@
   }
 
   /**
-   * What the inset of `map` shows under `options` ({view, maxWidth, maxHeight, fontScale}): its
+   * What the inset of `map` shows under `options` ({view, maxWidth, maxHeight, fontScale, gapPx}): its
    * panels, the scale, and (stream) which panels were left out to fit. Why leave panels out rather
    * than the whole inset: the stream has one row and a legible minimum hex, so an event about six
    * far-apart places (16.5.4 redeploying two units, the other hexes of Russia) fits none of them at
@@ -370,9 +370,14 @@
     const sizes = Object.fromEntries(Object.entries(SIZES[view]).map(([key, px]) => [key, px * grow]));
     let boxes = panels.map((panel) => panelBox(panel, hexWidth, false));
     const ranks = panelRanks(panels, steps);
+    const linked = (a, b) => moves.some((m) => (m.from === a && m.to === b) || (m.from === b && m.to === a));
     const scaleFor = (kept) => {
-      // px for the arrows between panels, and for "+N more" when some are left out
-      const allowance = (kept.length - 1 + (kept.length < panels.length ? 1 : 0)) * 90;
+      // px for the arrows between panels (drawn only where a step moves a counter between them), for
+      // "+N more" when some are left out, and for the gaps between all of them
+      const links = kept.slice(1).filter((index, i) => linked(kept[i], index)).length;
+      const more = kept.length < panels.length ? 1 : 0;
+      const gap = finite(options.gapPx) && options.gapPx > 0 ? options.gapPx : 0;
+      const allowance = (links + more) * 90 + (kept.length + links + more - 1) * gap;
       return chooseScale(kept.map((i) => boxes[i]), hexWidth, sizes.hex, {
         width: options.maxWidth ? Math.max(options.maxWidth - (view === "stream" ? allowance : 0), 1) : null,
         height: options.maxHeight || null,
@@ -425,7 +430,7 @@
   /**
    * The inset for `map` (with the event's `steps` for from/to arrows), or null when it has no
    * drawable hex or (stream) not even one panel would be legible. `options`: {view, maxWidth,
-   * maxHeight, fontScale, maxPanels}. A row that leaves places out says how many (`data-left-out`, "+N more").
+   * maxHeight, fontScale, gapPx, maxPanels}. A row that leaves places out says how many (`data-left-out`, "+N more").
    */
   function render(map, steps, options) {
     const fitted = layout(map, steps, options);

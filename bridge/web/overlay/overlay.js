@@ -681,9 +681,11 @@
     return window.AdjutantInset.render(event.map || null, event.steps, { view, maxPanels: fit && fit.maxPanels, ...options });
   }
 
-  // The room a stream page of `width` x `height` px gives an inset, its body type `fontPx` px.
+  // The room a stream page of `width` x `height` px gives an inset, its body type `fontPx` px (the
+  // gap between its panels is 1em, overlay.css).
   function streamInsetRoom(width, height, fontPx) {
-    return { maxWidth: Math.max(width * 0.9 - (width < 600 ? 40 : 90), 200), maxHeight: height * 0.3, fontScale: fontPx / 20 };
+    return { maxWidth: Math.max(width * 0.9 - (width < 600 ? 40 : 90), 200), maxHeight: height * 0.3, fontScale: fontPx / 20,
+      gapPx: fontPx };
   }
 
   // The stream's body type at `scale` on a `height` px source (overlay.css: max(14px, 2.2vh) x scale).
@@ -706,6 +708,15 @@
     return { ...map, hexes, counters };
   }
 
+  // The steps the stream is sent: none about a hidden or masked piece (they rank the inset's panels).
+  function publicSteps(steps, plan) {
+    const vassal = plan && plan.vassal && typeof plan.vassal === "object" ? plan.vassal : {};
+    const names = [...(Array.isArray(vassal.concealed_names) ? vassal.concealed_names : []),
+      ...Object.keys(vassal.concealed && typeof vassal.concealed === "object" ? vassal.concealed : {})].map(String).filter(Boolean);
+    return (Array.isArray(steps) ? steps : []).filter((step) => step && !step.hidden && !step.masked && !step.private &&
+      !names.some((name) => [step.counter, step.piece, step.text].some((field) => typeof field === "string" && field.includes(name))));
+  }
+
   // The source size the README tells OBS users to set, and the stream's default `scale`.
   const ON_AIR = { width: 1920, height: 1080, scale: 1 };
 
@@ -716,7 +727,8 @@
   function onAirNote(event, plan) {
     const map = publicMap(event.map, plan);
     if (!window.AdjutantInset || !map) return null;
-    const at = (scale) => window.AdjutantInset.onAir(map, event.steps,
+    const steps = publicSteps(event.steps, plan);
+    const at = (scale) => window.AdjutantInset.onAir(map, steps,
       streamInsetRoom(ON_AIR.width, ON_AIR.height, streamFontPx(ON_AIR.height, scale)));
     const fitted = at(ON_AIR.scale);
     if (!fitted || fitted.leftOut.length === 0) return null;
