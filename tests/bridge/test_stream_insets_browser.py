@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -72,7 +71,8 @@ def assert_on_air_and_legible(stream: Any) -> None:
     assert fits, "the card overflows its band"
     width, height = stream.viewport_size["width"], stream.viewport_size["height"]
     card = stream.locator(".stream-card").bounding_box()
-    assert card["x"] >= 0 and card["y"] >= 0 and card["x"] + card["width"] <= width and card["y"] + card["height"] <= height
+    assert card["x"] >= 0 and card["y"] >= 0
+    assert card["x"] + card["width"] <= width and card["y"] + card["height"] <= height
     floor = hex_px_floor(stream) - 0.5
     for panel in stream.locator(".stream-card svg.inset").all():
         frame = panel.bounding_box()
@@ -95,7 +95,8 @@ def answer_two_units(control: Any) -> None:
     control.click(f"{REDEPLOY} button.submit")
 
 
-def test_scene_09_answered_with_two_units_shows_its_inset_at_the_default_scale(chromium, tabs, tmp_path) -> None:
+def test_scene_09_answered_with_two_units_shows_its_inset_at_the_default_scale(
+        chromium, tabs, tmp_path) -> None:
     """16.5.4: Moscow, Brest-Litovsk (and Minsk), Kiev and the other Russian cities of its steps, on air."""
     with DaemonThread(tmp_path, **real()) as daemon:
         control = view(chromium, tabs, daemon, "view=control")
@@ -163,7 +164,8 @@ def test_a_map_too_wide_for_the_band_says_plus_n_more_and_the_control_view_names
         control = view(chromium, tabs, daemon, "view=control")
         stream.wait_for_selector(".stream-card[data-rule='16.5.4'] .insets figure.inset-panel")
         row = stream.locator(".stream-card .insets")
-        shown = row.locator("figure.inset-panel").evaluate_all("(figures) => figures.map((f) => f.dataset.places)")
+        shown = row.locator("figure.inset-panel").evaluate_all(
+            "(figures) => figures.map((f) => f.dataset.places)")
         assert "Place 12 (p12)" not in shown and "p12" not in row.inner_text()  # a hidden piece's place
         # The move's from and to come first; the rest fill the row as far as it goes, in reading order.
         assert shown[:2] == ["Place 1 (p1)", "Place 2 (p2)"]

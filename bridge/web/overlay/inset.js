@@ -377,7 +377,7 @@
       const links = kept.slice(1).filter((index, i) => linked(kept[i], index)).length;
       const more = kept.length < panels.length ? 1 : 0;
       const gap = finite(options.gapPx) && options.gapPx > 0 ? options.gapPx : 0;
-      const allowance = (links + more) * 90 + (kept.length + links + more - 1) * gap;
+      const allowance = links * 90 + more * (gap ? 7.5 * gap : 90) + (kept.length + links + more - 1) * gap;
       return chooseScale(kept.map((i) => boxes[i]), hexWidth, sizes.hex, {
         width: options.maxWidth ? Math.max(options.maxWidth - (view === "stream" ? allowance : 0), 1) : null,
         height: options.maxHeight || null,

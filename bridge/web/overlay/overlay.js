@@ -399,7 +399,16 @@
   // clamped to a line.
   function fitStream(card, event) {
     const content = $("content");
-    const fits = () => content.scrollHeight <= content.clientHeight + 1;
+    // A side column gathers its events at its foot (overlay.css), so an overflow runs out of its top,
+    // which scrollHeight does not count: every child must lie inside the band as well.
+    const fits = () => {
+      if (content.scrollHeight > content.clientHeight + 1) return false;
+      const band = content.getBoundingClientRect();
+      return [...content.children].every((child) => {
+        const box = child.getBoundingClientRect();
+        return box.height === 0 || (box.top >= band.top - 1 && box.bottom <= band.bottom + 1);
+      });
+    };
     if (fits()) return;
     // An inset is first drawn again in the height the band leaves it (smaller hexes, down to the
     // legible minimum, then without its least important panels: "+N more" says so), then fewer
@@ -677,6 +686,9 @@
     const options = stream
       ? streamInsetRoom(window.innerWidth, window.innerHeight, parseFloat(getComputedStyle(document.body).fontSize))
       : { maxWidth: Math.max(window.innerWidth - (window.innerWidth < 600 ? 40 : 90), 200), maxHeight: 520, fontScale: 1 };
+    // A side column (&position=left|right) is narrower than the page: its one row is as wide as the column.
+    const band = stream ? $("content").clientWidth : 0;
+    if (band > 0) options.maxWidth = Math.min(options.maxWidth, Math.max(band - 2.5 * options.gapPx, 100));
     if (fit && fit.maxHeight) options.maxHeight = Math.min(options.maxHeight, Math.max(fit.maxHeight, 1));
     return window.AdjutantInset.render(event.map || null, event.steps, { view, maxPanels: fit && fit.maxPanels, ...options });
   }
