@@ -27,7 +27,7 @@ from tests.bridge.test_overlay_browser import (  # noqa: F401 - pytestmark: skip
     chromium_context,
     pytestmark,
 )
-from tests.bridge.test_views_truth_browser import REDEPLOY, land, real
+from tests.bridge.test_views_truth_browser import REDEPLOY, STORY, demo, land, real
 
 MIN_HEX_PX = 72  # inset.js: below this a hex label is no longer readable (times the stream's type scale)
 
@@ -198,3 +198,33 @@ def test_a_map_too_wide_for_the_band_says_plus_n_more_and_the_control_view_names
             assert_on_air_and_legible(smaller)
             assert smaller.errors == []
         assert stream.errors == [] and control.errors == []
+
+
+def test_every_demo_scene_puts_its_inset_on_air_at_the_default_scale(chromium, tabs, tmp_path) -> None:
+    """Each scene of the demo story (with its story answers), as `adjutant demo` serves it: the event on
+    the card has its inset on air, legible and inside the band (02's 16.1.1 used to vanish at 1920x1080)."""
+    with DaemonThread(tmp_path, **demo()) as daemon:
+        stream = view(chromium, tabs, daemon, "view=stream&insets=1&cycle=120")
+        history = daemon.daemon.server.history
+        checked = []
+        for scene in STORY:
+            seq = history.seq
+            land(tmp_path, scene)
+            for _ in range(400):
+                if history.seq > seq and history.state.get("plan") and history.state.get("status") == "ok":
+                    break
+                stream.wait_for_timeout(50)
+            assert history.state["file"].endswith(f"{scene}.vsav")
+            mapped = {e["rule"] for e in history.state["plan"]["events"] if e.get("map")}
+            if not mapped:
+                continue
+            stream.wait_for_function(
+                "(file) => document.getElementById('file').textContent.endsWith(file)", arg=f"{scene}.vsav")
+            rule = stream.locator(".stream-card").get_attribute("data-rule")
+            if rule not in mapped:
+                continue
+            stream.wait_for_selector(".stream-card .insets figure.inset-panel")
+            assert_on_air_and_legible(stream)
+            checked.append(scene)
+        assert {"02-poland-falls", "09-border-defense"} <= set(checked), checked
+        assert stream.errors == []
