@@ -12,6 +12,7 @@
   const CLUSTER_REACH = 2.5; // hex widths between centres that still belong in one panel
   const MIN_HEX_PX = 72; // below this a hex label is no longer readable
   const PANEL_PAD = 0.15; // of a hex width, around each panel's hexes
+  const TIGHT_PAD = 0.3; // of a hex width, around a tight panel's named hexes (neighbours as a sliver)
   // On-screen sizes (px) per view: the stream is read from across a room.
   const SIZES = {
     player: { hex: 100, place: 13, id: 11, counter: 11 },
@@ -114,16 +115,28 @@
     return moves;
   }
 
-  function panelBox(panel, hexWidth) {
-    const pad = PANEL_PAD * hexWidth;
+  /**
+   * The map box a panel shows. `tight` (a stream band too small for the whole panel): only its named
+   * hexes and a sliver of the neighbours around them, so the places themselves stay legible.
+   */
+  function panelBox(panel, hexWidth, tight) {
+    const pad = (tight ? TIGHT_PAD : PANEL_PAD) * hexWidth;
+    const named = tight ? panel.cells.filter((cell) => cell.hex.focus) : [];
     const box = { minX: Infinity, maxX: -Infinity, minY: Infinity, maxY: -Infinity };
-    for (const cell of panel.cells) {
+    for (const cell of named.length ? named : panel.cells) {
       box.minX = Math.min(box.minX, cell.box.minX);
       box.maxX = Math.max(box.maxX, cell.box.maxX);
       box.minY = Math.min(box.minY, cell.box.minY);
       box.maxY = Math.max(box.maxY, cell.box.maxY);
     }
     return { x: box.minX - pad, y: box.minY - pad, width: box.maxX - box.minX + 2 * pad, height: box.maxY - box.minY + 2 * pad };
+  }
+
+  /** Whether a cell lies wholly inside a box (a tight box cuts its neighbours off). */
+  function insideBox(cell, box) {
+    const slack = 0.01 * Math.max(cell.width, cell.height);
+    return cell.box.minX >= box.x - slack && cell.box.maxX <= box.x + box.width + slack &&
+      cell.box.minY >= box.y - slack && cell.box.maxY <= box.y + box.height + slack;
   }
 
   /**
@@ -205,7 +218,10 @@
         points: cell.hex.points.map((p) => `${p[0]},${p[1]}`).join(" "),
       }));
     }
-    for (const cell of panel.cells) svg.append(drawCellContents(cell, panel.counters.filter((c) => c.cell === cell), unit, sizes));
+    // A neighbour cut off by a tight box keeps its outline, not its label or counters (they would be clipped).
+    for (const cell of panel.cells.filter((c) => insideBox(c, box))) {
+      svg.append(drawCellContents(cell, panel.counters.filter((c) => c.cell === cell), unit, sizes));
+    }
     return svg;
   }
 
@@ -303,15 +319,41 @@
   }
 
   /**
-   * The inset for `map` (with the event's `steps` for from/to arrows), or null when it has no
-   * drawable hex or (stream) would be illegible. `options`: {view, maxWidth, maxHeight, fontScale}.
+   * Which panels matter most when not all fit: a panel with a hex a step names (its from/to, or its
+   * text) comes first, then one with counters, then the rest (e.g. the other hexes of a country a
+   * step changes); ties keep the reading order. Returns panel indices, most important first.
    */
-  function render(map, steps, options) {
+  function panelRanks(panels, steps) {
+    const named = (cell) => steps.some((step) => step && (cellNamed(step.from, [cell]) || cellNamed(step.to, [cell]) ||
+      (cell.hex.name && String(step.text || "").split(/[^A-Za-z0-9_.:-]+/).includes(String(cell.hex.name)))));
+    const rank = (panel) => (panel.cells.some((cell) => cell.hex.focus !== false && named(cell)) ? 0 : panel.counters.length ? 1 : 2);
+    return panels.map((panel, index) => ({ index, rank: rank(panel) }))
+      .sort((a, b) => a.rank - b.rank || a.index - b.index)
+      .map((entry) => entry.index);
+  }
+
+  /** A panel's named places as players read them: "Brest-Litovsk (e3806)". */
+  function placeNames(panel) {
+    const focus = panel.cells.filter((cell) => cell.hex.focus);
+    return (focus.length ? focus : panel.cells.slice(0, 1)).map((cell) =>
+      cell.hex.label && cell.hex.name ? `${cell.hex.label} (${cell.hex.name})` : String(cell.hex.label || cell.hex.name || "a hex"));
+  }
+
+  /**
+   * What the inset of `map` shows under `options` ({view, maxWidth, maxHeight, fontScale, gapPx}): its
+   * panels, the scale, and (stream) which panels were left out to fit. Why leave panels out rather
+   * than the whole inset: the stream has one row and a legible minimum hex, so an event about six
+   * far-apart places (16.5.4 redeploying two units, the other hexes of Russia) fits none of them at
+   * the default scale; the places the steps name still fit, and "+N more" says the rest exist.
+   * Returns null when no hex is drawable or not even one panel is legible.
+   */
+  function layout(map, steps, options) {
     if (!map || typeof map !== "object") return null;
     const hexes = Array.isArray(map.hexes)
       ? map.hexes.filter((h) => h && Array.isArray(h.points) && h.points.length >= 3 && h.points.every(validPoint))
       : [];
     if (hexes.length === 0) return null;
+    steps = Array.isArray(steps) ? steps : [];
     const cells = hexes.map(measureHex);
     const hexWidth = median(cells.map((c) => Math.min(c.width, c.height))) || 1;
     const panels = clusterHexes(cells, median(cells.map((c) => c.width)) || 1);
@@ -321,36 +363,95 @@
       const panel = panels.find((p) => p.cells.includes(cell));
       panel.counters.push({ ...counter, cell });
     }
-    const moves = movesBetween(panels, Array.isArray(steps) ? steps : [], counters);
+    const moves = movesBetween(panels, steps, counters);
     const view = options.view in SIZES ? options.view : "player";
     // The stream's type grows with the browser source's height; its inset grows with it.
     const grow = finite(options.fontScale) && options.fontScale > 0 ? options.fontScale : 1;
     const sizes = Object.fromEntries(Object.entries(SIZES[view]).map(([key, px]) => [key, px * grow]));
-    const boxes = panels.map((panel) => panelBox(panel, hexWidth));
-    const linkAllowance = (panels.length - 1) * 90; // px for the arrows between panels
-    const scale = chooseScale(boxes, hexWidth, sizes.hex, {
-      width: options.maxWidth ? Math.max(options.maxWidth - (view === "stream" ? linkAllowance : 0), 1) : null,
-      height: options.maxHeight || null,
-      strict: view === "stream",
-      oneRow: view === "stream",
-      minPx: MIN_HEX_PX * grow,
-    });
-    if (scale === null) return null;
+    let boxes = panels.map((panel) => panelBox(panel, hexWidth, false));
+    const ranks = panelRanks(panels, steps);
+    const linked = (a, b) => moves.some((m) => (m.from === a && m.to === b) || (m.from === b && m.to === a));
+    const scaleFor = (kept) => {
+      // px for the arrows between panels (drawn only where a step moves a counter between them), for
+      // "+N more" when some are left out, and for the gaps between all of them
+      const links = kept.slice(1).filter((index, i) => linked(kept[i], index)).length;
+      const more = kept.length < panels.length ? 1 : 0;
+      const gap = finite(options.gapPx) && options.gapPx > 0 ? options.gapPx : 0;
+      const allowance = links * 90 + more * (gap ? 7.5 * gap : 90) + (kept.length + links + more - 1) * gap;
+      return chooseScale(kept.map((i) => boxes[i]), hexWidth, sizes.hex, {
+        width: options.maxWidth ? Math.max(options.maxWidth - (view === "stream" ? allowance : 0), 1) : null,
+        height: options.maxHeight || null,
+        strict: view === "stream",
+        oneRow: view === "stream",
+        minPx: MIN_HEX_PX * grow,
+      });
+    };
+    // `maxPanels`: the stream's band has room for fewer (overlay.js, fitStream).
+    const most = finite(options.maxPanels) && options.maxPanels >= 1 ? Math.floor(options.maxPanels) : panels.length;
+    let kept = ranks.slice(0, most).sort((a, b) => a - b);
+    let scale = scaleFor(kept);
+    if (scale === null) {
+      // The whole panels do not fit (the stream): their named hexes alone, before any place is left out.
+      boxes = panels.map((panel) => panelBox(panel, hexWidth, true));
+      // A panel too big to be legible even on its own (a tall cluster in a short band) goes first.
+      kept = ranks.filter((i) => scaleFor([i]) !== null).slice(0, most).sort((a, b) => a - b);
+      scale = kept.length ? scaleFor(kept) : null;
+    }
+    // Only a strict view (the stream) gets null: leave out the least important panel until the rest fit.
+    while (scale === null && kept.length > 1) {
+      const drop = ranks.filter((i) => kept.includes(i)).pop();
+      kept = kept.filter((i) => i !== drop);
+      scale = scaleFor(kept);
+    }
+    if (scale === null) kept = [];
+    const leftOut = panels.map((_, i) => i).filter((i) => !kept.includes(i));
+    return { panels, boxes, moves, scale, sizes, hexWidth, kept, leftOut };
+  }
+
+  /**
+   * What the stream would show of an inset, as place names: {shown, leftOut} (the control view says
+   * which places do not fit on air, and why, so the stream itself stays clean).
+   */
+  function onAir(map, steps, options) {
+    const fitted = layout(map, steps, { ...options, view: "stream" });
+    if (!fitted) return null;
+    const names = (indices) => indices.flatMap((i) => placeNames(fitted.panels[i]));
+    return fitted.kept.length ? { shown: names(fitted.kept), leftOut: names(fitted.leftOut) } : { shown: [], leftOut: names(fitted.leftOut) };
+  }
+
+  /** The "+N more places" note at the end of a row that leaves panels out. */
+  function moreNote(count) {
+    const more = document.createElement("div");
+    more.className = "inset-more";
+    more.textContent = `+ ${count} more place${count === 1 ? "" : "s"}`;
+    return more;
+  }
+
+  /**
+   * The inset for `map` (with the event's `steps` for from/to arrows), or null when it has no
+   * drawable hex or (stream) not even one panel would be legible. `options`: {view, maxWidth,
+   * maxHeight, fontScale, gapPx, maxPanels}. A row that leaves places out says how many (`data-left-out`, "+N more").
+   */
+  function render(map, steps, options) {
+    const fitted = layout(map, steps, options);
+    if (!fitted || fitted.kept.length === 0) return null;
+    const { panels, boxes, moves, scale, sizes, hexWidth, kept, leftOut } = fitted;
     // Hexes shrunk to fit: shrink their type a little too (not below 80%), so labels keep fitting.
     const shrink = Math.max(Math.min((scale * hexWidth) / sizes.hex, 1), 0.8);
     for (const key of Object.keys(sizes)) sizes[key] *= shrink;
     const row = document.createElement("div");
     row.className = "insets";
-    row.dataset.panels = String(panels.length);
-    panels.forEach((panel, index) => {
-      if (index > 0) {
-        const link = linkBetween(index - 1, index, moves);
+    row.dataset.panels = String(kept.length);
+    kept.forEach((index, position) => {
+      if (position > 0) {
+        const link = linkBetween(kept[position - 1], index, moves);
         if (link) row.append(link);
       }
       const figure = document.createElement("figure");
       figure.className = "inset-panel";
-      figure.append(drawPanel(panel, boxes[index], scale, sizes));
-      const text = caption(panel, index, moves);
+      figure.dataset.places = placeNames(panels[index]).join(", ");
+      figure.append(drawPanel(panels[index], boxes[index], scale, sizes));
+      const text = caption(panels[index], index, moves);
       if (text) {
         const figcaption = document.createElement("figcaption");
         figcaption.textContent = text;
@@ -358,6 +459,10 @@
       }
       row.append(figure);
     });
+    // Counted in places, as the control view names them (a panel may hold two).
+    const places = leftOut.reduce((sum, i) => sum + placeNames(panels[i]).length, 0);
+    row.dataset.leftOut = String(places);
+    if (places) row.append(moreNote(places));
     return row;
   }
 
@@ -386,5 +491,5 @@
     }
   }
 
-  window.AdjutantInset = { render, fitLabels };
+  window.AdjutantInset = { render, fitLabels, onAir };
 })();

@@ -397,12 +397,41 @@
   }
 
   // Keep the card inside its band (CSS max-height): insets go first (an inset too small to read is
-  // worse than none), then steps one by one down to one, then choice prompts are clamped to a line.
+  // worse than none), panel by panel, then steps one by one down to one, then choice prompts are
+  // clamped to a line.
   function fitStream(card, event) {
     const content = $("content");
-    const fits = () => content.scrollHeight <= content.clientHeight + 1;
+    // A side column gathers its events at its foot (overlay.css), so an overflow runs out of its top,
+    // which scrollHeight does not count: every child must lie inside the band as well.
+    const fits = () => {
+      if (content.scrollHeight > content.clientHeight + 1) return false;
+      const band = content.getBoundingClientRect();
+      return [...content.children].every((child) => {
+        const box = child.getBoundingClientRect();
+        return box.height === 0 || (box.top >= band.top - 1 && box.bottom <= band.bottom + 1);
+      });
+    };
     if (fits()) return;
-    for (const inset of card.querySelectorAll(".insets")) inset.remove();
+    // An inset is first drawn again in the height the band leaves it (smaller hexes, down to the
+    // legible minimum, then without its least important panels: "+N more" says so), then fewer
+    // panels, and only then goes as a whole.
+    let inset = card.querySelector(".insets");
+    for (let tries = 0; inset && !fits() && tries < 12; tries++) {
+      const excess = content.scrollHeight - content.clientHeight;
+      const tallest = Math.max(...[...inset.querySelectorAll("svg.inset")].map((svg) => svg.getBoundingClientRect().height));
+      const panels = Number(inset.dataset.panels);
+      let smaller = renderInset(event, { maxHeight: tallest - excess - 1 });
+      if (smaller && Number(smaller.dataset.panels) >= panels && tries > 0) smaller = null; // no progress by height
+      if (!smaller && panels > 1) smaller = renderInset(event, { maxPanels: panels - 1, maxHeight: tallest });
+      if (smaller) {
+        inset.replaceWith(smaller);
+        if (window.AdjutantInset) window.AdjutantInset.fitLabels(smaller);
+      } else {
+        inset.remove();
+      }
+      inset = smaller;
+    }
+    if (inset && !fits()) inset.remove();
     const steps = Array.isArray(event.steps) ? event.steps : [];
     const total = event.status === "owed" ? steps.filter((step) => step.made !== true).length : steps.length;
     let items = card.querySelectorAll(".steps > li");
@@ -534,6 +563,8 @@
     if (steps.length) node.append(el("ul", { class: "steps" }, ...steps.map(renderStep)));
     const inset = renderInset(event);
     if (inset) node.append(inset);
+    const note = view === "control" ? onAirNote(event, plan) : null;
+    if (note) node.append(note);
     for (const choice of choicesOf(event)) {
       if (view === "player" && faction && deciderOf(choice) && !sameFaction(deciderOf(choice), faction)) continue;
       node.append(renderChoice(choice));
@@ -650,15 +681,88 @@
   }
 
   // Map inset (inset.js): one panel per cluster of nearby hexes, arrows for moves between them.
-  function renderInset(event) {
+  // `fit`: less room than the page's (the stream's band, fitStream): {maxHeight, maxPanels}.
+  function renderInset(event, fit) {
     if (!window.AdjutantInset) return null;
     const stream = view === "stream";
-    return window.AdjutantInset.render(event.map || null, event.steps, {
-      view,
-      maxWidth: Math.max(window.innerWidth * (stream ? 0.9 : 1) - (window.innerWidth < 600 ? 40 : 90), 200),
-      maxHeight: stream ? window.innerHeight * 0.3 : 520,
-      fontScale: stream ? parseFloat(getComputedStyle(document.body).fontSize) / 20 : 1,
-    });
+    const options = stream
+      ? streamInsetRoom(window.innerWidth, window.innerHeight, parseFloat(getComputedStyle(document.body).fontSize))
+      : { maxWidth: Math.max(window.innerWidth - (window.innerWidth < 600 ? 40 : 90), 200), maxHeight: 520, fontScale: 1 };
+    // A side column (&position=left|right) is narrower than the page: its one row is as wide as the column.
+    const band = stream ? $("content").clientWidth : 0;
+    if (band > 0) options.maxWidth = Math.min(options.maxWidth, Math.max(band - 2.5 * options.gapPx, 100));
+    if (fit && fit.maxHeight) options.maxHeight = Math.min(options.maxHeight, Math.max(fit.maxHeight, 1));
+    return window.AdjutantInset.render(event.map || null, event.steps, { view, maxPanels: fit && fit.maxPanels, ...options });
+  }
+
+  // The room a stream page of `width` x `height` px gives an inset, its body type `fontPx` px (the
+  // gap between its panels is 1em, overlay.css).
+  function streamInsetRoom(width, height, fontPx) {
+    return { maxWidth: Math.max(width * 0.9 - (width < 600 ? 40 : 90), 200), maxHeight: height * 0.3, fontScale: fontPx / 20,
+      gapPx: fontPx };
+  }
+
+  // The stream's body type at `scale` on a `height` px source (overlay.css: max(14px, 2.2vh) x scale).
+  function streamFontPx(height, scale) {
+    return Math.max(14, 0.022 * height) * scale;
+  }
+
+  // The inset as the stream is sent it (bridge/web/view_filter.py): without the hexes of the places
+  // hidden pieces stand in, nor the neighbours drawn around them; null when no named hex is left.
+  function publicMap(map, plan) {
+    if (!map || !Array.isArray(map.hexes)) return null;
+    const vassal = plan && plan.vassal && typeof plan.vassal === "object" ? plan.vassal : {};
+    const concealed = new Set((Array.isArray(vassal.concealed_places) ? vassal.concealed_places : []).map(String));
+    if (concealed.size === 0) return map;
+    const dropped = new Set(map.hexes.filter((h) => h && (concealed.has(String(h.name)) || concealed.has(String(h.label || ""))))
+      .map((h) => String(h.name)));
+    const hexes = map.hexes.filter((h) => h && !dropped.has(String(h.name)) && !dropped.has(String(h.near || "")));
+    if (!hexes.some((h) => h.focus)) return null;
+    const counters = (Array.isArray(map.counters) ? map.counters : []).filter((c) => c && !dropped.has(String(c.hex || "")));
+    return { ...map, hexes, counters };
+  }
+
+  // The steps the stream is sent: none about a hidden or masked piece (they rank the inset's panels).
+  function publicSteps(steps, plan) {
+    const vassal = plan && plan.vassal && typeof plan.vassal === "object" ? plan.vassal : {};
+    const names = [...(Array.isArray(vassal.concealed_names) ? vassal.concealed_names : []),
+      ...Object.keys(vassal.concealed && typeof vassal.concealed === "object" ? vassal.concealed : {})].map(String).filter(Boolean);
+    return (Array.isArray(steps) ? steps : []).filter((step) => step && !step.hidden && !step.masked && !step.private &&
+      !names.some((name) => [step.counter, step.piece, step.text].some((field) => typeof field === "string" && field.includes(name))));
+  }
+
+  // The source size the README tells OBS users to set, and the stream's default `scale`.
+  const ON_AIR = { width: 1920, height: 1080, scale: 1 };
+
+  // Control view: when the stream (`&insets=1`, the README's 1920x1080 source, default scale) cannot
+  // show every place of an event's inset, say which it leaves out and why, in plain words, and which
+  // `&scale` would show them all. Why here and not on air: the stream says only "+N more places";
+  // the players, not the audience, decide what to change.
+  function onAirNote(event, plan) {
+    const map = publicMap(event.map, plan);
+    if (!window.AdjutantInset || !map) return null;
+    const steps = publicSteps(event.steps, plan);
+    const at = (scale) => window.AdjutantInset.onAir(map, steps,
+      streamInsetRoom(ON_AIR.width, ON_AIR.height, streamFontPx(ON_AIR.height, scale)));
+    const fitted = at(ON_AIR.scale);
+    if (!fitted || fitted.leftOut.length === 0) return null;
+    let all = null;
+    for (let scale = 0.9; scale >= 0.5 - 1e-9; scale -= 0.1) {
+      const tried = at(scale);
+      if (tried && tried.leftOut.length === 0) {
+        all = Math.round(scale * 10) / 10;
+        break;
+      }
+    }
+    const where = `On air (the stream view with &insets=1, a ${ON_AIR.width}×${ON_AIR.height} source at the default scale)`;
+    const why = "the stream's band has one row of map panels, and its hexes must stay big enough to read";
+    const fix = all !== null ? ` Add &scale=${all} to the stream URL to show them all.` : " No &scale shows them all on air.";
+    const count = fitted.leftOut.length;
+    const text = fitted.shown.length
+      ? `${where}, this map shows at most ${fitted.shown.join(", ")}; it leaves out ${fitted.leftOut.join(", ")} `
+        + `(it says "+ ${count} more place${count === 1 ? "" : "s"}"): ${why}. All are drawn here.${fix}`
+      : `${where}, this map is not shown: ${why}, and not even one of its places fits.${fix}`;
+    return el("div", { class: "inset-on-air", "data-left-out": String(fitted.leftOut.length) }, text);
   }
 
   function renderReplay(replay) {
