@@ -25,6 +25,7 @@ from bridge.mapping.hexnaming import HexNaming, detect_hex_naming
 from bridge.mapping.hexnaming import grid_summary as _grid_summary
 from bridge.mapping.hexnaming import location_pattern as _location_pattern
 from bridge.mapping.mapper import VassalMapping
+from bridge.mapping.propose import MappingProposal, propose_mapping
 from bridge.mapping.sides import propose_sides, side_warnings
 from bridge.mapping.slots import slot_pieces
 from bridge.reports.pack_report import (
@@ -164,6 +165,9 @@ def scaffold_text(module: Module, base: BaseRef | None = None,
         "extensions = []",
         "",
     ]
+    proposal = _proposal(module, base.pack) if base else None
+    if proposal is not None:
+        lines += _proposed_places_lines(proposal)
     zone_lines: list[str] = []
     for map_def in module.maps:
         formats: list[str] = []
@@ -173,13 +177,15 @@ def scaffold_text(module: Module, base: BaseRef | None = None,
             formats += board_formats
             board_notes.append(f"{board.name}: {kind}")
             zone_lines += [f"# {_toml_string(z)} = \"\"   # zone on map {_comment(map_def.identifier)}, "
-                           f"board {_comment(board.name)}" for z in zones]
+                           f"board {_comment(board.name)}" for z in zones
+                           if proposal is None or z in proposal.boxes.unmatched]
         if map_def.boards and all(board.grid is None for board in map_def.boards):
             # A window without a grid (a Force Pool, a Dead Pile): every piece in it is `offboard`,
             # so it is a box by the name the unmapped-places report gives it (docs/vassal-mapping.md).
             window = f"{map_def.identifier}: {OFFBOARD}"
-            zone_lines.append(f"# {_toml_string(window)} = \"\"   # window {_comment(map_def.identifier)} "
-                              "has no grid: all its pieces")
+            if proposal is None or window in proposal.boxes.unmatched:
+                zone_lines.append(f"# {_toml_string(window)} = \"\"   # window "
+                                  f"{_comment(map_def.identifier)} has no grid: all its pieces")
         boards_text = _comment("; ".join(board_notes)) or "none"
         lines.append(f"# map {_comment(map_def.identifier)} -- boards: {boards_text}")
         found = next((n for n in naming or [] if n.map_id == map_def.identifier), None)
@@ -197,8 +203,20 @@ def scaffold_text(module: Module, base: BaseRef | None = None,
     lines += ["", "[vassal.places.boxes]",
               "# Give each zone that is a box its position id (delay, ceded_lands, force_pool:Axis, "
               "posture:France, ...):"]
-    lines += zone_lines or ["# (the module has no zones)"]
-    lines += ["", "[vassal.places.box_patterns]", "# \"(.+) Posture Box\" = \"posture:{0}\"", ""]
+    if proposal is not None:
+        lines += _proposed_box_lines(proposal.boxes.boxes, proposal.boxes.evidence)
+        if zone_lines:
+            lines.append(f"# Zones no box id was matched to ({len(zone_lines)}): map them, or list them "
+                         "in not_boxes")
+    lines += zone_lines or ([] if proposal is not None else ["# (the module has no zones)"])
+    lines += ["", "[vassal.places.box_patterns]"]
+    if proposal is not None and proposal.boxes.patterns:
+        lines += _proposed_box_lines(proposal.boxes.patterns, proposal.boxes.evidence)
+    else:
+        lines.append("# \"(.+) Posture Box\" = \"posture:{0}\"")
+    lines.append("")
+    if proposal is not None:
+        lines += _proposed_rule_lines(proposal)
     properties: Tally[str] = Tally()
     names = []
     for piece in slot_pieces(module):
@@ -218,6 +236,49 @@ def scaffold_text(module: Module, base: BaseRef | None = None,
     lines += ["", "[vassal.countries]", "", "[vassal.turn]", ""]
     lines += _sides_lines(module)
     return {"pack.toml": pack_toml, "vassal.toml": "\n".join(lines)}
+
+
+def _proposal(module: Module, pack: Pack) -> MappingProposal:
+    zones = [z for m in module.maps for b in m.boards for z in _grid_summary(b.grid)[2]]
+    windows = [m.identifier for m in module.maps if m.boards and all(b.grid is None for b in m.boards)]
+    return propose_mapping(module, pack, zones, windows)
+
+
+def _proposed_places_lines(proposal: MappingProposal) -> list[str]:
+    """`[vassal.places]`: the zones read by state rules, and which boxes below are proposed (issue 38)."""
+    boxes = proposal.boxes
+    lines = ["# PROPOSED from the module's zone names (issue 38): each box and pattern below, and these",
+             "# zones whose markers only give state. Review them; drop a name from `proposed` once it is",
+             "# right.",
+             "[vassal.places]"]
+    lines += [f"# {_comment(z)}: {_comment(boxes.evidence.get(z, ''))}" for z in boxes.not_boxes]
+    lines.append("not_boxes = [" + ", ".join(_toml_string(z) for z in boxes.not_boxes) + "]")
+    lines.append("proposed = [" + ", ".join(_toml_string(n) for n in boxes.proposed_names) + "]")
+    return [*lines, ""]
+
+
+def _proposed_box_lines(table: dict[str, str], evidence: dict[str, str]) -> list[str]:
+    return [f"{_toml_string(k)} = {_toml_string(v)}   # proposed: {_comment(evidence.get(k, ''))}"
+            for k, v in table.items()]
+
+
+def _proposed_rule_lines(proposal: MappingProposal) -> list[str]:
+    """The counter, ignore and state rules proposed from the module's pieces, each with its evidence."""
+    counters = proposal.of_kind("counters")
+    lines = [f"# PROPOSED from the module's own pieces (issue 38): {len(counters)} counter rules, "
+             f"{len(proposal.of_kind('state'))} state rules, {len(proposal.of_kind('ignore'))} ignore rules,",
+             "# each with the evidence it was proposed on and `proposed = true` until a person has",
+             "# reviewed it (`adjutant pack check` counts them; a plan made with them says so).", ""]
+    for kind in ("ignore", "counters", "state"):
+        for rule in proposal.of_kind(kind):
+            lines += rule.toml_lines()
+    lines += [f"# not proposed: {_comment(note)}" for note in proposal.notes]
+    taken = proposal.pieces - len(proposal.unrecognised)
+    lines.append(f"# The proposed rules take {taken} of the module's {proposal.pieces} pieces.")
+    if proposal.unrecognised:
+        listed = ", ".join(sorted(set(proposal.unrecognised)))
+        lines.append(f"# No proposed rule takes ({len(proposal.unrecognised)}): {_comment(listed)}")
+    return [*lines, ""]
 
 
 def _sides_lines(module: Module) -> list[str]:
