@@ -61,3 +61,31 @@ class Proposal:
             lines.append(f"steps_delta = {self.steps_delta}")
         lines += ["proposed = true", ""]
         return lines
+
+
+def proposed_counts(mapping: Any) -> dict[str, int]:
+    """How many rules and boxes of a loaded mapping are still marked proposed (issue 38 item 3)."""
+    rules = mapping.proposed_rules
+    return {"counter_rules": sum(1 for r in rules if r.kind == "counters"),
+            "state_rules": sum(1 for r in rules if r.kind == "state"),
+            "ignore_rules": sum(1 for r in rules if r.kind == "ignore"),
+            "boxes": len(mapping.proposed_places)}
+
+
+def proposed_lines(vassal: Any) -> list[str]:
+    """The plan header's line for a position read through proposed rules (inferred, not accepted)."""
+    text = proposed_text(vassal.get("proposed") or {}) if isinstance(vassal, dict) else None
+    return [f"proposed mapping: {text}; this position is read through them"] if text else []
+
+
+def proposed_text(counts: dict[str, int]) -> str | None:
+    """"14 counter rules proposed from the module, not yet reviewed (and ...)", None when none is."""
+    if not any(counts.values()):
+        return None
+    counters = counts.get("counter_rules", 0)
+    rest = [(counts.get("state_rules", 0), "state rule"), (counts.get("ignore_rules", 0), "ignore rule"),
+            (counts.get("boxes", 0), "box")]
+    others = [f"{n} {word}{'es' if word == 'box' and n != 1 else 's' if n != 1 else ''}"
+              for n, word in rest if n]
+    head = f"{counters} counter rule{'' if counters == 1 else 's'} proposed from the module, not yet reviewed"
+    return head + (f" (and {', '.join(others)})" if others else "")

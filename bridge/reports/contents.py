@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from bridge.mapping.proposal import proposed_lines
+
 DUE_STATUSES = ("fired", "waiting", "undecided", "owed")
 STATUS_WORD = {
     "fired": "DUE",
@@ -53,6 +55,7 @@ def header_lines(plan: Mapping[str, Any]) -> list[str]:
         f"{plan.get('phasing') or '?'} faction phasing, {plan.get('turn') or 'turn ?'} "
         f"[pack {plan.get('pack', '?')}]"
     )
+    lines += proposed_lines(vassal)
     return lines
 
 

@@ -20,12 +20,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bridge.cli.commands.scaffold_proposal import (
+    boxes_section,
+    incomplete_text,
+    places_lines,
+    proposal_for,
+)
 from bridge.cli.helptext import HelpFormatter
 from bridge.mapping.hexnaming import HexNaming, detect_hex_naming
 from bridge.mapping.hexnaming import grid_summary as _grid_summary
 from bridge.mapping.hexnaming import location_pattern as _location_pattern
 from bridge.mapping.mapper import VassalMapping
-from bridge.mapping.propose import MappingProposal, propose_mapping
+from bridge.mapping.proposal import proposed_counts, proposed_text
+from bridge.mapping.propose import MappingProposal
 from bridge.mapping.sides import propose_sides, side_warnings
 from bridge.mapping.slots import slot_pieces
 from bridge.reports.pack_report import (
@@ -69,8 +76,9 @@ examples:
   adjutant pack check my-pack --module TK.vmod            and what it does not map in the module
   adjutant pack check my-pack --module TK.vmod --save game.vsav --json
 
-exit status: 0 nothing is missing or unmapped (the pack has events, each has the facts it needs, and
-with --module/--save nothing is left unmapped); 1 something is missing or unmapped; 2 bad input.
+exit status: 0 nothing is missing or unmapped (the pack has events, each has the facts it needs, no
+rule is still marked proposed, and with --module/--save nothing is left unmapped); 1 something is
+missing, unmapped or not yet reviewed; 2 bad input.
 """
 
 
@@ -145,7 +153,8 @@ def scaffold_text(module: Module, base: BaseRef | None = None,
     hex rules use the naming `detect_hex_naming` found, so the base pack's hex ids are the places."""
     name = module.name or "module"
     pack_name = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "pack"
-    pack_toml = _based_pack_toml(module, pack_name, base, naming or []) if base else "\n".join([
+    proposal = proposal_for(module, base.pack) if base else None
+    pack_toml = _based_pack_toml(module, pack_name, base, naming or [], proposal) if base else "\n".join([
         f"# Starting pack for the VASSAL module {name} {module.version},",
         "# written by `adjutant pack scaffold`.",
         "# Add [countries], [hexes], [areas], [cards], [order] and [events] (docs/pack-format.md),",
@@ -165,9 +174,8 @@ def scaffold_text(module: Module, base: BaseRef | None = None,
         "extensions = []",
         "",
     ]
-    proposal = _proposal(module, base.pack) if base else None
     if proposal is not None:
-        lines += _proposed_places_lines(proposal)
+        lines += places_lines(proposal)
     zone_lines: list[str] = []
     for map_def in module.maps:
         formats: list[str] = []
@@ -204,19 +212,10 @@ def scaffold_text(module: Module, base: BaseRef | None = None,
               "# Give each zone that is a box its position id (delay, ceded_lands, force_pool:Axis, "
               "posture:France, ...):"]
     if proposal is not None:
-        lines += _proposed_box_lines(proposal.boxes.boxes, proposal.boxes.evidence)
-        if zone_lines:
-            lines.append(f"# Zones no box id was matched to ({len(zone_lines)}): map them, or list them "
-                         "in not_boxes")
-    lines += zone_lines or ([] if proposal is not None else ["# (the module has no zones)"])
-    lines += ["", "[vassal.places.box_patterns]"]
-    if proposal is not None and proposal.boxes.patterns:
-        lines += _proposed_box_lines(proposal.boxes.patterns, proposal.boxes.evidence)
+        lines += boxes_section(proposal, zone_lines)
     else:
-        lines.append("# \"(.+) Posture Box\" = \"posture:{0}\"")
-    lines.append("")
-    if proposal is not None:
-        lines += _proposed_rule_lines(proposal)
+        lines += [*(zone_lines or ["# (the module has no zones)"]), "", "[vassal.places.box_patterns]",
+                  "# \"(.+) Posture Box\" = \"posture:{0}\"", ""]
     properties: Tally[str] = Tally()
     names = []
     for piece in slot_pieces(module):
@@ -236,49 +235,6 @@ def scaffold_text(module: Module, base: BaseRef | None = None,
     lines += ["", "[vassal.countries]", "", "[vassal.turn]", ""]
     lines += _sides_lines(module)
     return {"pack.toml": pack_toml, "vassal.toml": "\n".join(lines)}
-
-
-def _proposal(module: Module, pack: Pack) -> MappingProposal:
-    zones = [z for m in module.maps for b in m.boards for z in _grid_summary(b.grid)[2]]
-    windows = [m.identifier for m in module.maps if m.boards and all(b.grid is None for b in m.boards)]
-    return propose_mapping(module, pack, zones, windows)
-
-
-def _proposed_places_lines(proposal: MappingProposal) -> list[str]:
-    """`[vassal.places]`: the zones read by state rules, and which boxes below are proposed (issue 38)."""
-    boxes = proposal.boxes
-    lines = ["# PROPOSED from the module's zone names (issue 38): each box and pattern below, and these",
-             "# zones whose markers only give state. Review them; drop a name from `proposed` once it is",
-             "# right.",
-             "[vassal.places]"]
-    lines += [f"# {_comment(z)}: {_comment(boxes.evidence.get(z, ''))}" for z in boxes.not_boxes]
-    lines.append("not_boxes = [" + ", ".join(_toml_string(z) for z in boxes.not_boxes) + "]")
-    lines.append("proposed = [" + ", ".join(_toml_string(n) for n in boxes.proposed_names) + "]")
-    return [*lines, ""]
-
-
-def _proposed_box_lines(table: dict[str, str], evidence: dict[str, str]) -> list[str]:
-    return [f"{_toml_string(k)} = {_toml_string(v)}   # proposed: {_comment(evidence.get(k, ''))}"
-            for k, v in table.items()]
-
-
-def _proposed_rule_lines(proposal: MappingProposal) -> list[str]:
-    """The counter, ignore and state rules proposed from the module's pieces, each with its evidence."""
-    counters = proposal.of_kind("counters")
-    lines = [f"# PROPOSED from the module's own pieces (issue 38): {len(counters)} counter rules, "
-             f"{len(proposal.of_kind('state'))} state rules, {len(proposal.of_kind('ignore'))} ignore rules,",
-             "# each with the evidence it was proposed on and `proposed = true` until a person has",
-             "# reviewed it (`adjutant pack check` counts them; a plan made with them says so).", ""]
-    for kind in ("ignore", "counters", "state"):
-        for rule in proposal.of_kind(kind):
-            lines += rule.toml_lines()
-    lines += [f"# not proposed: {_comment(note)}" for note in proposal.notes]
-    taken = proposal.pieces - len(proposal.unrecognised)
-    lines.append(f"# The proposed rules take {taken} of the module's {proposal.pieces} pieces.")
-    if proposal.unrecognised:
-        listed = ", ".join(sorted(set(proposal.unrecognised)))
-        lines.append(f"# No proposed rule takes ({len(proposal.unrecognised)}): {_comment(listed)}")
-    return [*lines, ""]
 
 
 def _sides_lines(module: Module) -> list[str]:
@@ -361,7 +317,8 @@ class BaseRef:
         return BaseRef(Path(os.path.relpath(self.value, target.resolve())).as_posix(), self.pack)
 
 
-def _based_pack_toml(module: Module, pack_name: str, base: BaseRef, naming: list[HexNaming]) -> str:
+def _based_pack_toml(module: Module, pack_name: str, base: BaseRef, naming: list[HexNaming],
+                     proposal: MappingProposal | None = None) -> str:
     name = module.name or "module"
     lines = [
         f"# Pack for the VASSAL module {name} {module.version}, written by "
@@ -380,8 +337,7 @@ def _based_pack_toml(module: Module, pack_name: str, base: BaseRef, naming: list
         f"title = {_toml_string(f'{base.pack.title} on {name}')}",
         f"base = {_toml_string(base.value)}",
         "base_tables = [" + ", ".join(_toml_string(t) for t in INHERITED_TABLES) + "]",
-        "incomplete = [" + _toml_string("vassal.toml: the module's counters and boxes are not mapped yet "
-                                        "(adjutant pack check PACK --module M)") + "]",
+        "incomplete = [" + _toml_string(incomplete_text(proposal)) + "]",
         "",
         *NOTHING_TRUSTED,
     ]
@@ -408,6 +364,8 @@ def check_report(pack_arg: str, module_path: str | None, extensions: list[str],
     from bridge.common.jsonout import header
 
     report: dict[str, Any] = {**header("pack-check"), "pack": pack.name, **coverage_report(pack)}
+    if isinstance(pack.extra.get("vassal"), dict):  # what `pack scaffold` proposed and no one reviewed yet
+        report["proposed"] = proposed_counts(VassalMapping.from_pack(pack))
     if module_path is None:
         if save:
             raise InputError(save, "--save needs --module (the module the save was made with)")
@@ -472,6 +430,9 @@ def render_check(report: dict[str, Any], verbose: bool = False) -> str:
     if not verbose:
         coverage = [line for line in coverage if not line.startswith("    present: ")]
     lines = [f"pack {report['pack']}", *coverage]
+    proposed = proposed_text(report.get("proposed", {}))
+    if proposed:
+        lines.append(f"{proposed}: review them in vassal.toml (each is marked `proposed = true`)")
     if "module" not in report:
         return "\n".join(lines)
     module = report["module"]
@@ -520,9 +481,10 @@ def _save_lines(save: dict[str, Any]) -> list[str]:
 
 
 def check_status(report: dict[str, Any]) -> int:
-    """0 only when the pack has events, none lacks a fact it needs and (with --module) nothing is
-    unmapped; else 1."""
+    """0 only when the pack has events, none lacks a fact it needs, no rule or box is still marked
+    proposed (inferred is not reviewed, issue 38) and (with --module) nothing is unmapped; else 1."""
     complete = _total(report) == 0 and report["facts_missing"] == 0 and report["events"] > 0
+    complete = complete and proposed_text(report.get("proposed", {})) is None  # reviewed, not inferred
     return 0 if complete else 1
 
 
