@@ -128,6 +128,12 @@ def kind_of(value: str) -> tuple[str, str] | None:
     return (kinds.pop(), "word") if len(kinds) == 1 else None
 
 
+def listed(values: list[str], limit: int = 12) -> str:
+    """Values for an evidence comment: the first `limit`, then how many more (a real module has hundreds)."""
+    shown = ", ".join(values[:limit])
+    return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")
+
+
 def _alternation(values: list[str]) -> str:
     ordered = sorted(set(values), key=lambda v: (-len(v), v))
     return "|".join(literal(v) for v in ordered)
@@ -187,11 +193,11 @@ def propose_counters(slots: list[SlotEvidence], pack: Any) -> CounterProposals:
             main_values[name] = f"{{{fields[name]}}}"
     kinds_found = Tally(kind.targets[v] for v in counter_values)
     evidence = [f"{kind.source.label}: {len(kind.targets)} values read as kinds "
-                f"({', '.join(f'{v} = {kind.targets[v]}' for v in sorted(kind.targets))}); "
+                f"({listed([f'{v} = {kind.targets[v]}' for v in sorted(kind.targets)])}); "
                 f"{len(counter_pieces)} of {total} pieces are counters "
                 f"({', '.join(sorted(kinds_found))})"]
     if kind.unmatched:
-        evidence.append(f"{kind.source.label}: no kind for {', '.join(kind.unmatched)}")
+        evidence.append(f"{kind.source.label}: no kind for {listed(kind.unmatched)}")
     evidence.append("id: " + (f"{id_property} is unique on each of the {len(counter_pieces)} counters"
                               if id_property else "no property is unique per counter: VASSAL's piece id"))
     evidence += [f"{name}: {fields[name]} ({why})" for name, why in _FIELD_WHY.items() if name in fields]
@@ -204,7 +210,7 @@ def propose_counters(slots: list[SlotEvidence], pack: Any) -> CounterProposals:
         for target, values in sorted(by_kind.items()):
             count = sum(1 for k in kind.pieces.values() if k == target)
             rules.append(Proposal("counters", _matching(kind.source.key, values), {"kind": target},
-                                  [f"{kind.source.label}: {', '.join(values)} read as {target}; "
+                                  [f"{kind.source.label}: {listed(values)} read as {target}; "
                                    f"{count} pieces"]))
     rules += _nation_rules(nation, total, counter_pieces, notes)
     rules += _flip_rules(counter_slots, "steps" in fields)
@@ -233,15 +239,15 @@ def _nation_rules(nation: Reading | None, total: int, counter_pieces: set[str],
     evidence = [f"{nation.source.label}: {distinct} values, {len(nation.targets)} of them countries of the "
                 f"pack (as {' and '.join(s + 's' for s in hows)}: {len(countries)} countries); "
                 f"{nation.count} of {total} pieces"
-                + (f"; no country for {', '.join(nation.unmatched)}" if nation.unmatched else "")]
+                + (f"; no country for {listed(nation.unmatched)}" if nation.unmatched else "")]
     key = nation.source.key
     values = sorted(nation.targets)
     if key not in ("@prototype", "@name") and all(v == nation.targets[v] for v in values):
         return [Proposal("counters", _matching(key, values), {"nationality": f"{{{key}}}"}, evidence)]
     rules = []
     for index, country in enumerate(countries):
-        listed = [v for v in values if nation.targets[v] == country]
-        rules.append(Proposal("counters", _matching(key, listed), {"nationality": country},
+        taken = [v for v in values if nation.targets[v] == country]
+        rules.append(Proposal("counters", _matching(key, taken), {"nationality": country},
                               evidence if index == 0 else []))
     return rules
 

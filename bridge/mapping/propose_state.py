@@ -18,7 +18,7 @@ from typing import Any
 from bridge.mapping.module_evidence import SlotEvidence, vocabulary, words
 from bridge.mapping.proposal import Proposal
 from bridge.mapping.propose_boxes import BoxProposal, literal
-from bridge.mapping.propose_counters import CounterProposals, _matching
+from bridge.mapping.propose_counters import CounterProposals, _matching, listed
 from rules.state import FACTIONS, WAR_STATES
 
 
@@ -111,8 +111,8 @@ def _status_rules(slots: list[SlotEvidence], boxes: BoxProposal, counters: Count
         if slot.gpid in counters.counter_pieces:
             continue
         text = slot.properties.get(tag, "") if tag else slot.name
-        for status, listed in statuses.items():
-            if set(words(text).split()) & {words(w) for w in listed}:
+        for status, status_words in statuses.items():
+            if set(words(text).split()) & {words(w) for w in status_words}:
                 by_status.setdefault(status, []).append(text if tag else slot.name)
                 break
     if not by_status:
@@ -131,7 +131,7 @@ def _status_rules(slots: list[SlotEvidence], boxes: BoxProposal, counters: Count
             writes["countries.{country}.faction"] = "Neutral"
         match = {**_taking(key, values, tag), "@location": "re:" + boxes.posture_location}
         rules.append(Proposal("state", match, writes,
-                              [f"{key}: {', '.join(values)} name the {status} status; in a country's Posture "
+                              [f"{key}: {listed(values)} name the {status} status; in a country's Posture "
                                "Box it states that country's status"],
                               note=f"a {status.capitalize()} marker in a country's Posture Box"))
     match = {**_taking(key, everything, tag), "@location": f"re:(?!{plain(boxes.posture_location)}$).*"}
@@ -169,7 +169,7 @@ def _card_rules(slots: list[SlotEvidence], pack: Any, boxes: BoxProposal, counte
         return []
     match_key = _matching(kind.source.key, card_values)
     values = sorted({s.properties[number] for s in card_slots})
-    evidence = [f"{number}: the card numbers {', '.join(values)} ({len(card_slots)} cards); a card on a "
+    evidence = [f"{number}: the card numbers {listed(values)} ({len(card_slots)} cards); a card on a "
                 "faction's Current Card box is its current card"]
     return [
         Proposal("state", {**match_key, "@location": "re:" + boxes.card_location},
@@ -207,7 +207,7 @@ def _event_rules(slots: list[SlotEvidence], pack: Any, boxes: BoxProposal, count
     for rule, (key, value, marked) in sorted(found.items()):
         title = pack.events[rule].title
         match = {key: value}
-        names = ", ".join(sorted({s.name for s in marked}))
+        names = listed(sorted({s.name for s in marked}))
         waiting = boxes.events_location or ""
         rules.append(Proposal("state", {**match, "@location": f"re:(?!{plain(waiting)}$).*"},
                               {"turn.fired+": rule},

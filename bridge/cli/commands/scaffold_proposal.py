@@ -11,6 +11,7 @@ from __future__ import annotations
 from bridge.mapping.hexnaming import grid_summary
 from bridge.mapping.proposal import proposed_text, toml_value
 from bridge.mapping.propose import MappingProposal, propose_mapping
+from bridge.mapping.propose_counters import listed
 from rules.packs import Pack
 from vassal_parser.module import Module
 
@@ -71,8 +72,9 @@ def rule_lines(proposal: MappingProposal) -> list[str]:
     taken = proposal.pieces - len(proposal.unrecognised)
     lines.append(f"# The proposed rules take {taken} of the module's {proposal.pieces} pieces.")
     if proposal.unrecognised:
-        listed = ", ".join(sorted(set(proposal.unrecognised)))
-        lines.append(f"# No proposed rule takes ({len(proposal.unrecognised)}): {_flat(listed)}")
+        names = sorted(set(proposal.unrecognised))
+        lines.append(f"# No proposed rule takes ({len(proposal.unrecognised)}): {_flat(listed(names, 40))}"
+                     + (" (`adjutant pack check -v` lists them all)" if len(names) > 40 else ""))
     return [*lines, ""]
 
 
