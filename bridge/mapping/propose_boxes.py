@@ -68,8 +68,8 @@ def propose_boxes(zones: list[str], windows: list[str], countries: dict[str, Any
             box, groups = hit
             faction = groups.get("faction")
             if faction is not None and _faction(faction) is None:
-                kind = box.split(":")[0]
-                proposal.unmatched.append(f"{key} (looks like {kind}, but {faction!r} is no faction)")
+                proposal.unmatched.append(key)
+                proposal.evidence[key] = f"looks like {box.split(':')[0]}, but {faction!r} is no faction"
                 continue
             box_id = box.format(faction=_faction(faction) if faction else "")
             proposal.boxes[key] = box_id

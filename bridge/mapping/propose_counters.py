@@ -247,8 +247,11 @@ def _nation_rules(nation: Reading | None, total: int, counter_pieces: set[str],
     rules = []
     for index, country in enumerate(countries):
         taken = [v for v in values if nation.targets[v] == country]
+        pieces = sum(1 for c in nation.pieces.values() if c == country)
+        own = (f"{nation.source.label}: {listed(taken)} = {country} (its "
+               f"{' / '.join(sorted({nation.how[v] for v in taken}))}); {pieces} pieces")
         rules.append(Proposal("counters", _matching(key, taken), {"nationality": country},
-                              evidence if index == 0 else []))
+                              [*(evidence if index == 0 else []), own]))
     return rules
 
 

@@ -55,8 +55,9 @@ def _level_rules(layer: str, levels: list[str], targets: dict[str, str], path: s
     rules = []
     for index, name in enumerate(levels):
         if name in targets:
+            own = f"Layer {layer}, level {index + 1} {name!r} = {targets[name]}"
             rules.append(Proposal("state", {f"{layer}_Level": str(index + 1), **extra},
-                                  {path: targets[name], **more}, evidence if not rules else []))
+                                  {path: targets[name], **more}, [*(evidence if not rules else []), own]))
     return rules
 
 

@@ -61,10 +61,18 @@ def scaffold(module: Path, base: Path, target: Path) -> Path:
     return target
 
 
+def scene_answers(save: Path) -> dict[str, Any]:
+    """The players' answers to the scene's choices (demo/story.toml): the plan then has its steps."""
+    from module_patches.demo_story import load_story
+
+    return next((dict(s.answers) for s in load_story() if s.file == save.stem), {})
+
+
 def plan_of(save: Path, module: Path, pack: Path | str) -> dict[str, Any]:
+    """The plan of a save with its scene's answers, as `adjutant check --answers` gives it."""
     from bridge.pipeline import CheckPipeline
 
-    return CheckPipeline(module, pack, remember=False).plan_file(save).plan
+    return CheckPipeline(module, pack, remember=False).plan_file(save, answers=scene_answers(save)).plan
 
 
 def events_of(plan: dict[str, Any]) -> list[tuple[str, str, list[tuple[Any, ...]]]]:

@@ -50,6 +50,8 @@ def boxes_section(proposal: MappingProposal, unmatched_zones: list[str]) -> list
     if unmatched_zones:
         lines.append(f"# Zones no box id was matched to ({len(unmatched_zones)}): map them, or list them "
                      "in not_boxes")
+        why = proposal.boxes.evidence
+        lines += [f"#   {_flat(key)}: {_flat(why[key])}" for key in proposal.boxes.unmatched if key in why]
     lines += [*unmatched_zones, "", "[vassal.places.box_patterns]"]
     if proposal.boxes.patterns:
         lines += box_lines(proposal.boxes.patterns, proposal.boxes.evidence)
