@@ -25,7 +25,7 @@ NON_COUNTER_KINDS = ("state", "card")
 
 class Nations:
     """The base pack's countries by name, adjective and code (`[codes]` table, else an unambiguous
-    abbreviation: "GE" is Germany when no other country of the pack abbreviates so)."""
+    abbreviation in capitals: "GE" is Germany when no other country of the pack abbreviates so)."""
 
     def __init__(self, pack: Any) -> None:
         self.names = list(pack.countries)
@@ -46,7 +46,7 @@ class Nations:
         if found is not None:
             return found
         text = value.strip()
-        if not re.fullmatch(r"[A-Za-z]{2,3}", text):
+        if not re.fullmatch(r"[A-Z]{2,3}", text):  # "Rum", "De" are words, not codes: never guessed
             return None
         hits = [n for n in self.names if _abbreviates(text.upper(), n)]
         return (hits[0], "code") if len(hits) == 1 else None

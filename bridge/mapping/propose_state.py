@@ -131,9 +131,10 @@ def _status_rules(slots: list[SlotEvidence], boxes: BoxProposal, counters: Count
         if status == "neutral":
             writes["countries.{country}.faction"] = "Neutral"
         match = {**_taking(key, values, tag), "@location": "re:" + boxes.posture_location}
+        verb = "names" if len(values) == 1 else "name"
         rules.append(Proposal("state", match, writes,
-                              [f"{key}: {listed(values)} name the {status} status; in a country's Posture "
-                               "Box it states that country's status"],
+                              [f"{key}: {listed(values)} {verb} the {status} status; in a country's "
+                               "Posture Box it states that country's status"],
                               note=f"a {status.capitalize()} marker in a country's Posture Box"))
     match = {**_taking(key, everything, tag), "@location": f"re:(?!{plain(boxes.posture_location)}$).*"}
     rules.append(Proposal("ignore", match, {}, ["status markers outside a Posture Box state nothing"]))
@@ -213,7 +214,7 @@ def _event_rules(slots: list[SlotEvidence], pack: Any, boxes: BoxProposal, count
         rules.append(Proposal("state", {**match, "@location": f"re:(?!{plain(waiting)}$).*"},
                               {"turn.fired+": rule},
                               [f"{key} = {value!r} names the once-per-game event {rule} {title} "
-                               f"({len(marked)} pieces: {names})"],
+                               f"({len(marked)} piece{'' if len(marked) == 1 else 's'}: {names})"],
                               note=f"{rule} {title} once per game: its marker has left the Conditional "
                                    "Events Box"))
         if not any(s.gpid in counters.counter_pieces for s in marked):

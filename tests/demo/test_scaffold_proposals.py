@@ -207,6 +207,7 @@ def test_nationalities_by_name_adjective_or_code_and_never_an_ambiguous_code() -
     assert nations.country("BH") == ("Belgium-Holland", "code")
     assert nations.country("RU") is None  # Russia or Rumania: not guessed
     assert nations.country("Neutral") is None
+    assert nations.country("Ge") is None  # a word, not a code in capitals
     coded = Nations(_pack({"Russia": None, "Rumania": None}, codes={"Russia": "SU"}))
     assert coded.country("SU") == ("Russia", "code")  # a pack's own [codes] table
 
