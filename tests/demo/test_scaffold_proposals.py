@@ -106,6 +106,15 @@ def test_every_proposed_rule_has_its_evidence_and_is_marked(scaffolded) -> None:
     assert "counter rules proposed from the module, not yet reviewed" in pack_toml
 
 
+def test_the_scaffold_says_what_it_proposed(demo_geography, tmp_path, capsys) -> None:
+    target = str(tmp_path / "p")
+    assert main(["pack", "scaffold", str(DEMO_MODULE), "--base", str(demo_geography), "-o", target]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert re.fullmatch(r"\d+ counter rules proposed from the module, not yet reviewed \(and \d+ state "
+                        r"rules, \d+ ignore rules, 13 boxes\); they take 42 of the module's 42 pieces .*",
+                        last)
+
+
 def test_a_scaffold_without_base_proposes_nothing(tmp_path, capsys) -> None:
     """No base pack, no countries to match: the scaffold lists the module as before, proposes nothing."""
     assert main(["pack", "scaffold", str(DEMO_MODULE), "-o", str(tmp_path / "p"), "-q"]) == 0
@@ -122,6 +131,9 @@ def test_the_plan_header_and_pack_check_say_the_rules_are_proposed(scaffolded, t
     counters = len(tomllib.loads((scaffolded / "vassal.toml").read_text())["vassal"]["counters"])
     assert header.startswith(f"proposed mapping: {counters} counter rules proposed from the module, "
                              "not yet reviewed (and ")
+    for form in ("markdown", "html"):  # every report format's header says it too
+        main(["check", save, "--module", str(DEMO_MODULE), "--pack", str(scaffolded), "--format", form])
+        assert "proposed mapping: " in capsys.readouterr().out
     main(["check", save, "--module", str(DEMO_MODULE), "--pack", str(scaffolded), "--json"])
     plan = json.loads(capsys.readouterr().out)
     assert plan["vassal"]["proposed"]["counter_rules"] == counters

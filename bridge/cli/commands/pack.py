@@ -25,6 +25,7 @@ from bridge.cli.commands.scaffold_proposal import (
     incomplete_text,
     places_lines,
     proposal_for,
+    summary_line,
 )
 from bridge.cli.helptext import HelpFormatter
 from bridge.mapping.hexnaming import HexNaming, detect_hex_naming
@@ -290,6 +291,7 @@ def run_scaffold(args: argparse.Namespace) -> int:
         for found in naming or []:
             for line in found.lines():
                 print(f"  {line}")
+        print(summary_line(files["vassal.toml"]))
     return 0
 
 

@@ -88,3 +88,19 @@ def incomplete_text(proposal: MappingProposal | None) -> str:
               "state_rules": len(proposal.of_kind("state")),
               "ignore_rules": len(proposal.of_kind("ignore")), "boxes": len(proposal.boxes.proposed_names)}
     return f"vassal.toml: {proposed_text(counts)} (adjutant pack check PACK --module M)"
+
+
+def summary_line(vassal_text: str) -> str:
+    """What `pack scaffold` prints about the proposal: its counts, read back from the written table."""
+    import tomllib
+
+    from bridge.mapping.mapper import VassalMapping
+    from bridge.mapping.proposal import proposed_counts
+
+    table = tomllib.loads(vassal_text).get("vassal", {})
+    text = proposed_text(proposed_counts(VassalMapping.from_table(table, "vassal.toml")))
+    lines = vassal_text.splitlines()
+    taken = next((line[2:] for line in lines if line.startswith("# The proposed rules take")), "")
+    if text is None:
+        return "proposed from the module: nothing (no piece, zone or Layer matched the base pack's words)"
+    return f"{text}; they {taken[len('The proposed rules '):].rstrip('.')} (vassal.toml, `proposed = true`)"
