@@ -57,6 +57,7 @@ def demo_rows(label: str, module: Path, saves: Path, base: Path, work: Path) -> 
         mine = plan_of(save, module, pack)
         got, pieces = mapped_share(mine, save, module)
         same = "same plan" if events_of(mine) == events_of(hand) else "PLAN DIFFERS"
+        same += ", same position" if mine["position"] == hand["position"] else ", POSITION DIFFERS"
         rows.append(f"  {save.stem:24} pieces mapped {got:3} of {pieces:3} ({got / pieces:4.0%})  {same}")
     return rows
 

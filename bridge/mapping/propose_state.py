@@ -94,13 +94,13 @@ def propose_state(slots: list[SlotEvidence], pack: Any, boxes: BoxProposal,
             found.rules.append(Proposal("state", {f"{layer}_Name": "re:.+",
                                                   "@location": "re:" + boxes.posture_location},
                                         {"countries.{country}.posture": f"{{{layer}_Name}}"}, evidence))
-    found.rules += _status_rules(slots, boxes, counters, found.notes)
+    found.rules += _status_rules(slots, pack, boxes, counters, found.notes)
     found.rules += _card_rules(slots, pack, boxes, counters, found.notes)
     found.rules += _event_rules(slots, pack, boxes, counters, found.notes)
     return found
 
 
-def _status_rules(slots: list[SlotEvidence], boxes: BoxProposal, counters: CounterProposals,
+def _status_rules(slots: list[SlotEvidence], pack: Any, boxes: BoxProposal, counters: CounterProposals,
                   notes: list[str]) -> list[Proposal]:
     """Conquered / Neutral markers: in a Posture Box they state the country's status (16.1.1, 16.2.1
     Steps 4-5); anywhere else they state nothing (kept aside)."""
@@ -136,9 +136,45 @@ def _status_rules(slots: list[SlotEvidence], boxes: BoxProposal, counters: Count
                               [f"{key}: {listed(values)} {verb} the {status} status; in a country's "
                                "Posture Box it states that country's status"],
                               note=f"a {status.capitalize()} marker in a country's Posture Box"))
+    if "neutral" in by_status:
+        rules += _made_neutral_rules(pack, _taking(key, sorted(set(by_status["neutral"])), tag), boxes)
     match = {**_taking(key, everything, tag), "@location": f"re:(?!{plain(boxes.posture_location)}$).*"}
     rules.append(Proposal("ignore", match, {}, ["status markers outside a Posture Box state nothing"]))
     return rules
+
+
+def _made_neutral_rules(pack: Any, neutral: dict[str, str], boxes: BoxProposal) -> list[Proposal]:
+    """What a Neutral marker means for the two countries Case Yellow makes Neutral, as the base pack's
+    event names them (its `france` and `syria` parameters): France made Neutral is Vichy France (16.2.1
+    Step 5, 13.8.6), and Syria created as a Neutral Country is its own country, no longer a French
+    Dependent (16.2.1 Step 4)."""
+    posture = boxes.posture_location or ""
+    for event in getattr(pack, "events", {}).values():
+        params = getattr(event, "params", {}) or {}
+        france, syria = params.get("france"), params.get("syria")
+        if isinstance(france, str) and isinstance(syria, str) and france in pack.countries:
+            break
+    else:
+        return []
+    rule, title = event.rule, event.title
+    rules = [Proposal("state", {**neutral, "@location": _posture_of(posture, france)},
+                      {f"countries.{france}.flags+": "vichy"},
+                      [f"{rule} {title} names {france} (its `france`): a Neutral marker in {france}'s "
+                       "Posture Box is Vichy France"],
+                      note=f"{france} made Neutral is Vichy France ({rule} Step 5, 13.8.6)")]
+    if syria in pack.countries:
+        rules.append(Proposal("state", {**neutral, "@location": _posture_of(posture, syria)},
+                              {f"countries.{syria}.dependent_of": syria},
+                              [f"{rule} {title} names {syria} (its `syria`): created as a Neutral Country, "
+                               "it is its own country"],
+                              note=f"{syria} created as a Neutral Country is its own country, no longer a "
+                                   f"Dependent ({rule} Step 4)"))
+    return rules
+
+
+def _posture_of(posture: str, country: str) -> str:
+    """The one country's Posture Box, from the pattern of them all."""
+    return "re:" + posture.replace("(?P<country>.+)", literal(country))
 
 
 def _taking(key: str, values: list[str], tag: str | None) -> dict[str, str]:

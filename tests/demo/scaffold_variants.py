@@ -69,10 +69,14 @@ def scene_answers(save: Path) -> dict[str, Any]:
 
 
 def plan_of(save: Path, module: Path, pack: Path | str) -> dict[str, Any]:
-    """The plan of a save with its scene's answers, as `adjutant check --answers` gives it."""
+    """The plan of a save with its scene's answers, as `adjutant check --answers` gives it; its
+    `position` key is the position the pack read from the save (without the pack's name)."""
     from bridge.pipeline import CheckPipeline
 
-    return CheckPipeline(module, pack, remember=False).plan_file(save, answers=scene_answers(save)).plan
+    result = CheckPipeline(module, pack, remember=False).plan_file(save, answers=scene_answers(save))
+    position = {k: v for k, v in result.mapping.position.items() if k != "pack"}
+    position["counters"] = sorted(position.get("counters", []), key=lambda c: str(c["id"]))
+    return {**result.plan, "position": position}
 
 
 def events_of(plan: dict[str, Any]) -> list[tuple[str, str, list[tuple[Any, ...]]]]:

@@ -53,6 +53,7 @@ def _assert_plans_like_the_hand_written_pack(module: Path, saves: Path, pack: Pa
         vassal = mine["vassal"]
         assert mapped >= 0.95 * total, (name, vassal["unmapped_pieces"], vassal["unmapped_places"])
         assert events_of(mine) == events_of(hand), name
+        assert mine["position"] == hand["position"], name  # every counter, country and turn field alike
         steps += sum(len(e["steps"]) for e in mine["events"] if e["status"] == "fired")
     assert steps >= 10  # plans with something in them: Poland falls, Case Yellow ...
 
