@@ -37,6 +37,7 @@ def words(text: str) -> str:
     return " ".join(re.sub(r"[_\-]+", " ", spaced).lower().split())
 
 
+@cache
 def word_table(section: str) -> dict[str, str]:
     """vocabulary `[section]` (target -> [words]) as word -> target."""
     table: dict[str, str] = {}
@@ -77,11 +78,11 @@ def module_evidence(module: Any) -> list[SlotEvidence]:
         layers = [LayerEvidence(t.layer_name, list(t.fields.get("level_names", [])),
                                 list(t.fields.get("images", [])))
                   for t in traits if isinstance(t, Layer) and t.layer_name]
-        layer_names = {layer.name for layer in layers}
+        layer_keys = {layer.name + suffix for layer in layers for suffix in LAYER_SUFFIXES}
         properties = {}
         for key, value in expanded.properties().items():
             key = str(key)
-            if key in DERIVED or any(key == n + s for n in layer_names for s in LAYER_SUFFIXES):
+            if key in DERIVED or key in layer_keys:
                 continue
             properties[key] = str(value)
         basic = traits[-1] if traits else None
