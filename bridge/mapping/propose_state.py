@@ -96,6 +96,7 @@ def propose_state(slots: list[SlotEvidence], pack: Any, boxes: BoxProposal,
                                         {"countries.{country}.posture": f"{{{layer}_Name}}"}, evidence))
     found.rules += _status_rules(slots, pack, boxes, counters, found.notes)
     found.rules += _card_rules(slots, pack, boxes, counters, found.notes)
+    found.rules += _policy_rules(slots, pack, boxes, found.notes)
     found.rules += _event_rules(slots, pack, boxes, counters, found.notes)
     return found
 
@@ -217,6 +218,35 @@ def _card_rules(slots: list[SlotEvidence], pack: Any, boxes: BoxProposal, counte
     ]
 
 
+def _policy_markers(pack: Any) -> list[str]:
+    listed = getattr(pack, "meta", {}).get("policy_markers", [])
+    return [str(p) for p in listed] if isinstance(listed, list) else []
+
+
+def _policy_rules(slots: list[SlotEvidence], pack: Any, boxes: BoxProposal,
+                  notes: list[str]) -> list[Proposal]:
+    """A Policy marker (the pack's `[pack] policy_markers`, TK: Ostland Accord) in a country's Posture Box
+    stands there instead of a Posture of War (16.2.2 Step 1, 16.5.5): `countries.<country>.markers`."""
+    rules = []
+    for policy in _policy_markers(pack):
+        marked = [(key, value, slot) for slot in slots
+                  for key, value in [*slot.properties.items(), ("@name", slot.name)]
+                  if value and words(value) == words(policy)]
+        if not marked:
+            continue
+        if boxes.posture_location is None:
+            notes.append(f"a {policy} Policy marker found, but no zone is a country's Posture Box")
+            continue
+        key, value, _slot = min(marked, key=lambda m: m[0] == "@name")  # a property before the name
+        names = listed(sorted({m[2].name for m in marked if m[:2] == (key, value)}))
+        rules.append(Proposal("state", {key: value, "@location": "re:" + boxes.posture_location},
+                              {"countries.{country}.markers+": policy},
+                              [f"{key} = {value!r} is the pack's Policy marker {policy} ({names}); in a "
+                               "country's Posture Box it stands instead of a Posture of War"],
+                              note=f"the {policy} Policy marker in a country's Posture Box (16.5.5)"))
+    return rules
+
+
 def _event_rules(slots: list[SlotEvidence], pack: Any, boxes: BoxProposal, counters: CounterProposals,
                  notes: list[str]) -> list[Proposal]:
     """A marker named like a once-per-game event: once it has left the Conditional Events Box, the event
@@ -225,9 +255,10 @@ def _event_rules(slots: list[SlotEvidence], pack: Any, boxes: BoxProposal, count
     cards = {g for g, k in (kind.pieces.items() if kind else ()) if k == "card"}
     titles = {words(e.title): e for e in getattr(pack, "events", {}).values() if getattr(e, "once", False)}
     found: dict[str, tuple[str, str, list[SlotEvidence]]] = {}  # rule -> (key, value, slots)
+    policies = {words(p) for p in _policy_markers(pack)}
     for slot in slots:
-        if slot.gpid in cards:
-            continue
+        if slot.gpid in cards or any(words(v) in policies for v in [*slot.properties.values(), slot.name]):
+            continue  # a Policy marker says where it stands (below), not that its event has fired
         for key, value in [*slot.properties.items(), ("@name", slot.name)]:
             event = titles.get(words(value)) if value else None
             if event is None:

@@ -241,3 +241,28 @@ def test_the_proposed_table_loads_as_a_mapping_and_takes_every_demo_piece(scaffo
     assert mapping.proposed_rules and len(mapping.proposed_places) == 13
     text = (scaffolded / "vassal.toml").read_text(encoding="utf-8")
     assert "# The proposed rules take 42 of the module's 42 pieces." in text
+
+
+def test_a_policy_marker_is_read_in_its_posture_box_not_as_a_fired_event(demo_geography) -> None:
+    """16.2.2 Ostland Accord is a once-per-game event and the pack's Policy marker (16.5.5): a marker of
+    that name says where it stands (`countries.<country>.markers`), never "its event has fired"."""
+    from bridge.mapping.module_evidence import SlotEvidence
+    from bridge.mapping.propose_counters import propose_counters
+    from bridge.mapping.propose_state import propose_state
+
+    pack = load_pack(demo_geography)
+    slots = [SlotEvidence("1", "Ostland Accord", {"Kind": "state"}, (), "oa.svg"),
+             SlotEvidence("2", "Case Yellow", {"Kind": "state"}, (), "cy.svg")]
+    boxes = propose_boxes(["Russia Posture Box", "Axis Conditional Events Box"], [], pack.countries)
+    found = propose_state(slots, pack, boxes, propose_counters(slots, pack))
+    tables = [(r.kind, r.match, r.values) for r in found.rules]
+    assert ("state", {"@name": "Ostland Accord", "@location": "re:(?P<country>.+) Posture Box"},
+            {"countries.{country}.markers+": "Ostland Accord"}) in tables
+    fired = [values["turn.fired+"] for _kind, _match, values in tables if "turn.fired+" in values]
+    assert fired == ["16.2.1"]  # Case Yellow by its name; not 16.2.2
+
+
+def test_the_scaffold_keeps_the_base_packs_policy_markers(tmp_path) -> None:
+    """`[pack]` is not inherited: without `policy_markers` an Ostland Accord marker would be no Policy."""
+    assert main(["pack", "scaffold", str(DEMO_MODULE), "--base", "tk", "-o", str(tmp_path / "p"), "-q"]) == 0
+    assert load_pack(tmp_path / "p").meta["policy_markers"] == ["Ostland Accord"]

@@ -24,6 +24,7 @@ from bridge.cli.commands.scaffold_proposal import (
     boxes_section,
     incomplete_text,
     places_lines,
+    policy_lines,
     proposal_for,
     summary_line,
 )
@@ -338,6 +339,7 @@ def _based_pack_toml(module: Module, pack_name: str, base: BaseRef, naming: list
         f"edition = {_toml_string(base.pack.edition)}",
         f"title = {_toml_string(f'{base.pack.title} on {name}')}",
         f"base = {_toml_string(base.value)}",
+        *policy_lines(base.pack),
         "base_tables = [" + ", ".join(_toml_string(t) for t in INHERITED_TABLES) + "]",
         "incomplete = [" + _toml_string(incomplete_text(proposal)) + "]",
         "",
@@ -357,7 +359,6 @@ NOTHING_TRUSTED = [
 ]
 
 
-# ---- check ---------------------------------------------------------------------------------------
 def check_report(pack_arg: str, module_path: str | None, extensions: list[str],
                  save: str | None) -> dict[str, Any]:
     """What the pack lacks: map facts its events need (always), and with a module what it does not map

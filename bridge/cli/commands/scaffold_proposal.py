@@ -104,3 +104,12 @@ def summary_line(vassal_text: str) -> str:
     if text is None:
         return "proposed from the module: nothing (no piece, zone or Layer matched the base pack's words)"
     return f"{text}; they {taken[len('The proposed rules '):].rstrip('.')} (vassal.toml, `proposed = true`)"
+
+
+def policy_lines(pack: Pack) -> list[str]:
+    """The base's Policy markers: `[pack]` is not inherited, and without them a Policy marker would read as
+    no Posture at all (16.5.5; docs/position-format.md "Posture and Policy / Truce markers")."""
+    listed = pack.meta.get("policy_markers")
+    if not listed:
+        return []
+    return ["policy_markers = [" + ", ".join(toml_value(str(p)) for p in listed) + "]   # the base's"]
