@@ -266,3 +266,14 @@ def test_the_scaffold_keeps_the_base_packs_policy_markers(tmp_path) -> None:
     """`[pack]` is not inherited: without `policy_markers` an Ostland Accord marker would be no Policy."""
     assert main(["pack", "scaffold", str(DEMO_MODULE), "--base", "tk", "-o", str(tmp_path / "p"), "-q"]) == 0
     assert load_pack(tmp_path / "p").meta["policy_markers"] == ["Ostland Accord"]
+
+
+def test_the_proposed_counts_read_as_the_overlay_writes_them() -> None:
+    """bridge/web/overlay/overlay.js `proposedText` says the same (tests/bridge/test_overlay_browser.py)."""
+    from bridge.mapping.proposal import proposed_text
+
+    assert proposed_text({"counter_rules": 14, "state_rules": 9, "ignore_rules": 1, "boxes": 13}) == (
+        "14 counter rules proposed from the module, not yet reviewed "
+        "(and 9 state rules, 1 ignore rule, 13 boxes)")
+    assert proposed_text({"counter_rules": 1}) == "1 counter rule proposed from the module, not yet reviewed"
+    assert proposed_text({"counter_rules": 0, "boxes": 0}) is None
