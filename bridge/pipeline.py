@@ -31,6 +31,7 @@ from bridge.mapping.game_facts import (
 from bridge.mapping.inset import InsetGeometry, LayoutFor, add_insets, hex_places
 from bridge.mapping.mapper import MappingResult, VassalMapping
 from bridge.mapping.memo import MappingMemo
+from bridge.mapping.proposal import proposed_counts, proposed_lines
 from bridge.mapping.sides import concealments, faction_sees, faction_sides, hidden_by_text
 from bridge.mapping.slots import SlotPrototypes
 from rules.engine import check_answer_ids
@@ -415,6 +416,8 @@ class CheckPipeline:
             # Not in `warnings`: a daemon keeps answers as play goes on, so the overlay must not
             # flag them; `check` states them (render_text), since there the player just wrote them.
             "unused_answers": unused_answers(answers or {}, plan),
+            # rules and boxes `pack scaffold` inferred and no one reviewed yet (issue 38): the header says so
+            "proposed": proposed_counts(self.mapping),
         }
         if layout_for is not None:
             add_insets(data, pieces, layout_for, getattr(self.pack, "hexes", None) or {}, self.hex_places,
@@ -614,6 +617,7 @@ def render_text(plan_text: str, vassal: Mapping[str, Any], plan: Mapping[str, An
              + (f", extensions: {extensions}" if extensions else ", no extensions")]
     if vassal.get("step") is not None:
         lines.append(f"log position after step {vassal['step']} of {vassal['steps']}")
+    lines += proposed_lines(vassal)
     lines.extend(f"warning: {w}" for w in vassal["warnings"])
     lines.extend(f"warning: answer to {choice_id} was not used: this plan does not ask that choice"
                  for choice_id in vassal.get("unused_answers", []))

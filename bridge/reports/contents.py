@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from bridge.mapping.proposal import proposed_lines
+
 DUE_STATUSES = ("fired", "waiting", "undecided", "owed")
 STATUS_WORD = {
     "fired": "DUE",
@@ -52,6 +54,7 @@ def header_lines(plan: Mapping[str, Any]) -> list[str]:
     # A World at War names its player turns (60.11 "Allied player turn"), not a phasing faction (issue 41)
     whose = plan.get("player_turn") or f"{plan.get('phasing') or '?'} faction phasing"
     lines.append(f"{whose}, {plan.get('turn') or 'turn ?'} [pack {plan.get('pack', '?')}]")
+    lines += proposed_lines(vassal)
     return lines
 
 

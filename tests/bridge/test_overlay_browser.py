@@ -149,6 +149,21 @@ def test_control_view_names_the_facts_the_pack_trusts(browser: Any, pages: list,
         assert player.locator("#warnings").is_hidden()
 
 
+def test_control_view_says_the_mapping_is_proposed(browser: Any, pages: list, tmp_path: Path) -> None:
+    """Issue 38: a position read through rules `pack scaffold` proposed and no one reviewed says so in the
+    control view, in the words of every report's header."""
+    plan = sample_plan()
+    plan.setdefault("vassal", {})["proposed"] = {"counter_rules": 14, "state_rules": 9, "ignore_rules": 1,
+                                                 "boxes": 13}
+    write_in_place(tmp_path / "turn1.vsav", save_bytes(plan))
+    with DaemonThread(tmp_path, **FAST) as daemon:
+        control = open_view(browser, pages, daemon, "view=control")
+        control.wait_for_selector(".event[data-rule='16.2.1']")
+        warnings = control.inner_text("#warnings")
+        assert ("proposed mapping: 14 counter rules proposed from the module, not yet reviewed (and 9 state "
+                "rules, 1 ignore rule, 13 boxes); this position is read through them") in warnings
+
+
 def test_choice_answered_in_control_view_updates_the_other_views(
     browser: Any, pages: list, tmp_path: Path
 ) -> None:

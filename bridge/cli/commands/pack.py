@@ -20,11 +20,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bridge.cli.commands.scaffold_proposal import (
+    boxes_section,
+    incomplete_text,
+    places_lines,
+    policy_lines,
+    proposal_for,
+    summary_line,
+)
 from bridge.cli.helptext import HelpFormatter
 from bridge.mapping.hexnaming import HexNaming, detect_hex_naming
 from bridge.mapping.hexnaming import grid_summary as _grid_summary
 from bridge.mapping.hexnaming import location_pattern as _location_pattern
 from bridge.mapping.mapper import VassalMapping
+from bridge.mapping.proposal import proposed_counts, proposed_text
+from bridge.mapping.propose import MappingProposal
 from bridge.mapping.sides import propose_sides, side_warnings
 from bridge.mapping.slots import slot_pieces
 from bridge.reports.pack_report import (
@@ -68,8 +78,9 @@ examples:
   adjutant pack check my-pack --module TK.vmod            and what it does not map in the module
   adjutant pack check my-pack --module TK.vmod --save game.vsav --json
 
-exit status: 0 nothing is missing or unmapped (the pack has events, each has the facts it needs, and
-with --module/--save nothing is left unmapped); 1 something is missing or unmapped; 2 bad input.
+exit status: 0 nothing is missing or unmapped (the pack has events, each has the facts it needs, no
+rule is still marked proposed, and with --module/--save nothing is left unmapped); 1 something is
+missing, unmapped or not yet reviewed; 2 bad input.
 """
 
 
@@ -144,7 +155,8 @@ def scaffold_text(module: Module, base: BaseRef | None = None,
     hex rules use the naming `detect_hex_naming` found, so the base pack's hex ids are the places."""
     name = module.name or "module"
     pack_name = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "pack"
-    pack_toml = _based_pack_toml(module, pack_name, base, naming or []) if base else "\n".join([
+    proposal = proposal_for(module, base.pack) if base else None
+    pack_toml = _based_pack_toml(module, pack_name, base, naming or [], proposal) if base else "\n".join([
         f"# Starting pack for the VASSAL module {name} {module.version},",
         "# written by `adjutant pack scaffold`.",
         "# Add [countries], [hexes], [areas], [cards], [order] and [events] (docs/pack-format.md),",
@@ -164,6 +176,8 @@ def scaffold_text(module: Module, base: BaseRef | None = None,
         "extensions = []",
         "",
     ]
+    if proposal is not None:
+        lines += places_lines(proposal)
     zone_lines: list[str] = []
     for map_def in module.maps:
         formats: list[str] = []
@@ -173,13 +187,15 @@ def scaffold_text(module: Module, base: BaseRef | None = None,
             formats += board_formats
             board_notes.append(f"{board.name}: {kind}")
             zone_lines += [f"# {_toml_string(z)} = \"\"   # zone on map {_comment(map_def.identifier)}, "
-                           f"board {_comment(board.name)}" for z in zones]
+                           f"board {_comment(board.name)}" for z in zones
+                           if proposal is None or z in proposal.boxes.unmatched]
         if map_def.boards and all(board.grid is None for board in map_def.boards):
             # A window without a grid (a Force Pool, a Dead Pile): every piece in it is `offboard`,
             # so it is a box by the name the unmapped-places report gives it (docs/vassal-mapping.md).
             window = f"{map_def.identifier}: {OFFBOARD}"
-            zone_lines.append(f"# {_toml_string(window)} = \"\"   # window {_comment(map_def.identifier)} "
-                              "has no grid: all its pieces")
+            if proposal is None or window in proposal.boxes.unmatched:
+                zone_lines.append(f"# {_toml_string(window)} = \"\"   # window "
+                                  f"{_comment(map_def.identifier)} has no grid: all its pieces")
         boards_text = _comment("; ".join(board_notes)) or "none"
         lines.append(f"# map {_comment(map_def.identifier)} -- boards: {boards_text}")
         found = next((n for n in naming or [] if n.map_id == map_def.identifier), None)
@@ -197,8 +213,11 @@ def scaffold_text(module: Module, base: BaseRef | None = None,
     lines += ["", "[vassal.places.boxes]",
               "# Give each zone that is a box its position id (delay, ceded_lands, force_pool:Axis, "
               "posture:France, ...):"]
-    lines += zone_lines or ["# (the module has no zones)"]
-    lines += ["", "[vassal.places.box_patterns]", "# \"(.+) Posture Box\" = \"posture:{0}\"", ""]
+    if proposal is not None:
+        lines += boxes_section(proposal, zone_lines)
+    else:
+        lines += [*(zone_lines or ["# (the module has no zones)"]), "", "[vassal.places.box_patterns]",
+                  "# \"(.+) Posture Box\" = \"posture:{0}\"", ""]
     properties: Tally[str] = Tally()
     names = []
     for piece in slot_pieces(module):
@@ -273,6 +292,7 @@ def run_scaffold(args: argparse.Namespace) -> int:
         for found in naming or []:
             for line in found.lines():
                 print(f"  {line}")
+        print(summary_line(files["vassal.toml"]))
     return 0
 
 
@@ -300,7 +320,8 @@ class BaseRef:
         return BaseRef(Path(os.path.relpath(self.value, target.resolve())).as_posix(), self.pack)
 
 
-def _based_pack_toml(module: Module, pack_name: str, base: BaseRef, naming: list[HexNaming]) -> str:
+def _based_pack_toml(module: Module, pack_name: str, base: BaseRef, naming: list[HexNaming],
+                     proposal: MappingProposal | None = None) -> str:
     name = module.name or "module"
     lines = [
         f"# Pack for the VASSAL module {name} {module.version}, written by "
@@ -318,9 +339,9 @@ def _based_pack_toml(module: Module, pack_name: str, base: BaseRef, naming: list
         f"edition = {_toml_string(base.pack.edition)}",
         f"title = {_toml_string(f'{base.pack.title} on {name}')}",
         f"base = {_toml_string(base.value)}",
+        *policy_lines(base.pack),
         "base_tables = [" + ", ".join(_toml_string(t) for t in INHERITED_TABLES) + "]",
-        "incomplete = [" + _toml_string("vassal.toml: the module's counters and boxes are not mapped yet "
-                                        "(adjutant pack check PACK --module M)") + "]",
+        "incomplete = [" + _toml_string(incomplete_text(proposal)) + "]",
         "",
         *NOTHING_TRUSTED,
     ]
@@ -338,7 +359,6 @@ NOTHING_TRUSTED = [
 ]
 
 
-# ---- check ---------------------------------------------------------------------------------------
 def check_report(pack_arg: str, module_path: str | None, extensions: list[str],
                  save: str | None) -> dict[str, Any]:
     """What the pack lacks: map facts its events need (always), and with a module what it does not map
@@ -347,6 +367,8 @@ def check_report(pack_arg: str, module_path: str | None, extensions: list[str],
     from bridge.common.jsonout import header
 
     report: dict[str, Any] = {**header("pack-check"), "pack": pack.name, **coverage_report(pack)}
+    if isinstance(pack.extra.get("vassal"), dict):  # what `pack scaffold` proposed and no one reviewed yet
+        report["proposed"] = proposed_counts(VassalMapping.from_pack(pack))
     if module_path is None:
         if save:
             raise InputError(save, "--save needs --module (the module the save was made with)")
@@ -411,6 +433,9 @@ def render_check(report: dict[str, Any], verbose: bool = False) -> str:
     if not verbose:
         coverage = [line for line in coverage if not line.startswith("    present: ")]
     lines = [f"pack {report['pack']}", *coverage]
+    proposed = proposed_text(report.get("proposed", {}))
+    if proposed:
+        lines.append(f"{proposed}: review them in vassal.toml (each is marked `proposed = true`)")
     if "module" not in report:
         return "\n".join(lines)
     module = report["module"]
@@ -459,9 +484,10 @@ def _save_lines(save: dict[str, Any]) -> list[str]:
 
 
 def check_status(report: dict[str, Any]) -> int:
-    """0 only when the pack has events, none lacks a fact it needs and (with --module) nothing is
-    unmapped; else 1."""
+    """0 only when the pack has events, none lacks a fact it needs, no rule or box is still marked
+    proposed (inferred is not reviewed, issue 38) and (with --module) nothing is unmapped; else 1."""
     complete = _total(report) == 0 and report["facts_missing"] == 0 and report["events"] > 0
+    complete = complete and proposed_text(report.get("proposed", {})) is None  # reviewed, not inferred
     return 0 if complete else 1
 
 

@@ -781,6 +781,22 @@
     );
   }
 
+  // The words of bridge/mapping/proposal.py `proposed_text`: "14 counter rules proposed from the module, not
+  // yet reviewed (and 9 state rules, 3 ignore rules, 13 boxes)"; "" when nothing is marked proposed.
+  function proposedText(counts) {
+    const table = counts && typeof counts === "object" ? counts : {};
+    const count = (key) => Math.max(0, Number(table[key]) || 0);
+    const counters = count("counter_rules");
+    const others = [
+      [count("state_rules"), "state rule", "state rules"],
+      [count("ignore_rules"), "ignore rule", "ignore rules"],
+      [count("boxes"), "box", "boxes"],
+    ].filter(([n]) => n > 0).map(([n, one, many]) => `${n} ${n === 1 ? one : many}`);
+    if (counters === 0 && others.length === 0) return "";
+    const head = `${counters} counter rule${counters === 1 ? "" : "s"} proposed from the module, not yet reviewed`;
+    return others.length ? `${head} (and ${others.join(", ")})` : head;
+  }
+
   // Control view only: what the reader could not place (CheckPipeline's `vassal` report).
   function renderWarnings(plan) {
     const section = $("warnings");
@@ -790,6 +806,9 @@
     if (plan && Array.isArray(plan.trusted) && plan.trusted.length) {
       lines.push(`trusted, not located: pack ${plan.pack || "?"} takes what it locates of ${plan.trusted.join(", ")} as the whole fact`);
     }
+    // Rules and boxes `pack scaffold` proposed and no one has reviewed yet (issue 38): inferred, so said.
+    const proposed = proposedText(vassal.proposed);
+    if (proposed) lines.push(`proposed mapping: ${proposed}; this position is read through them`);
     for (const [what, table] of [["unmapped piece", vassal.unmapped_pieces], ["unmapped place", vassal.unmapped_places]]) {
       for (const [name, count] of Object.entries(table && typeof table === "object" ? table : {})) {
         lines.push(`${what}: ${name} ×${count}`);
