@@ -1,0 +1,453 @@
+"""The editor's Counters pane (issue 38): the pack's counter, state and ignore rules, the module's pieces
+each one matches, accept / change / drop, and the pieces no rule matches; saved into vassal.toml in place.
+
+Why a pane on the module's own pieces: `pack scaffold` proposes rules from the module's evidence
+(`proposed = true`, the evidence as the comment lines above the rule), and a person must see what a
+rule takes — the counters themselves, with their images — before vouching for it. What is inferred
+stays labelled until a person accepts it (or changes it: a rule a person rewrote is theirs).
+
+Why tomlkit, and the comments moved by hand on a drop: a rule's evidence comment is the comment block
+just above its `[[vassal.counters]]` header, which tomlkit keeps at the end of the table *before* it.
+Deleting the rule alone would leave its evidence standing above the next rule, as if it were that
+rule's; so a drop removes the block above the dropped rule, and the block it carried (the next rule's)
+is given to the table before. Everything else in the file keeps its bytes.
+
+Why its own module: the editor's session (model.py) is shared with the map and facts panes; this one
+keeps to this file, counters.js/counters.css, and small hooks in model.py and server.py.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+import tomlkit.exceptions
+from tomlkit.items import AoT, Comment, InlineTable, Table, Whitespace
+
+from bridge.mapping.pack_rules import COUNTER_FIELDS, Rule, _rules
+from bridge.mapping.slots import SlotPiece, slot_piece_objects, slot_pieces
+from vassal_parser.errors import InputError
+
+KINDS = ("counters", "state", "ignore")
+LABELS = {"counters": "Counter rule", "state": "State rule", "ignore": "Ignore rule"}
+MAX_ENTRIES = 40  # conditions or fields one rule may be given in the page
+MAX_TEXT = 1000  # characters of one key or value
+
+
+class RuleEditError(ValueError):
+    """A rule edit the page must not make (sent back as one line)."""
+
+
+@dataclass
+class _Static:
+    """What the pane shows of a rule but never edits."""
+
+    kind: str
+    evidence: list[str]
+    note: str | None
+    others: dict[str, Any]  # steps_delta, types, unlocated: kept for the checks, written as they were
+
+
+def piece_images(module: Any) -> list[str | None]:
+    """Per PieceSlot (in `slot_pieces` order): the image VASSAL shows for it as the palette holds it —
+    the outermost Layer's image at its current level where it has one, else the BasicPiece's image."""
+    from bridge.mapping.slots import _expand
+    from vassal_parser.traits import BasicPiece, Layer
+
+    out: list[str | None] = []
+    for _slot, piece in slot_piece_objects(module):
+        traits, _names = _expand(piece.traits, module)
+        # the outermost active Layer whose current level has an image is the face VASSAL draws on top
+        image = next((t._own_properties()[f"{t.layer_name}_Image"] for t in traits
+                      if isinstance(t, Layer) and t._own_properties()[f"{t.layer_name}_Image"]), None)
+        if image is None:
+            basic = next((t for t in piece.traits if isinstance(t, BasicPiece)), None)
+            image = (basic.fields.get("image") or None) if basic is not None else None
+        out.append(str(image) if image else None)
+    return out
+
+
+def _variables(piece: SlotPiece) -> dict[str, str]:
+    """A PieceSlot's variables as the mapping reads them (VassalMapping._variables, on no map)."""
+    variables = dict(piece.properties)
+    variables.update({"BasicName": piece.basic_name, "PieceName": piece.piece_name, "location": "",
+                      "map": "", "zone": "", "board": "", "piece_id": piece.id,
+                      "prototypes": "\n".join(piece.prototypes)})
+    return variables
+
+
+class CounterPane:
+    """The working copy of the pack's rules (one entry per rule, keyed `kind:n` stable over saves)."""
+
+    def __init__(self, pack_dir: Path, mapping: Any, module: Any) -> None:
+        self.pack_dir = pack_dir
+        self.pieces = slot_pieces(module)
+        self.images = piece_images(module)
+        self._variables = [_variables(p) for p in self.pieces]
+        self.path: Path | None = None
+        self.reason: str | None = None
+        self.order: dict[str, list[str]] = {k: [] for k in KINDS}  # ids in file order
+        self.static: dict[str, _Static] = {}
+        self.rules: dict[str, dict[str, Any]] = {}  # id -> {match, set, proposed, dropped}
+        self.saved: dict[str, dict[str, Any]] = {}
+        self._cache: dict[str, Any] | None = None
+        self.version = 0
+        if mapping is None:
+            self.reason = "the pack has no [vassal] table: there are no rules to review"
+            return
+        self._load(mapping)
+
+    # ---- loading ------------------------------------------------------------------------------
+    def _load(self, mapping: Any) -> None:
+        path = _file_with_vassal(self.pack_dir)
+        if path is None:
+            self.reason = "the pack's [vassal] table is not in a file of its own folder"
+            return
+        vassal = tomlkit.parse(path.read_text(encoding="utf-8"))["vassal"]
+        loaded = {"counters": mapping.counters, "state": mapping.state, "ignore": mapping.ignore}
+        for kind in KINDS:
+            entries = vassal.get(kind, []) if hasattr(vassal, "get") else []
+            rules: list[Rule] = loaded[kind]
+            if len(entries) != len(rules):
+                self.reason = (f"{path.name}: its [[vassal.{kind}]] list is not the one the pack reads "
+                               "(written in another file?): the rules are shown, not edited")
+            for index, rule in enumerate(rules):
+                rule_id = f"{kind}:{index}"
+                entry = entries[index] if index < len(entries) else {}
+                self.order[kind].append(rule_id)
+                note = entry.get("note") if hasattr(entry, "get") else None
+                others = {k: copy.deepcopy(_plain(entry[k])) for k in ("steps_delta", "types", "unlocated")
+                          if hasattr(entry, "get") and k in entry}
+                self.static[rule_id] = _Static(kind, _evidence(vassal, kind, index, entries),
+                                               str(note) if note is not None else None, others)
+                self.rules[rule_id] = {"match": dict(rule.match), "set": _plain(rule.values),
+                                       "proposed": rule.proposed, "dropped": False}
+        self.path = path
+        self.saved = copy.deepcopy(self.rules)
+
+    @property
+    def editable(self) -> bool:
+        return self.path is not None and self.reason is None
+
+    # ---- what the page shows ------------------------------------------------------------------
+    def pieces_model(self) -> list[dict[str, Any]]:
+        """The module's pieces, once per page (model.json): name, image route, properties for a title."""
+        return [{"n": n, "name": p.basic_name or p.piece_name or "?",
+                 "image": f"/piece/{n}" if self.images[n] else None,
+                 "properties": {k: v for k, v in p.properties.items()
+                                if v and k not in ("BasicName", "PieceName")},
+                 "prototypes": list(p.prototypes)}
+                for n, p in enumerate(self.pieces)]
+
+    def model(self) -> dict[str, Any]:
+        """Every rule with the pieces it matches, and the pieces no rule matches (cached per version)."""
+        if self._cache is not None:
+            return self._cache
+        rules = []
+        taken: set[int] = set()
+        numbers = {kind: 0 for kind in KINDS}
+        for kind in KINDS:
+            for rule_id in self.order[kind]:
+                state = self.rules[rule_id]
+                static = self.static[rule_id]
+                matched = [] if state["dropped"] else self._matches(rule_id)
+                taken.update(matched)
+                numbers[kind] += 1
+                before = self.saved.get(rule_id)
+                rules.append({
+                    "id": rule_id, "kind": kind, "label": f"{LABELS[kind]} #{numbers[kind]}",
+                    "proposed": state["proposed"], "dropped": state["dropped"],
+                    "changed": before is not None and (state["match"], state["set"]) != (before["match"],
+                                                                                         before["set"]),
+                    "accepted": before is not None and before["proposed"] and not state["proposed"],
+                    "evidence": static.evidence, "note": static.note,
+                    "match": state["match"], "set": {k: _shown(v) for k, v in state["set"].items()},
+                    "steps_delta": static.others.get("steps_delta", 0),
+                    "pieces": matched})
+        self._cache = {
+            "editable": self.editable, "reason": self.reason,
+            "file": self.path.name if self.path else None,
+            "rules": rules,
+            "unmatched": [n for n in range(len(self.pieces)) if n not in taken],
+            "proposed": sum(1 for r in rules if r["proposed"] and not r["dropped"]),
+            "counter_fields": sorted(COUNTER_FIELDS),
+            "version": self.version,
+        }
+        return self._cache
+
+    def _matches(self, rule_id: str) -> list[int]:
+        state = self.rules[rule_id]
+        try:
+            rule = Rule(kind=self.static[rule_id].kind, index=0, match=state["match"], values=state["set"])
+        except (InputError, ValueError, TypeError):  # the checks refused it before: nothing to show
+            return []
+        return [n for n, piece in enumerate(self.pieces)
+                if rule.test(piece, self._variables[n], placed=False) is not None]
+
+    def image_entry(self, n: int) -> str | None:
+        return self.images[n] if 0 <= n < len(self.images) else None
+
+    # ---- edits --------------------------------------------------------------------------------
+    def read(self, rule_id: str) -> Any:
+        return copy.deepcopy(self.rules.get(rule_id))
+
+    def write(self, rule_id: str, value: Any) -> None:
+        """Undo / redo: a rule's whole working state put back."""
+        if value is None or rule_id not in self.rules:
+            return
+        self.rules[rule_id] = copy.deepcopy(value)
+        self._changed()
+
+    def unsaved(self) -> dict[tuple[str, str], Any]:
+        return {("rule", i): s for i, s in self.rules.items()}
+
+    def saved_entries(self) -> dict[tuple[str, str], Any]:
+        return {("rule", i): s for i, s in self.saved.items()}
+
+    def dirty(self) -> bool:
+        return self.rules != self.saved
+
+    def apply(self, message: dict[str, Any]) -> None:
+        """`{type: "rule", rule: "counters:0", action: accept | change | drop, match?, set?}`."""
+        if not self.editable:
+            raise RuleEditError(self.reason or "the rules cannot be edited here")
+        rule_id, action = message.get("rule"), message.get("action")
+        if not isinstance(rule_id, str) or rule_id not in self.rules:
+            raise RuleEditError(f"{str(rule_id)[:60]!r} is not a rule of the pack")
+        state = self.rules[rule_id]
+        if state["dropped"] and action != "restore":
+            raise RuleEditError("that rule is dropped: undo brings it back")
+        if action == "accept":
+            state["proposed"] = False
+        elif action == "drop":
+            state["dropped"] = True
+        elif action == "restore":
+            state["dropped"] = False
+        elif action == "change":
+            match = _text_table(message.get("match"), "match")
+            values = self._checked_values(rule_id, message.get("set"))
+            kind = self.static[rule_id].kind
+            entry = {"match": match, "set": values, **self.static[rule_id].others}
+            try:
+                _rules([entry], kind, "the page")
+            except InputError as exc:
+                text = exc.one_line() if hasattr(exc, "one_line") else str(exc)
+                raise RuleEditError(text.replace(f"[[vassal.{kind}]] #1", LABELS[kind].lower())) from None
+            state["match"], state["set"] = match, values
+            state["proposed"] = False  # a person wrote these values: the rule is theirs now
+        else:
+            raise RuleEditError(f"unknown rule action {str(action)[:40]!r}")
+        self._changed()
+
+    def _checked_values(self, rule_id: str, raw: Any) -> dict[str, Any]:
+        """`set` as the page sent it (all text): a value that was true/false or a number in the file
+        stays one where the text still reads as one."""
+        values = _text_table(raw, "set", allow_empty=True)
+        before = self.rules[rule_id]["set"]
+        out: dict[str, Any] = {}
+        for key, text in values.items():
+            old = before.get(key)
+            if isinstance(old, bool) and text.lower() in ("true", "false"):
+                out[key] = text.lower() == "true"
+            elif isinstance(old, int) and not isinstance(old, bool) and text.lstrip("-").isdigit():
+                out[key] = int(text)
+            elif isinstance(old, list):
+                out[key] = [part.strip() for part in text.split(",") if part.strip()]
+            else:
+                out[key] = text
+        return out
+
+    def _changed(self) -> None:
+        self._cache = None
+        self.version += 1
+
+    # ---- saving ---------------------------------------------------------------------------------
+    def write_into(self, document: Any) -> None:
+        """The edits into the parsed vassal.toml (tomlkit): accepted and changed rules in place, dropped
+        ones removed with their evidence comment."""
+        vassal = document["vassal"]
+        for kind in KINDS:
+            ids = self.order[kind]
+            if not any(self.rules[i] != self.saved[i] for i in ids):
+                continue
+            entries = vassal[kind]
+            for position, rule_id in enumerate(ids):
+                state, before = self.rules[rule_id], self.saved[rule_id]
+                if state == before or state["dropped"]:
+                    continue
+                table = entries[position]
+                if state["proposed"] != before["proposed"]:
+                    if state["proposed"]:
+                        table["proposed"] = True
+                    elif "proposed" in table:
+                        del table["proposed"]
+                for key in ("match", "set"):
+                    if state[key] != before[key]:
+                        _replace_table(table, key, state[key])
+            for position in reversed(range(len(ids))):
+                if self.rules[ids[position]]["dropped"]:
+                    _drop(vassal, kind, position)
+
+    def after_save(self) -> set[str]:
+        """The saved state is the working copy now; dropped rules leave it (their ids are returned,
+        so the history forgets the steps that touched them: the rule is no longer in the file)."""
+        gone = {i for i, s in self.rules.items() if s["dropped"]}
+        for kind in KINDS:
+            self.order[kind] = [i for i in self.order[kind] if i not in gone]
+        for rule_id in gone:
+            self.rules.pop(rule_id)
+            self.static.pop(rule_id)
+        self.saved = copy.deepcopy(self.rules)
+        self._changed()
+        return gone
+
+
+# ---- TOML helpers -----------------------------------------------------------------------------------
+def _file_with_vassal(pack_dir: Path) -> Path | None:
+    for path in sorted(pack_dir.glob("*.toml")):
+        try:
+            if "vassal" in tomlkit.parse(path.read_text(encoding="utf-8")):
+                return path
+        except (tomlkit.exceptions.ParseError, UnicodeDecodeError):  # load_pack refused it already
+            continue
+    return None
+
+
+def _plain(value: Any) -> Any:
+    """tomlkit items as plain Python values."""
+    if hasattr(value, "unwrap"):
+        return value.unwrap()
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def _text_table(raw: Any, what: str, allow_empty: bool = False) -> dict[str, str]:
+    if not isinstance(raw, dict) or len(raw) > MAX_ENTRIES:
+        raise RuleEditError(f"{what} is an object of at most {MAX_ENTRIES} entries")
+    out: dict[str, str] = {}
+    for key, value in raw.items():
+        if not isinstance(key, str) or not key.strip() or not isinstance(value, str):
+            raise RuleEditError(f"{what}: every entry is a name and a text")
+        if len(key) > MAX_TEXT or len(value) > MAX_TEXT:
+            raise RuleEditError(f"{what}: a name or text of at most {MAX_TEXT} characters")
+        out[key.strip()] = value
+    if not out and not allow_empty:
+        raise RuleEditError(f"a rule's {what} is never empty (it would take every piece)")
+    return out
+
+
+def _replace_table(table: Any, key: str, values: dict[str, Any]) -> None:
+    """`match` / `set` given new values: an inline table stays inline (keys in their old order, new
+    ones after), a `[vassal.counters.match]` sub-table is changed key by key (its comments kept)."""
+    existing = table.get(key)
+    if isinstance(existing, Table):
+        for old in [k for k in existing if k not in values]:
+            del existing[old]
+        for name, value in values.items():
+            if existing.get(name) != value:
+                existing[name] = value
+        return
+    order = [k for k in (existing or {}) if k in values] + [k for k in values if k not in (existing or {})]
+    # Written as the file writes inline tables (`{ a = 1 }` or `{a = 1}`), parsed back as one item:
+    # tomlkit's own inline table is always unspaced, and editing one in place leaves stray commas.
+    spaced = not isinstance(existing, InlineTable) or existing.as_string().startswith("{ ")
+    inner = ", ".join(f"{tomlkit.key(k).as_string()} = {tomlkit.item(values[k]).as_string()}" for k in order)
+    table[key] = tomlkit.parse(f"x = {{ {inner} }}" if spaced else f"x = {{{inner}}}")["x"]
+
+
+def _last_table(item: Any) -> Any:
+    """The table whose body ends last in the text of `item` (where tomlkit keeps the comment lines
+    written above the next table header)."""
+    if isinstance(item, AoT):
+        return _last_table(item[-1]) if len(item) else None
+    if isinstance(item, Table):
+        for _key, value in reversed(item.value.body):
+            if isinstance(value, Table | AoT) and not (isinstance(value, Table) and value.is_super_table()
+                                                        and not value.value.body):
+                found = _last_table(value)
+                if found is not None:
+                    return found
+            elif value is not None and not isinstance(value, Whitespace | Comment):
+                break
+        return item
+    return None
+
+
+def _preceding_table(vassal: Any, kind: str, index: int, entries: Any) -> Any:
+    """The table tomlkit parsed just before rule `index` of `kind` (None: it is the file's first)."""
+    if index > 0:
+        return _last_table(entries[index - 1])
+    if not isinstance(vassal, Table):
+        return None
+    body = vassal.value.body
+    position = next((n for n, (k, _v) in enumerate(body) if k is not None and k.key == kind), None)
+    if position is None:
+        return None
+    for _key, value in reversed(body[:position]):
+        if isinstance(value, Table | AoT):
+            found = _last_table(value)
+            if found is not None:
+                return found
+    return None  # the vassal table's own keys or the document's head come before: not touched
+
+
+def _comment_block(body: list[tuple[Any, Any]]) -> int:
+    """Where the comment lines just above the next header start at the end of `body` (len: none)."""
+    start = len(body)
+    while start > 0 and body[start - 1][0] is None and isinstance(body[start - 1][1], Comment):
+        start -= 1
+    return start
+
+
+def _evidence(vassal: Any, kind: str, index: int, entries: Any) -> list[str]:
+    """The comment lines just above a rule's header: its evidence, as `pack scaffold` writes it."""
+    if not isinstance(entries, AoT):
+        return []
+    before = _preceding_table(vassal, kind, index, entries)
+    if before is None:
+        return []
+    body = before.value.body
+    lines = [str(item.as_string()).strip() for _k, item in body[_comment_block(body):]]
+    return [line.lstrip("#").strip() for line in lines if line.startswith("#")]
+
+
+def _drop(vassal: Any, kind: str, position: int) -> None:
+    entries = vassal[kind]
+    if not isinstance(entries, AoT):
+        del entries[position]
+        return
+    before = _preceding_table(vassal, kind, position, entries)
+    carried: list[Any] = []
+    if before is not None:
+        own = _last_table(entries[position])
+        tail = own.value.body
+        start = len(tail)
+        while (start > 0 and tail[start - 1][0] is None
+               and isinstance(tail[start - 1][1], Comment | Whitespace)):
+            start -= 1
+        carried = [item for _k, item in tail[start:]]
+        body = before.value.body
+        cut = _comment_block(body)
+        while cut > 0 and body[cut - 1][0] is None and isinstance(body[cut - 1][1], Whitespace):
+            cut -= 1
+        del body[cut:]
+    del entries[position]
+    if before is not None:
+        for item in carried:
+            before.value.body.append((None, item))
+    if not len(entries):
+        del vassal[kind]
