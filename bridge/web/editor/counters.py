@@ -202,10 +202,9 @@ class CounterPane:
         self._changed()
 
     def unsaved(self) -> dict[tuple[str, str], Any]:
-        return {("rule", i): s for i, s in self.rules.items()}
-
-    def saved_entries(self) -> dict[tuple[str, str], Any]:
-        return {("rule", i): s for i, s in self.saved.items()}
+        """Each rule's working state as an entry of the editor's unsaved count (copies: the session
+        keeps the saved entries to compare with)."""
+        return {("rule", i): copy.deepcopy(s) for i, s in self.rules.items()}
 
     def dirty(self) -> bool:
         return self.rules != self.saved

@@ -1,0 +1,156 @@
+"""The Counters pane of `adjutant pack edit` (issue 38, item 3) in real headless Chromium.
+
+A copy of the demo pack as `pack scaffold` would leave it: its counter rules and the war-state rule
+marked `proposed = true` under their evidence comments, and the main counter rule proposed wrong (the
+kinds capitalised, as no demo piece writes them), so `adjutant check` on the Poland-falls save maps none
+of its 32 pieces and cannot call 16.1.1 due. In the editor a user sees the proposed rules with their
+evidence and the module's pieces each one takes (with the module's own images) and the pieces no rule
+takes, accepts the Strength rule, changes the broken rule's Kind with the keyboard, saves with Ctrl+S:
+vassal.toml changes in those two rules only (comments kept), and the next `adjutant check` maps every
+piece and calls 16.1.1 DUE.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bridge.cli.commands.demo import DEMO_MODULE, DEMO_PACK
+from bridge.cli.main import main
+from module_patches.demo_story import load_story, save_path
+from tests.bridge.editor_harness import EditorThread
+from tests.bridge.test_editor_browser import open_editor, pytestmark, settled  # noqa: F401
+from tests.bridge.test_overlay_browser import chromium_context
+
+POLAND_FALLS = save_path(load_story()[1])
+MAIN_RULE = 'match = { Kind = "re:ground|air|naval|ceded_land|marker" }'
+BROKEN_RULE = 'match = { Kind = "re:Ground|Air|Naval|Ceded_land|Marker" }'
+FIXED_KIND = "re:ground|air|naval|ceded_land|marker"
+EVIDENCE_MAIN = "# Kind: 5 values (ground, air, naval, ceded_land, marker) on 32 of 42 pieces"
+EVIDENCE_STRENGTH = "# Strength_Level: level 2 of Layer Strength, the reduced face, on 0 of 42 pieces"
+EVIDENCE_WAR = "# Counter WAR-STATE: one piece, its Layer War names the war state"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium_context(viewport={"width": 1400, "height": 900}) as context:
+        yield context
+
+
+def proposed_pack(tmp_path: Path) -> Path:
+    """The demo pack with three rules marked proposed (evidence comments above them), one of them wrong."""
+    pack = tmp_path / "pack"
+    shutil.copytree(DEMO_PACK, pack)
+    vassal = pack / "vassal.toml"
+    text = vassal.read_text()
+    replacements = [
+        (f"[[vassal.counters]]\n{MAIN_RULE}",
+         f"{EVIDENCE_MAIN}\n[[vassal.counters]]\nproposed = true\n{BROKEN_RULE}"),
+        ('[[vassal.counters]]\nnote = "the reduced',
+         f'{EVIDENCE_STRENGTH}\n[[vassal.counters]]\nproposed = true\nnote = "the reduced'),
+        ('[[vassal.state]]\nmatch = { Counter = "WAR-STATE" }',
+         f'{EVIDENCE_WAR}\n[[vassal.state]]\nproposed = true\nmatch = {{ Counter = "WAR-STATE" }}'),
+    ]
+    for old, new in replacements:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    vassal.write_text(text)
+    return pack
+
+
+def check(capsys: Any, pack: Path) -> tuple[int, str]:
+    status = main(["check", str(POLAND_FALLS), "--module", str(DEMO_MODULE), "--pack", str(pack)])
+    return status, capsys.readouterr().out
+
+
+def rule(page: Any, rule_id: str) -> Any:
+    return page.locator(f'#counter-rules li[data-rule="{rule_id}"]')
+
+
+def test_accepting_and_changing_proposed_rules_is_read_back_by_check(browser, tmp_path, capsys) -> None:
+    pack = proposed_pack(tmp_path)
+    status, out = check(capsys, pack)
+    assert "the pack maps only 0 of the save's 32 pieces" in out, out
+    assert "16.1.1 Allied Minor Country Conquest [permanent]: not due" in out
+    before = (pack / "vassal.toml").read_text()
+
+    with EditorThread(pack, DEMO_MODULE) as editor:
+        page = open_editor(browser, editor)
+        panel = page.locator("#counters-panel")
+        panel.scroll_into_view_if_needed()
+        assert "3 proposed from the module, not yet reviewed" in page.inner_text("#counters-summary")
+        main_rule, strength, war = rule(page, "counters:0"), rule(page, "counters:1"), rule(page, "state:0")
+        shown = ((main_rule, EVIDENCE_MAIN), (strength, EVIDENCE_STRENGTH), (war, EVIDENCE_WAR))
+        for item, evidence in shown:
+            assert "proposed, not reviewed" in item.locator(".badge").inner_text()
+            assert evidence.lstrip("# ") in item.locator(".evidence").inner_text()
+        # The broken rule takes no piece; the module's units and markers are listed as taken by none,
+        # with their images from the .vmod.
+        assert "matches 0 pieces" in main_rule.inner_text()
+        assert "match: Kind = re:Ground|Air|Naval|Ceded_land|Marker" in main_rule.inner_text()
+        unmatched = page.locator("#counters-unmatched figure.piece")
+        assert unmatched.count() >= 26
+        assert page.locator('#counters-unmatched figure.piece[title^="GE 1 Pz"]').count() == 1
+        image = page.locator('#counters-unmatched figure.piece[title^="GE 1 Pz"] img')
+        image.scroll_into_view_if_needed()
+        page.wait_for_function("(img) => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+        # The war-state rule takes its one marker, shown under it.
+        assert war.locator("figure.piece").count() == 1
+        assert "War State" in war.locator("figure.piece").get_attribute("title")
+
+        # Accept the Strength rule: no longer proposed, not yet saved.
+        strength.locator("button.rule-accept").click()
+        settled(page)
+        page.wait_for_function("document.body.dataset.proposedRules === '2'")
+        assert "accepted (not saved yet)" in strength.locator(".badge").inner_text()
+        assert strength.locator("button.rule-accept").count() == 0
+        assert page.locator("body[data-dirty=yes]").count() == 1
+
+        # Change the broken rule: its Kind field, typed (the map's C/K/P keys must not fire), then Enter.
+        main_rule.locator("button.rule-change").click()
+        field = main_rule.locator('input[data-match="Kind"]')
+        assert field.input_value() == "re:Ground|Air|Naval|Ceded_land|Marker"
+        field.click()
+        page.keyboard.press("Control+a")
+        page.keyboard.type(FIXED_KIND)
+        page.keyboard.press("Enter")
+        settled(page)
+        page.wait_for_function("document.body.dataset.proposedRules === '1'")
+        main_rule = rule(page, "counters:0")
+        assert "changed (not saved yet)" in main_rule.locator(".badge").inner_text()
+        assert f"match: Kind = {FIXED_KIND}" in main_rule.inner_text()
+        assert "matches 32 pieces" in main_rule.inner_text()
+        assert main_rule.locator("form").count() == 0
+        assert page.locator('#counters-unmatched figure.piece[title^="GE 1 Pz"]').count() == 0
+        assert page.locator("#counters-unmatched figure.piece").count() < 26
+        assert not page.errors
+        assert (pack / "vassal.toml").read_text() == before  # nothing written before Save
+
+        page.keyboard.press("Control+s")
+        settled(page)
+        page.wait_for_selector("body[data-dirty=no]", state="attached")
+        assert "saved vassal.toml" in page.inner_text("#status")
+        page.wait_for_function("document.body.dataset.proposedRules === '1'")
+        assert "proposed, not reviewed" in rule(page, "state:0").locator(".badge").inner_text()
+        assert rule(page, "counters:0").locator(".badge").count() == 0  # reviewed and saved
+        page.close()
+
+    after = (pack / "vassal.toml").read_text()
+    # Only the two rules changed: the comments (the evidence too) and the war-state rule's mark kept.
+    assert EVIDENCE_MAIN in after and EVIDENCE_STRENGTH in after and EVIDENCE_WAR in after
+    assert f'{EVIDENCE_MAIN}\n[[vassal.counters]]\nmatch = {{ Kind = "{FIXED_KIND}" }}\n' in after
+    assert f'{EVIDENCE_STRENGTH}\n[[vassal.counters]]\nnote = "the reduced' in after
+    assert f'{EVIDENCE_WAR}\n[[vassal.state]]\nproposed = true\n' in after
+    expected = before.replace(f"proposed = true\n{BROKEN_RULE}", MAIN_RULE)
+    expected = expected.replace(f'{EVIDENCE_STRENGTH}\n[[vassal.counters]]\nproposed = true\n',
+                                f'{EVIDENCE_STRENGTH}\n[[vassal.counters]]\n')
+    assert after == expected
+
+    status, out = check(capsys, pack)
+    assert "unmapped pieces" not in out and "the pack maps only" not in out, out
+    assert "16.1.1 Allied Minor Country Conquest [permanent]: DUE" in out
+    assert status == 1
