@@ -80,8 +80,8 @@ def test_accepting_and_changing_proposed_rules_is_read_back_by_check(browser, tm
 
     with EditorThread(pack, DEMO_MODULE) as editor:
         page = open_editor(browser, editor)
-        panel = page.locator("#counters-panel")
-        panel.scroll_into_view_if_needed()
+        assert page.inner_text("#counters-jump") == "Counters: 3 proposed"
+        page.click("#counters-jump")  # the header's way to the pane, below the map facts
         assert "3 proposed from the module, not yet reviewed" in page.inner_text("#counters-summary")
         main_rule, strength, war = rule(page, "counters:0"), rule(page, "counters:1"), rule(page, "state:0")
         shown = ((main_rule, EVIDENCE_MAIN), (strength, EVIDENCE_STRENGTH), (war, EVIDENCE_WAR))
@@ -110,7 +110,10 @@ def test_accepting_and_changing_proposed_rules_is_read_back_by_check(browser, tm
         assert strength.locator("button.rule-accept").count() == 0
         assert page.locator("body[data-dirty=yes]").count() == 1
 
-        # Change the broken rule: its Kind field, typed (the map's C/K/P keys must not fire), then Enter.
+        # Change the broken rule: its Kind field, typed, then Enter. Warsaw is selected on the map, and the
+        # map's keys (C toggles City, L rail…) must not fire while typing in the pane.
+        page.click('polygon[data-hex="e3804"]')
+        assert "e3804 Warsaw" in page.inner_text("#selection")
         main_rule.locator("button.rule-change").click()
         field = main_rule.locator('input[data-match="Kind"]')
         assert field.input_value() == "re:Ground|Air|Naval|Ceded_land|Marker"
@@ -129,6 +132,8 @@ def test_accepting_and_changing_proposed_rules_is_read_back_by_check(browser, tm
         assert page.locator("#counters-unmatched figure.piece").count() < 26
         assert not page.errors
         assert (pack / "vassal.toml").read_text() == before  # nothing written before Save
+        assert editor.session.hexes["e3804"].get("city") is True and editor.session.unsaved() == 2
+        assert page.inner_text("#unsaved") == "2 unsaved changes"
 
         page.keyboard.press("Control+s")
         settled(page)
@@ -137,6 +142,7 @@ def test_accepting_and_changing_proposed_rules_is_read_back_by_check(browser, tm
         page.wait_for_function("document.body.dataset.proposedRules === '1'")
         assert "proposed, not reviewed" in rule(page, "state:0").locator(".badge").inner_text()
         assert rule(page, "counters:0").locator(".badge").count() == 0  # reviewed and saved
+        assert page.inner_text("#counters-jump") == "Counters: 1 proposed"
         page.close()
 
     after = (pack / "vassal.toml").read_text()

@@ -27,6 +27,11 @@
   const unmatched = node("div", {id: "counters-unmatched", class: "thumbs"}, panel);
   const aside = document.querySelector("aside.panel");
   if (aside) aside.insertBefore(panel, aside.querySelector("p.keys"));
+  // In the header: how many rules still wait for a review, and a way to the pane below the map facts.
+  const jump = node("button", {id: "counters-jump", type: "button", title: "Show the Counters pane"});
+  const bar = document.querySelector("header.bar");
+  if (bar) bar.insertBefore(jump, document.getElementById("unsaved"));
+  jump.addEventListener("click", () => panel.scrollIntoView({block: "start"}));
 
   function pieces() { return state.model.counter_pieces || []; }
 
@@ -173,6 +178,8 @@
       + (model.proposed ? ` · ${model.proposed} proposed from the module, not yet reviewed` : " · none proposed")
       + ` · ${model.unmatched.length} of ${pieces().length} pieces of the module no rule matches`;
     document.body.dataset.proposedRules = String(model.proposed);
+    jump.textContent = model.proposed ? `Counters: ${model.proposed} proposed` : "Counters";
+    jump.classList.toggle("pending", model.proposed > 0);
     model.rules.forEach(renderRule);
     if (model.unmatched.length) model.unmatched.forEach((n) => thumb(n, unmatched));
     else node("p", {class: "none"}, unmatched, "every piece of the module is matched by some rule");
