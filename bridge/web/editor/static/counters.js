@@ -9,6 +9,7 @@
   "use strict";
   const pane = {model: null, version: null, editing: null, open: new Set()};
   const SHOWN = 48; // thumbnails per rule before "and N more"
+  const UNMATCHED_SHOWN = 400; // a real module's palette has thousands of pieces
 
   function node(tag, attrs, parent, text) {
     const el = document.createElement(tag);
@@ -132,7 +133,8 @@
       return set;
     };
     const matchSet = table("match", rule.match, "data-match");
-    const valueSet = table(rule.kind === "state" ? "writes" : "set", rule.set, "data-set");
+    // An ignore rule sets nothing: only its conditions are shown.
+    const valueSet = rule.kind === "ignore" ? null : table(rule.kind === "state" ? "writes" : "set", rule.set, "data-set");
     if (rule.kind === "counters" && !document.getElementById("counter-fields")) {
       const fields = node("datalist", {id: "counter-fields"}, panel);
       for (const f of pane.model.counter_fields) node("option", {value: f}, fields);
@@ -145,6 +147,7 @@
     cancel.addEventListener("click", () => { pane.editing = null; render(); });
     const collect = (set, attr) => {
       const out = {};
+      if (!set) return out;
       for (const input of set.querySelectorAll(`input[${attr}]`)) {
         if (input.value !== "") out[input.getAttribute(attr)] = input.value;
       }
@@ -181,7 +184,12 @@
     jump.textContent = model.proposed ? `Counters: ${model.proposed} proposed` : "Counters";
     jump.classList.toggle("pending", model.proposed > 0);
     model.rules.forEach(renderRule);
-    if (model.unmatched.length) model.unmatched.forEach((n) => thumb(n, unmatched));
+    if (model.unmatched.length) {
+      model.unmatched.slice(0, UNMATCHED_SHOWN).forEach((n) => thumb(n, unmatched));
+      if (model.unmatched.length > UNMATCHED_SHOWN) {
+        node("span", {class: "more"}, unmatched, `and ${model.unmatched.length - UNMATCHED_SHOWN} more`);
+      }
+    }
     else node("p", {class: "none"}, unmatched, "every piece of the module is matched by some rule");
     if (focused) {
       const again = panel.querySelector(`input[data-match="${CSS.escape(focused)}"]`);
