@@ -260,3 +260,84 @@ def test_piece_images_need_the_token_come_by_number_and_are_sandboxed(tmp_path) 
                 assert reply["type"] == "counters" and not reply["counters"]["rules"][0]["proposed"]
 
         asyncio.run(asyncio.wait_for(scenario(), 20))
+
+
+# ---- proposed boxes (`[vassal.places] proposed`) --------------------------------------------------------
+PLACES = '''[vassal.places]
+not_boxes = ["War State Box"]
+# proposed: zones named as the rules' boxes
+proposed = ["Delay Box", "Axis Force Pool", "Set Aside", "(.+) Posture Box"]
+
+[vassal.places.boxes]
+"Delay Box" = "delay"
+"Axis Force Pool" = "force_pool:Axis"
+"Set Aside" = "set_aside"
+"Ceded Lands Box" = "ceded_lands"
+
+[vassal.places.box_patterns]
+"(.+) Posture Box" = "posture:{0}"
+'''
+
+
+def places_pack(tmp_path: Path) -> Path:
+    return pack_with(tmp_path, HEAD.replace('[vassal.places]\nnot_boxes = ["War State Box"]\n', PLACES))
+
+
+def places_of(session: EditorSession) -> dict[str, dict]:
+    return {p["name"]: p for p in session.counters.model()["places"]}
+
+
+def test_proposed_boxes_are_accepted_chosen_or_dropped_and_leave_the_proposed_list(tmp_path) -> None:
+    pack = places_pack(tmp_path)
+    session = session_of(pack)
+    shown = places_of(session)
+    assert list(shown) == ["Delay Box", "Axis Force Pool", "Set Aside", "(.+) Posture Box"]
+    assert all(p["proposed"] for p in shown.values()) and shown["(.+) Posture Box"]["pattern"]
+    version = session.edit_state()["counters_version"]
+    session.apply({"type": "place", "name": "Delay Box", "action": "accept"})
+    # The zone editor's own edits: a person's choice is reviewed; a zone given no box is no box at all.
+    session.apply({"type": "box", "zone": "Axis Force Pool", "box": "set_aside"})
+    session.apply({"type": "box", "zone": "Set Aside", "box": None})
+    assert session.edit_state()["counters_version"] != version
+    shown = places_of(session)
+    assert shown["Delay Box"]["accepted"] and shown["Axis Force Pool"]["edited"]
+    assert shown["Set Aside"]["dropped"]
+    assert not any(shown[n]["proposed"] for n in ("Delay Box", "Axis Force Pool", "Set Aside"))
+    session.save()
+    after = (pack / "vassal.toml").read_text()
+    raw = tomllib.loads(after)["vassal"]["places"]
+    assert raw["proposed"] == ["(.+) Posture Box"]
+    assert raw["boxes"] == {"Delay Box": "delay", "Axis Force Pool": "set_aside",
+                            "Ceded Lands Box": "ceded_lands"}
+    assert "# proposed: zones named as the rules' boxes\nproposed = [" in after
+    assert VassalMapping.from_pack(load_pack(pack)).proposed_places == ("(.+) Posture Box",)
+    assert list(places_of(session)) == ["(.+) Posture Box"]
+    # The pattern: dropped from the pane, then the list goes with its last name.
+    session.apply({"type": "place", "name": "(.+) Posture Box", "action": "drop"})
+    assert places_of(session)["(.+) Posture Box"]["dropped"]
+    session.save()
+    raw = tomllib.loads((pack / "vassal.toml").read_text())["vassal"]["places"]
+    assert "proposed" not in raw and "box_patterns" in raw and raw["box_patterns"] == {}
+    assert not session.counters.model()["places"]
+
+
+def test_a_proposed_zone_dropped_in_the_zone_editor_saves(tmp_path) -> None:
+    """Without the pane's pruning the zone editor's save wrote a `proposed` list naming a box no longer
+    there, which the pack refuses on reload: the save was rolled back with an error."""
+    pack = places_pack(tmp_path)
+    session = session_of(pack)
+    session.apply({"type": "box", "zone": "Delay Box", "box": None})
+    session.save()
+    mapping = VassalMapping.from_pack(load_pack(pack))
+    assert "Delay Box" not in mapping.boxes and "Delay Box" not in mapping.proposed_places
+
+
+def test_accepting_a_box_undoes_and_a_zone_cannot_be_dropped_as_a_pattern(tmp_path) -> None:
+    session = session_of(places_pack(tmp_path))
+    session.apply({"type": "place", "name": "Delay Box", "action": "accept"})
+    assert session.dirty and session.undo() and not session.dirty
+    assert places_of(session)["Delay Box"]["proposed"]
+    with pytest.raises(EditError, match="is a zone: choose its box"):
+        session.apply({"type": "place", "name": "Delay Box", "action": "drop"})
+    with pytest.raises(EditError, match="not a box the pack lists as proposed"):
+        session.apply({"type": "place", "name": "Ceded Lands Box", "action": "accept"})

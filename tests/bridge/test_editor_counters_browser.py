@@ -5,9 +5,10 @@ marked `proposed = true` under their evidence comments, and the main counter rul
 kinds capitalised, as no demo piece writes them), so `adjutant check` on the Poland-falls save maps none
 of its 32 pieces and cannot call 16.1.1 due. In the editor a user sees the proposed rules with their
 evidence and the module's pieces each one takes (with the module's own images) and the pieces no rule
-takes, accepts the Strength rule, changes the broken rule's Kind with the keyboard, saves with Ctrl+S:
-vassal.toml changes in those two rules only (comments kept), and the next `adjutant check` maps every
-piece and calls 16.1.1 DUE.
+takes, accepts the Strength rule and the proposed Delay Box, changes the broken rule's Kind with the
+keyboard (a hex selected on the map: its keys must not fire), saves with Ctrl+S: vassal.toml changes in
+those two rules and the `[vassal.places] proposed` list only (comments kept), and the next `adjutant
+check` maps every piece and calls 16.1.1 DUE.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ FIXED_KIND = "re:ground|air|naval|ceded_land|marker"
 EVIDENCE_MAIN = "# Kind: 5 values (ground, air, naval, ceded_land, marker) on 32 of 42 pieces"
 EVIDENCE_STRENGTH = "# Strength_Level: level 2 of Layer Strength, the reduced face, on 0 of 42 pieces"
 EVIDENCE_WAR = "# Counter WAR-STATE: one piece, its Layer War names the war state"
+NOT_BOXES = 'not_boxes = ["War State Box", "re:Turn [0-9]+ .+", "re:(Axis|Western|Soviet) Current Card"]\n'
+PROPOSED_BOXES = 'proposed = ["Delay Box", "(.+) Posture Box"]\n'
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +57,7 @@ def proposed_pack(tmp_path: Path) -> Path:
          f'{EVIDENCE_STRENGTH}\n[[vassal.counters]]\nproposed = true\nnote = "the reduced'),
         ('[[vassal.state]]\nmatch = { Counter = "WAR-STATE" }',
          f'{EVIDENCE_WAR}\n[[vassal.state]]\nproposed = true\nmatch = {{ Counter = "WAR-STATE" }}'),
+        (NOT_BOXES, NOT_BOXES + PROPOSED_BOXES),
     ]
     for old, new in replacements:
         assert text.count(old) == 1, old
@@ -80,9 +84,14 @@ def test_accepting_and_changing_proposed_rules_is_read_back_by_check(browser, tm
 
     with EditorThread(pack, DEMO_MODULE) as editor:
         page = open_editor(browser, editor)
-        assert page.inner_text("#counters-jump") == "Counters: 3 proposed"
+        assert page.inner_text("#counters-jump") == "Counters: 5 proposed"  # 3 rules, 2 boxes
         page.click("#counters-jump")  # the header's way to the pane, below the map facts
         assert "3 proposed from the module, not yet reviewed" in page.inner_text("#counters-summary")
+        assert "2 boxes proposed" in page.inner_text("#counters-summary")
+        delay = page.locator('#counter-places li[data-place="Delay Box"]')
+        assert "Delay Box → Delay Box" in delay.inner_text()
+        assert "proposed, not reviewed" in delay.inner_text()
+        assert "zones named (.+) Posture Box → posture:{0}" in page.inner_text("#counter-places")
         main_rule, strength, war = rule(page, "counters:0"), rule(page, "counters:1"), rule(page, "state:0")
         shown = ((main_rule, EVIDENCE_MAIN), (strength, EVIDENCE_STRENGTH), (war, EVIDENCE_WAR))
         for item, evidence in shown:
@@ -110,6 +119,12 @@ def test_accepting_and_changing_proposed_rules_is_read_back_by_check(browser, tm
         assert strength.locator("button.rule-accept").count() == 0
         assert page.locator("body[data-dirty=yes]").count() == 1
 
+        # Accept the Delay Box as proposed.
+        delay.locator("button.place-accept").click()
+        settled(page)
+        page.wait_for_function("document.body.dataset.proposedBoxes === '1'")
+        assert "accepted (not saved yet)" in delay.inner_text()
+
         # Change the broken rule: its Kind field, typed, then Enter. Warsaw is selected on the map, and the
         # map's keys (C toggles City, L rail…) must not fire while typing in the pane.
         page.click('polygon[data-hex="e3804"]')
@@ -132,8 +147,8 @@ def test_accepting_and_changing_proposed_rules_is_read_back_by_check(browser, tm
         assert page.locator("#counters-unmatched figure.piece").count() < 26
         assert not page.errors
         assert (pack / "vassal.toml").read_text() == before  # nothing written before Save
-        assert editor.session.hexes["e3804"].get("city") is True and editor.session.unsaved() == 2
-        assert page.inner_text("#unsaved") == "2 unsaved changes"
+        assert editor.session.hexes["e3804"].get("city") is True and editor.session.unsaved() == 3
+        assert page.inner_text("#unsaved") == "3 unsaved changes"
 
         page.keyboard.press("Control+s")
         settled(page)
@@ -142,7 +157,8 @@ def test_accepting_and_changing_proposed_rules_is_read_back_by_check(browser, tm
         page.wait_for_function("document.body.dataset.proposedRules === '1'")
         assert "proposed, not reviewed" in rule(page, "state:0").locator(".badge").inner_text()
         assert rule(page, "counters:0").locator(".badge").count() == 0  # reviewed and saved
-        assert page.inner_text("#counters-jump") == "Counters: 1 proposed"
+        assert page.inner_text("#counters-jump") == "Counters: 2 proposed"
+        assert page.locator('#counter-places li[data-place="Delay Box"]').count() == 0
         page.close()
 
     after = (pack / "vassal.toml").read_text()
@@ -152,6 +168,7 @@ def test_accepting_and_changing_proposed_rules_is_read_back_by_check(browser, tm
     assert f'{EVIDENCE_STRENGTH}\n[[vassal.counters]]\nnote = "the reduced' in after
     assert f'{EVIDENCE_WAR}\n[[vassal.state]]\nproposed = true\n' in after
     expected = before.replace(f"proposed = true\n{BROKEN_RULE}", MAIN_RULE)
+    expected = expected.replace(PROPOSED_BOXES, 'proposed = ["(.+) Posture Box"]\n')
     expected = expected.replace(f'{EVIDENCE_STRENGTH}\n[[vassal.counters]]\nproposed = true\n',
                                 f'{EVIDENCE_STRENGTH}\n[[vassal.counters]]\n')
     assert after == expected

@@ -19,6 +19,9 @@ keeps to this file, counters.js/counters.css, and small hooks in model.py and se
 from __future__ import annotations
 
 import copy
+import json
+import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,8 +85,18 @@ def _variables(piece: SlotPiece) -> dict[str, str]:
 class CounterPane:
     """The working copy of the pack's rules (one entry per rule, keyed `kind:n` stable over saves)."""
 
-    def __init__(self, pack_dir: Path, mapping: Any, module: Any) -> None:
+    def __init__(self, pack_dir: Path, mapping: Any, module: Any,
+                 boxes_now: Callable[[], dict[str, str]] | None = None) -> None:
         self.pack_dir = pack_dir
+        # The session's working copy of [vassal.places.boxes] (the map's zone editor changes it too).
+        self._boxes_now = boxes_now or (lambda: dict(self.box_saved))
+        self.box_saved: dict[str, str] = dict(mapping.boxes) if mapping is not None else {}
+        self.pattern_saved: dict[str, str] = ({p.pattern: t for p, t in mapping.box_patterns}
+                                              if mapping is not None else {})
+        # `[vassal.places] proposed`: name -> {proposed, dropped} (dropped: a box pattern removed here)
+        self.places: dict[str, dict[str, bool]] = {
+            n: {"proposed": True, "dropped": False} for n in (mapping.proposed_places if mapping else ())}
+        self.places_saved = copy.deepcopy(self.places)
         self.pieces = slot_pieces(module)
         self.images = piece_images(module)
         self._variables = [_variables(p) for p in self.pieces]
@@ -176,7 +189,61 @@ class CounterPane:
             "counter_fields": sorted(COUNTER_FIELDS),
             "version": self.version,
         }
-        return self._cache
+        return {**self._cache, "places": self.places_model(), "version": self.full_version()}
+
+    # ---- proposed boxes ---------------------------------------------------------------------------
+    def places_model(self) -> list[dict[str, Any]]:
+        """Each box or box pattern `pack scaffold` proposed: still proposed, accepted, changed in the
+        zone editor (a person's choice: reviewed), or dropped."""
+        boxes = self._boxes_now()
+        out = []
+        for name, state in self.places.items():
+            pattern = name in self.pattern_saved
+            now = self.pattern_saved[name] if pattern else boxes.get(name)
+            dropped = state["dropped"] if pattern else now is None
+            edited = not pattern and not dropped and now != self.box_saved.get(name)
+            out.append({"name": name, "pattern": pattern, "box": now, "dropped": dropped, "edited": edited,
+                        "proposed": state["proposed"] and not dropped and not edited,
+                        "accepted": not state["proposed"] and not dropped})
+        return out
+
+    def still_proposed(self) -> list[str]:
+        return [p["name"] for p in self.places_model() if p["proposed"]]
+
+    def full_version(self) -> str:
+        """Changes with every rule edit and with every change of a proposed zone's box (the zone
+        editor's): the page redraws the pane when it moves."""
+        boxes = self._boxes_now()
+        marks = "".join("1" if p["proposed"] else "0" for p in self.places_model())
+        seen = zlib.crc32(json.dumps([boxes.get(n) for n in self.places], ensure_ascii=False).encode("utf-8"))
+        return f"{self.version}.{marks}.{seen:x}"
+
+    def apply_place(self, message: dict[str, Any]) -> None:
+        """`{type: "place", name, action: accept | drop | restore}`; a zone's box is dropped or changed
+        with the zone editor's own `box` edit, so only a box pattern is dropped here."""
+        if self.path is None:
+            raise RuleEditError(self.reason or "the boxes cannot be edited here")
+        name, action = message.get("name"), message.get("action")
+        if not isinstance(name, str) or name not in self.places:
+            raise RuleEditError(f"{str(name)[:60]!r} is not a box the pack lists as proposed")
+        state = self.places[name]
+        if action == "accept":
+            state["proposed"] = False
+        elif action in ("drop", "restore"):
+            if name not in self.pattern_saved:
+                raise RuleEditError(f"{name!r} is a zone: choose its box (or none) in the zone editor")
+            state["dropped"] = action == "drop"
+        else:
+            raise RuleEditError(f"unknown box action {str(action)[:40]!r}")
+        self._changed()
+
+    def read_place(self, name: str) -> Any:
+        return copy.deepcopy(self.places.get(name))
+
+    def write_place(self, name: str, value: Any) -> None:
+        if value is not None and name in self.places:
+            self.places[name] = copy.deepcopy(value)
+            self._changed()
 
     def _matches(self, rule_id: str) -> list[int]:
         state = self.rules[rule_id]
@@ -204,10 +271,16 @@ class CounterPane:
     def unsaved(self) -> dict[tuple[str, str], Any]:
         """Each rule's working state as an entry of the editor's unsaved count (copies: the session
         keeps the saved entries to compare with)."""
-        return {("rule", i): copy.deepcopy(s) for i, s in self.rules.items()}
+        return {**{("rule", i): copy.deepcopy(s) for i, s in self.rules.items()},
+                **{("place", n): copy.deepcopy(s) for n, s in self.places.items()}}
 
     def dirty(self) -> bool:
-        return self.rules != self.saved
+        return self.rules != self.saved or self.places != self.places_saved
+
+    def needs_write(self) -> bool:
+        """Whether Save must touch vassal.toml for the pane: a rule edit, or a proposed box accepted,
+        dropped, or changed in the zone editor (its name leaves `[vassal.places] proposed`)."""
+        return self.rules != self.saved or self.still_proposed() != list(self.places_saved)
 
     def apply(self, message: dict[str, Any]) -> None:
         """`{type: "rule", rule: "counters:0", action: accept | change | drop, match?, set?}`."""
@@ -289,10 +362,28 @@ class CounterPane:
             for position in reversed(range(len(ids))):
                 if self.rules[ids[position]]["dropped"]:
                     _drop(vassal, kind, position)
+        self._write_places(vassal)
 
-    def after_save(self) -> set[str]:
-        """The saved state is the working copy now; dropped rules leave it (their ids are returned,
-        so the history forgets the steps that touched them: the rule is no longer in the file)."""
+    def _write_places(self, vassal: Any) -> None:
+        """`[vassal.places] proposed` without the names reviewed or gone; dropped patterns removed."""
+        places = vassal.get("places")
+        if places is None:
+            return
+        patterns = places.get("box_patterns")
+        for name, state in self.places.items():
+            if state["dropped"] and patterns is not None and name in patterns:
+                del patterns[name]
+        kept = self.still_proposed()
+        if "proposed" in places and kept != list(self.places_saved):
+            if kept:
+                places["proposed"] = kept
+            else:
+                del places["proposed"]
+
+    def after_save(self) -> set[tuple[str, str]]:
+        """The saved state is the working copy now; dropped rules and reviewed boxes leave it (their
+        history keys are returned, so the history forgets the steps that touched them: the file no
+        longer has them to put back)."""
         gone = {i for i, s in self.rules.items() if s["dropped"]}
         for kind in KINDS:
             self.order[kind] = [i for i in self.order[kind] if i not in gone]
@@ -300,8 +391,16 @@ class CounterPane:
             self.rules.pop(rule_id)
             self.static.pop(rule_id)
         self.saved = copy.deepcopy(self.rules)
+        kept = self.still_proposed()
+        left = {("place", n) for n in self.places if n not in kept}
+        for name, state in self.places.items():
+            if state["dropped"]:
+                self.pattern_saved.pop(name, None)
+        self.places = {n: {"proposed": True, "dropped": False} for n in kept}
+        self.places_saved = copy.deepcopy(self.places)
+        self.box_saved = dict(self._boxes_now())
         self._changed()
-        return gone
+        return {("rule", i) for i in gone} | left
 
 
 # ---- TOML helpers -----------------------------------------------------------------------------------

@@ -122,7 +122,7 @@ class EditorSession:
         # Capital), without a separate "complete" click; removed again when the K goes.
         self.capitals_marked: set[str] = set()
         # The Counters pane (web/editor/counters.py): the pack's rules and the module's pieces they take.
-        self.counters = CounterPane(self.pack_dir, self.mapping, self.module)
+        self.counters = CounterPane(self.pack_dir, self.mapping, self.module, lambda: self.boxes)
         self.history = EditHistory(self._read_entry, self._write_entry)
         self._saved = self._entries()
 
@@ -222,7 +222,7 @@ class EditorSession:
         """What the page redraws after an edit, an undo or a redo: counts always, entries after undo/redo."""
         return {"coverage": self.coverage(), "dirty": self.dirty, "unsaved": self.unsaved(),
                 "undo": len(self.history.undo_steps), "redo": len(self.history.redo_steps),
-                "counters_version": self.counters.version}
+                "counters_version": self.counters.full_version()}
 
     def preview_pack(self) -> Pack:
         """The pack as edited so far (not saved), for coverage."""
@@ -291,6 +291,8 @@ class EditorSession:
         kind = message.get("type")
         if kind == "rule":  # the Counters pane: one rule, nothing of the map
             return [("rule", message["rule"])] if isinstance(message.get("rule"), str) else []
+        if kind == "place":  # the Counters pane: a proposed box pattern
+            return [("place", message["name"])] if isinstance(message.get("name"), str) else []
         keys: list[Key] = [("complete", "")]  # the Capital mark may list a country under [complete]
         if kind == "set" and isinstance(message.get("hexes"), list):
             keys += [("hex", h) for h in message["hexes"] if isinstance(h, str)]
@@ -312,6 +314,8 @@ class EditorSession:
             return self.boxes.get(name)
         if kind == "rule":
             return self.counters.read(name)
+        if kind == "place":
+            return self.counters.read_place(name)
         return (self.complete, set(self.capitals_marked))
 
     def _write_entry(self, key: Key, value: Any) -> None:
@@ -336,6 +340,8 @@ class EditorSession:
             self.changed_boxes.add(name)
         elif kind == "rule":
             self.counters.write(name, value)
+        elif kind == "place":
+            self.counters.write_place(name, value)
         else:
             complete, marked = value
             if complete is not None:
@@ -383,9 +389,9 @@ class EditorSession:
             self._box(message.get("zone"), message.get("box"))
         elif kind == "complete":
             self._complete(message.get("fact"), message.get("subject"), message.get("value"))
-        elif kind == "rule":
+        elif kind in ("rule", "place"):
             try:
-                self.counters.apply(message)
+                (self.counters.apply if kind == "rule" else self.counters.apply_place)(message)
             except RuleEditError as exc:
                 raise EditError(str(exc)) from None
         elif kind == "track":
@@ -612,7 +618,7 @@ class EditorSession:
             if path is None:
                 raise EditError(f"pack {self.pack.name} has no [vassal] table to keep tracks in")
             write_tracks(document(path)["vassal"], self.track_edits)
-        if self.counters.dirty() and self.counters.path is not None:
+        if self.counters.needs_write() and self.counters.path is not None:
             self.counters.write_into(document(self.counters.path))
         try:
             texts = {path: tomlkit.dumps(doc).encode("utf-8") for path, doc in documents.items()}
@@ -639,7 +645,7 @@ class EditorSession:
         self.changed_boxes.clear()
         self.changed_complete.clear()
         self.track_edits.clear()
-        self.history.forget({("rule", rule_id) for rule_id in self.counters.after_save()})
+        self.history.forget(self.counters.after_save())
         self._saved = self._entries()
         if isinstance(reloaded.extra.get("vassal"), dict):
             self.mapping = VassalMapping.from_pack(reloaded)

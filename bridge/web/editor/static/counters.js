@@ -24,6 +24,8 @@
   const summary = node("p", {id: "counters-summary"}, panel);
   const reason = node("p", {id: "counters-reason", class: "counters-reason", hidden: ""}, panel);
   const list = node("ol", {id: "counter-rules"}, panel);
+  const placesHead = node("h3", {hidden: ""}, panel, "Boxes proposed from the module");
+  const places = node("ul", {id: "counter-places"}, panel);
   node("h3", {}, panel, "Pieces no rule matches");
   const unmatched = node("div", {id: "counters-unmatched", class: "thumbs"}, panel);
   const aside = document.querySelector("aside.panel");
@@ -167,9 +169,45 @@
     if (first) first.focus();
   }
 
+  // ---- proposed boxes: accept; a zone's box is changed or dropped with the zone editor's own edit ----
+  function boxLabel(value) {
+    const choice = (state.model.choices.boxes || []).find((c) => c.value === value);
+    return choice ? choice.label : value;
+  }
+
+  function renderPlace(place) {
+    const kind = place.dropped ? "dropped" : place.proposed ? "proposed" : place.edited ? "changed" : "accepted";
+    const item = node("li", {class: `counter-place ${kind}`, "data-place": place.name}, places);
+    const text = place.pattern ? `zones named ${place.name} → ${place.box}`
+      : `${place.name} → ${place.box ? boxLabel(place.box) : "no box"}`;
+    node("span", {class: "place-name"}, item, text);
+    const badgeText = {dropped: "dropped (not saved yet)", proposed: "proposed, not reviewed",
+      changed: "chosen by you (not saved yet)", accepted: "accepted (not saved yet)"}[kind];
+    node("span", {class: `badge ${kind}`}, item, badgeText);
+    if (!pane.model.file) return;
+    const buttons = node("span", {class: "rule-buttons"}, item);
+    const add = (label, done, cls, message) => {
+      const b = node("button", {type: "button", class: cls}, buttons, label);
+      b.addEventListener("click", async () => {
+        const reply = await send(message);
+        if (reply.type !== "error") status(`${place.name}: ${done} (not saved yet)`);
+      });
+    };
+    if (place.proposed) add("Accept", "accepted", "place-accept", {type: "place", name: place.name, action: "accept"});
+    if (place.pattern) {
+      if (place.dropped) add("Keep", "kept", "place-restore", {type: "place", name: place.name, action: "restore"});
+      else add("Drop", "dropped", "place-drop", {type: "place", name: place.name, action: "drop"});
+    } else if (!place.dropped) {
+      add("Drop", "no box any more", "place-drop", {type: "box", zone: place.name, box: null});
+    }
+  }
+
   function render() {
     const model = pane.model;
     if (!model) return;
+    places.replaceChildren();
+    placesHead.hidden = !(model.places || []).length;
+    (model.places || []).forEach(renderPlace);
     const focused = document.activeElement && panel.contains(document.activeElement)
       ? document.activeElement.getAttribute("data-match") : null;
     list.replaceChildren();
@@ -177,12 +215,15 @@
     reason.hidden = !model.reason;
     reason.textContent = model.reason || "";
     const live = model.rules.filter((r) => !r.dropped);
+    const boxes = (model.places || []).filter((p) => p.proposed).length;
     summary.textContent = `${live.length} rule${live.length === 1 ? "" : "s"} in ${model.file || "the pack"}`
       + (model.proposed ? ` · ${model.proposed} proposed from the module, not yet reviewed` : " · none proposed")
+      + (boxes ? ` · ${boxes} box${boxes === 1 ? "" : "es"} proposed` : "")
       + ` · ${model.unmatched.length} of ${pieces().length} pieces of the module no rule matches`;
     document.body.dataset.proposedRules = String(model.proposed);
-    jump.textContent = model.proposed ? `Counters: ${model.proposed} proposed` : "Counters";
-    jump.classList.toggle("pending", model.proposed > 0);
+    document.body.dataset.proposedBoxes = String(boxes);
+    jump.textContent = model.proposed + boxes ? `Counters: ${model.proposed + boxes} proposed` : "Counters";
+    jump.classList.toggle("pending", model.proposed + boxes > 0);
     model.rules.forEach(renderRule);
     if (model.unmatched.length) {
       model.unmatched.slice(0, UNMATCHED_SHOWN).forEach((n) => thumb(n, unmatched));
