@@ -33,7 +33,9 @@ BROKEN_RULE = 'match = { Kind = "re:Ground|Air|Naval|Ceded_land|Marker" }'
 FIXED_KIND = "re:ground|air|naval|ceded_land|marker"
 EVIDENCE_MAIN = "# Kind: 5 values (ground, air, naval, ceded_land, marker) on 32 of 42 pieces"
 EVIDENCE_STRENGTH = "# Strength_Level: level 2 of Layer Strength, the reduced face, on 0 of 42 pieces"
-EVIDENCE_WAR = "# Counter WAR-STATE: one piece, its Layer War names the war state"
+# (with markup in it: the page shows it as text, never runs it)
+EVIDENCE_WAR = ('# Counter WAR-STATE: one piece, its Layer War names the war state '
+                '<img src=x onerror="window.pwned=1"><b>bold</b>')
 NOT_BOXES = 'not_boxes = ["War State Box", "re:Turn [0-9]+ .+", "re:(Axis|Western|Soviet) Current Card"]\n'
 PROPOSED_BOXES = 'proposed = ["Delay Box", "(.+) Posture Box"]\n'
 
@@ -111,11 +113,21 @@ def test_accepting_and_changing_proposed_rules_is_read_back_by_check(browser, tm
         assert war.locator("figure.piece").count() == 1
         assert "War State" in war.locator("figure.piece").get_attribute("title")
 
-        # Accept the Strength rule: no longer proposed, not yet saved.
+        assert '<b>bold</b>' in war.locator(".evidence").inner_text()
+        assert war.locator(".evidence img, .evidence b").count() == 0
+        assert page.evaluate("window.pwned") is None
+
+        # Accept the Strength rule: no longer proposed, not yet saved; Ctrl+Z, Ctrl+Y take it back, again.
         strength.locator("button.rule-accept").click()
         settled(page)
         page.wait_for_function("document.body.dataset.proposedRules === '2'")
         assert "accepted (not saved yet)" in strength.locator(".badge").inner_text()
+        page.keyboard.press("Control+z")
+        page.wait_for_function("document.body.dataset.proposedRules === '3'")
+        assert "proposed, not reviewed" in strength.locator(".badge").inner_text()
+        page.keyboard.press("Control+y")
+        page.wait_for_function("document.body.dataset.proposedRules === '2'")
+        settled(page)
         assert strength.locator("button.rule-accept").count() == 0
         assert page.locator("body[data-dirty=yes]").count() == 1
 
