@@ -92,7 +92,8 @@ def test_the_pane_lists_each_rule_its_evidence_and_the_pieces_it_takes(tmp_path)
     assert "GE 1 Pz" in names and "War State" not in names
     assert [session.counters.pieces[n].basic_name for n in rules["state:0"]["pieces"]] == ["War State"]
     model = session.counters.model()
-    assert model["proposed"] == 3
+    assert model == session.counters.model()  # asked again (the rules part is kept): the same answer
+    assert model["proposed"] == 3 and model["places"] == []
     unmatched = {session.counters.pieces[n].basic_name for n in model["unmatched"]}
     assert unmatched and "GE 1 Pz" not in unmatched and "War State" not in unmatched
     # Every piece is either matched by some rule or listed as matched by none.

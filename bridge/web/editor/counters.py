@@ -157,8 +157,11 @@ class CounterPane:
 
     def model(self) -> dict[str, Any]:
         """Every rule with the pieces it matches, and the pieces no rule matches (cached per version)."""
-        if self._cache is not None:
-            return self._cache
+        if self._cache is None:
+            self._cache = self._rules_model()
+        return {**self._cache, "places": self.places_model(), "version": self.full_version()}
+
+    def _rules_model(self) -> dict[str, Any]:
         rules = []
         taken: set[int] = set()
         numbers = {kind: 0 for kind in KINDS}
@@ -180,16 +183,14 @@ class CounterPane:
                     "match": state["match"], "set": {k: _shown(v) for k, v in state["set"].items()},
                     "steps_delta": static.others.get("steps_delta", 0),
                     "pieces": matched})
-        self._cache = {
+        return {
             "editable": self.editable, "reason": self.reason,
             "file": self.path.name if self.path else None,
             "rules": rules,
             "unmatched": [n for n in range(len(self.pieces)) if n not in taken],
             "proposed": sum(1 for r in rules if r["proposed"] and not r["dropped"]),
             "counter_fields": sorted(COUNTER_FIELDS),
-            "version": self.version,
         }
-        return {**self._cache, "places": self.places_model(), "version": self.full_version()}
 
     # ---- proposed boxes ---------------------------------------------------------------------------
     def places_model(self) -> list[dict[str, Any]]:
