@@ -6,11 +6,8 @@ Why a pane on the module's own pieces: `pack scaffold` proposes rules from the m
 rule takes — the counters themselves, with their images — before vouching for it. What is inferred
 stays labelled until a person accepts it (or changes it: a rule a person rewrote is theirs).
 
-Why tomlkit, and the comments moved by hand on a drop: a rule's evidence comment is the comment block
-just above its `[[vassal.counters]]` header, which tomlkit keeps at the end of the table *before* it.
-Deleting the rule alone would leave its evidence standing above the next rule, as if it were that
-rule's; so a drop removes the block above the dropped rule, and the block it carried (the next rule's)
-is given to the table before. Everything else in the file keeps its bytes.
+Why tomlkit: the rules are written in place (rule_toml.py), a dropped rule's evidence comment with it,
+and every other byte of vassal.toml is kept.
 
 Why its own module: the editor's session (model.py) is shared with the map and facts panes; this one
 keeps to this file, counters.js/counters.css, and small hooks in model.py and server.py.
@@ -27,11 +24,10 @@ from pathlib import Path
 from typing import Any
 
 import tomlkit
-import tomlkit.exceptions
-from tomlkit.items import AoT, Comment, InlineTable, Table, Whitespace
 
 from bridge.mapping.pack_rules import COUNTER_FIELDS, Rule, _rules
 from bridge.mapping.slots import SlotPiece, slot_piece_objects, slot_pieces
+from bridge.web.editor.rule_toml import drop_rule, evidence_of, file_with_vassal, plain, replace_table
 from vassal_parser.errors import InputError
 
 KINDS = ("counters", "state", "ignore")
@@ -115,7 +111,7 @@ class CounterPane:
 
     # ---- loading ------------------------------------------------------------------------------
     def _load(self, mapping: Any) -> None:
-        path = _file_with_vassal(self.pack_dir)
+        path = file_with_vassal(self.pack_dir)
         if path is None:
             self.reason = "the pack's [vassal] table is not in a file of its own folder"
             return
@@ -132,11 +128,11 @@ class CounterPane:
                 entry = entries[index] if index < len(entries) else {}
                 self.order[kind].append(rule_id)
                 note = entry.get("note") if hasattr(entry, "get") else None
-                others = {k: copy.deepcopy(_plain(entry[k])) for k in ("steps_delta", "types", "unlocated")
+                others = {k: copy.deepcopy(plain(entry[k])) for k in ("steps_delta", "types", "unlocated")
                           if hasattr(entry, "get") and k in entry}
-                self.static[rule_id] = _Static(kind, _evidence(vassal, kind, index, entries),
+                self.static[rule_id] = _Static(kind, evidence_of(vassal, kind, index, entries),
                                                str(note) if note is not None else None, others)
-                self.rules[rule_id] = {"match": dict(rule.match), "set": _plain(rule.values),
+                self.rules[rule_id] = {"match": dict(rule.match), "set": plain(rule.values),
                                        "proposed": rule.proposed, "dropped": False}
         self.path = path
         self.saved = copy.deepcopy(self.rules)
@@ -359,10 +355,10 @@ class CounterPane:
                         del table["proposed"]
                 for key in ("match", "set"):
                     if state[key] != before[key]:
-                        _replace_table(table, key, state[key])
+                        replace_table(table, key, state[key])
             for position in reversed(range(len(ids))):
                 if self.rules[ids[position]]["dropped"]:
-                    _drop(vassal, kind, position)
+                    drop_rule(vassal, kind, position)
         self._write_places(vassal)
 
     def _write_places(self, vassal: Any) -> None:
@@ -403,36 +399,12 @@ class CounterPane:
         self._changed()
         return {("rule", i) for i in gone} | left
 
-
-# ---- TOML helpers -----------------------------------------------------------------------------------
-def _file_with_vassal(pack_dir: Path) -> Path | None:
-    for path in sorted(pack_dir.glob("*.toml")):
-        try:
-            if "vassal" in tomlkit.parse(path.read_text(encoding="utf-8")):
-                return path
-        except (tomlkit.exceptions.ParseError, UnicodeDecodeError):  # load_pack refused it already
-            continue
-    return None
-
-
-def _plain(value: Any) -> Any:
-    """tomlkit items as plain Python values."""
-    if hasattr(value, "unwrap"):
-        return value.unwrap()
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
 def _shown(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     return str(value)
-
 
 def _text_table(raw: Any, what: str, allow_empty: bool = False) -> dict[str, str]:
     if not isinstance(raw, dict) or len(raw) > MAX_ENTRIES:
@@ -447,106 +419,3 @@ def _text_table(raw: Any, what: str, allow_empty: bool = False) -> dict[str, str
     if not out and not allow_empty:
         raise RuleEditError(f"a rule's {what} is never empty (it would take every piece)")
     return out
-
-
-def _replace_table(table: Any, key: str, values: dict[str, Any]) -> None:
-    """`match` / `set` given new values: an inline table stays inline (keys in their old order, new
-    ones after), a `[vassal.counters.match]` sub-table is changed key by key (its comments kept)."""
-    existing = table.get(key)
-    if isinstance(existing, Table):
-        for old in [k for k in existing if k not in values]:
-            del existing[old]
-        for name, value in values.items():
-            if existing.get(name) != value:
-                existing[name] = value
-        return
-    order = [k for k in (existing or {}) if k in values] + [k for k in values if k not in (existing or {})]
-    # Written as the file writes inline tables (`{ a = 1 }` or `{a = 1}`), parsed back as one item:
-    # tomlkit's own inline table is always unspaced, and editing one in place leaves stray commas.
-    spaced = not isinstance(existing, InlineTable) or existing.as_string().startswith("{ ")
-    inner = ", ".join(f"{tomlkit.key(k).as_string()} = {tomlkit.item(values[k]).as_string()}" for k in order)
-    table[key] = tomlkit.parse(f"x = {{ {inner} }}" if spaced else f"x = {{{inner}}}")["x"]
-
-
-def _last_table(item: Any) -> Any:
-    """The table whose body ends last in the text of `item` (where tomlkit keeps the comment lines
-    written above the next table header)."""
-    if isinstance(item, AoT):
-        return _last_table(item[-1]) if len(item) else None
-    if isinstance(item, Table):
-        for _key, value in reversed(item.value.body):
-            if isinstance(value, Table | AoT) and not (isinstance(value, Table) and value.is_super_table()
-                                                        and not value.value.body):
-                found = _last_table(value)
-                if found is not None:
-                    return found
-            elif value is not None and not isinstance(value, Whitespace | Comment):
-                break
-        return item
-    return None
-
-
-def _preceding_table(vassal: Any, kind: str, index: int, entries: Any) -> Any:
-    """The table tomlkit parsed just before rule `index` of `kind` (None: it is the file's first)."""
-    if index > 0:
-        return _last_table(entries[index - 1])
-    if not isinstance(vassal, Table):
-        return None
-    body = vassal.value.body
-    position = next((n for n, (k, _v) in enumerate(body) if k is not None and k.key == kind), None)
-    if position is None:
-        return None
-    for _key, value in reversed(body[:position]):
-        if isinstance(value, Table | AoT):
-            found = _last_table(value)
-            if found is not None:
-                return found
-    return None  # the vassal table's own keys or the document's head come before: not touched
-
-
-def _comment_block(body: list[tuple[Any, Any]]) -> int:
-    """Where the comment lines just above the next header start at the end of `body` (len: none)."""
-    start = len(body)
-    while start > 0 and body[start - 1][0] is None and isinstance(body[start - 1][1], Comment):
-        start -= 1
-    return start
-
-
-def _evidence(vassal: Any, kind: str, index: int, entries: Any) -> list[str]:
-    """The comment lines just above a rule's header: its evidence, as `pack scaffold` writes it."""
-    if not isinstance(entries, AoT):
-        return []
-    before = _preceding_table(vassal, kind, index, entries)
-    if before is None:
-        return []
-    body = before.value.body
-    lines = [str(item.as_string()).strip() for _k, item in body[_comment_block(body):]]
-    return [line.lstrip("#").strip() for line in lines if line.startswith("#")]
-
-
-def _drop(vassal: Any, kind: str, position: int) -> None:
-    entries = vassal[kind]
-    if not isinstance(entries, AoT):
-        del entries[position]
-        return
-    before = _preceding_table(vassal, kind, position, entries)
-    carried: list[Any] = []
-    if before is not None:
-        own = _last_table(entries[position])
-        tail = own.value.body
-        start = len(tail)
-        while (start > 0 and tail[start - 1][0] is None
-               and isinstance(tail[start - 1][1], Comment | Whitespace)):
-            start -= 1
-        carried = [item for _k, item in tail[start:]]
-        body = before.value.body
-        cut = _comment_block(body)
-        while cut > 0 and body[cut - 1][0] is None and isinstance(body[cut - 1][1], Whitespace):
-            cut -= 1
-        del body[cut:]
-    del entries[position]
-    if before is not None:
-        for item in carried:
-            before.value.body.append((None, item))
-    if not len(entries):
-        del vassal[kind]

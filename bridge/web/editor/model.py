@@ -13,7 +13,8 @@ files a killed save left are removed when a session starts.
 
 Why over 500 lines: `EditorSession` is one working copy — the hexes, border lists, boxes, tracks
 and [complete] claims, their coverage and their all-or-nothing save — and every edit, undo and save
-must see the same state; its history (history.py) and track drawing (tracks.py) are modules of their own.
+must see the same state; its history (history.py), track drawing (tracks.py) and Counters pane
+(counters.py) are modules of their own.
 """
 
 from __future__ import annotations
