@@ -147,6 +147,17 @@ def test_accepting_and_changing_proposed_rules_is_read_back_by_check(browser, tm
         field.click()
         page.keyboard.press("Control+a")
         page.keyboard.type(FIXED_KIND)
+        # The pane redrawn under the open form (the header's Undo and Redo of the Delay Box's accept) keeps
+        # the text.
+        page.click("#undo")
+        page.wait_for_function("document.body.dataset.proposedBoxes === '2'")
+        settled(page)
+        assert main_rule.locator('input[data-match="Kind"]').input_value() == FIXED_KIND
+        page.click("#redo")
+        page.wait_for_function("document.body.dataset.proposedBoxes === '1'")
+        settled(page)
+        main_rule.locator('input[data-match="Kind"]').click()
+        assert main_rule.locator('input[data-match="Kind"]').input_value() == FIXED_KIND
         page.keyboard.press("Enter")
         settled(page)
         page.wait_for_function("document.body.dataset.proposedRules === '1'")

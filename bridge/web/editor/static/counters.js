@@ -202,14 +202,30 @@
     }
   }
 
+  // A redraw while a change form is open (another tab's edit, an undo) keeps what is typed in it.
+  function draft() {
+    const form = panel.querySelector("form.rule-form");
+    if (!form) return null;
+    const inputs = [...form.querySelectorAll("input")];
+    return {rule: form.dataset.form, values: inputs.map((i) => i.value), focus: inputs.indexOf(document.activeElement)};
+  }
+
+  function restore(saved) {
+    const form = saved && panel.querySelector(`form.rule-form[data-form="${CSS.escape(saved.rule)}"]`);
+    if (!form) return;
+    const inputs = [...form.querySelectorAll("input")];
+    if (inputs.length !== saved.values.length) return;
+    inputs.forEach((input, i) => { input.value = saved.values[i]; });
+    if (saved.focus >= 0) inputs[saved.focus].focus();
+  }
+
   function render() {
     const model = pane.model;
     if (!model) return;
+    const typed = draft();
     places.replaceChildren();
     placesHead.hidden = !(model.places || []).length;
     (model.places || []).forEach(renderPlace);
-    const focused = document.activeElement && panel.contains(document.activeElement)
-      ? document.activeElement.getAttribute("data-match") : null;
     list.replaceChildren();
     unmatched.replaceChildren();
     reason.hidden = !model.reason;
@@ -232,10 +248,7 @@
       }
     }
     else node("p", {class: "none"}, unmatched, "every piece of the module is matched by some rule");
-    if (focused) {
-      const again = panel.querySelector(`input[data-match="${CSS.escape(focused)}"]`);
-      if (again) again.focus();
-    }
+    if (typed && typed.rule === pane.editing) restore(typed);
   }
 
   async function refresh() {
