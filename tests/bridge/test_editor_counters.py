@@ -342,3 +342,57 @@ def test_accepting_a_box_undoes_and_a_zone_cannot_be_dropped_as_a_pattern(tmp_pa
         session.apply({"type": "place", "name": "Delay Box", "action": "drop"})
     with pytest.raises(EditError, match="not a box the pack lists as proposed"):
         session.apply({"type": "place", "name": "Ceded Lands Box", "action": "accept"})
+
+
+# ---- rules added in the pane (for the pieces no rule matches) ------------------------------------------
+def test_an_added_rule_is_appended_after_its_kind_and_undoes(tmp_path) -> None:
+    pack = pack_with(tmp_path)
+    session = session_of(pack)
+    unmatched = {session.counters.pieces[n].basic_name for n in session.counters.model()["unmatched"]}
+    assert "Poland Conquered" in unmatched
+    session.apply({"type": "rule", "action": "add", "kind": "counters", "match": {"Tag": "conquered"},
+                   "set": {"id": "{Counter}", "kind": "marker"}})
+    added = rules_of(session)["counters:+1"]
+    assert added["new"] and not added["proposed"] and added["label"] == "Counter rule #3"
+    assert {session.counters.pieces[n].basic_name for n in added["pieces"]} == {
+        "Poland Conquered", "Belgium-Holland Conquered"}
+    assert not {"Poland Conquered", "Belgium-Holland Conquered"} & {
+        session.counters.pieces[n].basic_name for n in session.counters.model()["unmatched"]}
+    assert session.unsaved() == 1 and session.undo() and "counters:+1" not in rules_of(session)
+    assert not session.dirty and session.redo() and "counters:+1" in rules_of(session)
+    session.save()
+    after = (pack / "vassal.toml").read_text()
+    # After the last counter rule, before the next section's comment (which stays above its own table).
+    assert ('steps_delta = -1\n\n[[vassal.counters]]\nmatch = { Tag = "conquered" }\n'
+            'set = { id = "{Counter}", kind = "marker" }\n\n# proposed: the war state marker') in after
+    assert tomllib.loads(after)["vassal"]["counters"][2] == {"match": {"Tag": "conquered"},
+                                                            "set": {"id": "{Counter}", "kind": "marker"}}
+    # Undone after the save, the rule is in the file: taking it away is dropping it.
+    assert session.undo() and rules_of(session)["counters:+1"]["dropped"]
+    session.save()
+    assert (pack / "vassal.toml").read_text() == HEAD
+
+
+def test_a_rule_added_to_a_kind_the_file_lacks_gets_its_own_list(tmp_path) -> None:
+    text = HEAD.replace('# a hand-written rule: cards\n[[vassal.ignore]]\nmatch = {Kind = "card"}\n\n', "")
+    pack = pack_with(tmp_path, text)
+    session = session_of(pack)
+    session.apply({"type": "rule", "action": "add", "kind": "ignore", "match": {"Kind": "card"},
+                   "set": {"ignored": "x"}})  # an ignore rule sets nothing: its set is left out
+    session.save()
+    raw = tomllib.loads((pack / "vassal.toml").read_text())["vassal"]
+    assert raw["ignore"] == [{"match": {"Kind": "card"}}]
+    assert (pack / "vassal.toml").read_text().startswith(text.rstrip("\n").rsplit("\n\n", 1)[0])
+
+
+@pytest.mark.parametrize(("message", "error"), [
+    ({"kind": "counter", "match": {"Kind": "card"}, "set": {}}, "is not a kind of rule"),
+    ({"kind": "counters", "match": {}, "set": {}}, "never empty"),
+    ({"kind": "counters", "match": {"Kind": "card"}, "set": {"colour": "red"}}, "unknown counter field"),
+    ({"kind": "state", "match": {"Kind": "re:("}, "set": {}}, "bad pattern"),
+])
+def test_additions_the_pane_refuses(tmp_path, message, error) -> None:
+    session = session_of(pack_with(tmp_path))
+    with pytest.raises(EditError, match=error):
+        session.apply({"type": "rule", "action": "add", **message})
+    assert not session.dirty and not session.history.undo_steps

@@ -27,7 +27,14 @@ import tomlkit
 
 from bridge.mapping.pack_rules import COUNTER_FIELDS, Rule, _rules
 from bridge.mapping.slots import SlotPiece, slot_piece_objects, slot_pieces
-from bridge.web.editor.rule_toml import drop_rule, evidence_of, file_with_vassal, plain, replace_table
+from bridge.web.editor.rule_toml import (
+    append_rule,
+    drop_rule,
+    evidence_of,
+    file_with_vassal,
+    plain,
+    replace_table,
+)
 from vassal_parser.errors import InputError
 
 KINDS = ("counters", "state", "ignore")
@@ -104,6 +111,7 @@ class CounterPane:
         self.saved: dict[str, dict[str, Any]] = {}
         self._cache: dict[str, Any] | None = None
         self.version = 0
+        self._added = 0  # rules added in this session (their ids: `counters:+1`, ...)
         if mapping is None:
             self.reason = "the pack has no [vassal] table: there are no rules to review"
             return
@@ -175,6 +183,7 @@ class CounterPane:
                     "changed": before is not None and (state["match"], state["set"]) != (before["match"],
                                                                                          before["set"]),
                     "accepted": before is not None and before["proposed"] and not state["proposed"],
+                    "new": before is None,
                     "evidence": static.evidence, "note": static.note,
                     "match": state["match"], "set": {k: _shown(v) for k, v in state["set"].items()},
                     "steps_delta": static.others.get("steps_delta", 0),
@@ -259,11 +268,26 @@ class CounterPane:
         return copy.deepcopy(self.rules.get(rule_id))
 
     def write(self, rule_id: str, value: Any) -> None:
-        """Undo / redo: a rule's whole working state put back."""
-        if value is None or rule_id not in self.rules:
+        """Undo / redo: a rule's whole working state put back (None: a rule added here taken away)."""
+        static = self.static.get(rule_id)
+        if static is None:
             return
+        if value is None:  # the undo of an add
+            if rule_id in self.saved:  # saved since: the file has it, so taking it away is a drop
+                self.rules[rule_id] = {**copy.deepcopy(self.saved[rule_id]), "dropped": True}
+            elif rule_id in self.rules:
+                del self.rules[rule_id]
+                self.order[static.kind].remove(rule_id)
+            self._changed()
+            return
+        if rule_id not in self.rules:
+            self.order[static.kind].append(rule_id)
         self.rules[rule_id] = copy.deepcopy(value)
         self._changed()
+
+    def next_id(self, kind: Any) -> str:
+        """The id the next added rule of `kind` gets (the history needs it before the edit runs)."""
+        return f"{kind}:+{self._added + 1}"
 
     def unsaved(self) -> dict[tuple[str, str], Any]:
         """Each rule's working state as an entry of the editor's unsaved count (copies: the session
@@ -283,6 +307,9 @@ class CounterPane:
         """`{type: "rule", rule: "counters:0", action: accept | change | drop, match?, set?}`."""
         if not self.editable:
             raise RuleEditError(self.reason or "the rules cannot be edited here")
+        if message.get("action") == "add":
+            self._add(message)
+            return
         rule_id, action = message.get("rule"), message.get("action")
         if not isinstance(rule_id, str) or rule_id not in self.rules:
             raise RuleEditError(f"{str(rule_id)[:60]!r} is not a rule of the pack")
@@ -309,6 +336,27 @@ class CounterPane:
             state["proposed"] = False  # a person wrote these values: the rule is theirs now
         else:
             raise RuleEditError(f"unknown rule action {str(action)[:40]!r}")
+        self._changed()
+
+    def _add(self, message: dict[str, Any]) -> None:
+        """`{action: "add", kind, match, set}`: a new rule, written by a person (never proposed), appended
+        to its list — for the pieces no rule matches yet."""
+        kind = message.get("kind")
+        if kind not in KINDS:
+            raise RuleEditError(f"{str(kind)[:40]!r} is not a kind of rule (one of {', '.join(KINDS)})")
+        match = _text_table(message.get("match"), "match")
+        values = _text_table(message.get("set"), "set", allow_empty=True) if kind != "ignore" else {}
+        try:
+            _rules([{"match": match, "set": values}], kind, "the page")
+        except InputError as exc:
+            text = exc.one_line() if hasattr(exc, "one_line") else str(exc)
+            raise RuleEditError(text.replace(f"[[vassal.{kind}]] #1",
+                                             f"the new {LABELS[kind].lower()}")) from None
+        rule_id = self.next_id(kind)
+        self._added += 1
+        self.static[rule_id] = _Static(kind, [], None, {})
+        self.rules[rule_id] = {"match": match, "set": values, "proposed": False, "dropped": False}
+        self.order[kind].append(rule_id)
         self._changed()
 
     def _checked_values(self, rule_id: str, raw: Any) -> dict[str, Any]:
@@ -339,10 +387,11 @@ class CounterPane:
         ones removed with their evidence comment."""
         vassal = document["vassal"]
         for kind in KINDS:
-            ids = self.order[kind]
-            if not any(self.rules[i] != self.saved[i] for i in ids):
+            ids = [i for i in self.order[kind] if i in self.saved]  # as the file has them, in order
+            added = [i for i in self.order[kind] if i not in self.saved and not self.rules[i]["dropped"]]
+            if not added and not any(self.rules[i] != self.saved[i] for i in ids):
                 continue
-            entries = vassal[kind]
+            entries = vassal.get(kind)
             for position, rule_id in enumerate(ids):
                 state, before = self.rules[rule_id], self.saved[rule_id]
                 if state == before or state["dropped"]:
@@ -359,6 +408,8 @@ class CounterPane:
             for position in reversed(range(len(ids))):
                 if self.rules[ids[position]]["dropped"]:
                     drop_rule(vassal, kind, position)
+            for rule_id in added:
+                append_rule(vassal, kind, self.rules[rule_id]["match"], self.rules[rule_id]["set"])
         self._write_places(vassal)
 
     def _write_places(self, vassal: Any) -> None:

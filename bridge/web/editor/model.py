@@ -291,6 +291,8 @@ class EditorSession:
     def _touched(self, message: dict[str, Any]) -> list[Key]:
         kind = message.get("type")
         if kind == "rule":  # the Counters pane: one rule, nothing of the map
+            if message.get("action") == "add":
+                return [("rule", self.counters.next_id(message.get("kind")))]
             return [("rule", message["rule"])] if isinstance(message.get("rule"), str) else []
         if kind == "place":  # the Counters pane: a proposed box pattern
             return [("place", message["name"])] if isinstance(message.get("name"), str) else []

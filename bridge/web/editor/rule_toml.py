@@ -145,3 +145,43 @@ def drop_rule(vassal: Any, kind: str, position: int) -> None:
             before.value.body.append((None, item))
     if not len(entries):
         del vassal[kind]
+
+
+def append_rule(vassal: Any, kind: str, match: dict[str, Any], values: dict[str, Any]) -> None:
+    """A rule added in the editor, after the last rule of its kind. The comment block the last rule
+    carried at its end (the next section's, e.g. "# Who is who") moves to the new rule's end, so it
+    stays above the table it was written for."""
+    entries = vassal.get(kind)
+    table = tomlkit.table()
+    table["match"] = _inline(match)
+    if values or kind != "ignore":
+        table["set"] = _inline(values)
+    if entries is None:
+        entries = tomlkit.aot()
+        entries.append(table)
+        vassal[kind] = entries
+        return
+    if not isinstance(entries, AoT):
+        entries.append(_inline({"match": match, **({"set": values} if values or kind != "ignore" else {})}))
+        return
+    carried: list[Any] = []
+    if len(entries):
+        last = _last_table(entries[-1])
+        body = last.value.body
+        start = len(body)
+        while (start > 0 and body[start - 1][0] is None
+               and isinstance(body[start - 1][1], Comment | Whitespace)):
+            start -= 1
+        carried = [item for _k, item in body[start:]]
+        del body[start:]
+        body.append((None, Whitespace("\n")))
+    entries.append(table)
+    for item in carried:
+        table.value.body.append((None, item))
+
+
+def _inline(values: dict[str, Any]) -> Any:
+    """`{ a = 1, b = "x" }` as one item ending its line."""
+    inner = ", ".join(f"{tomlkit.key(k).as_string()} = {tomlkit.item(v).as_string()}"
+                      for k, v in values.items())
+    return tomlkit.parse(f"x = {{ {inner} }}\n" if inner else "x = {}\n")["x"]

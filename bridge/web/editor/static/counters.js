@@ -7,7 +7,11 @@
 // (as tracks.js follows `drawMap`). Everything shown is set as text, never as markup.
 (function () {
   "use strict";
-  const pane = {model: null, version: null, editing: null, open: new Set()};
+  // editing: the id of the rule whose change form is open, or "new:counters" (…) for a new rule's form
+  const pane = {model: null, version: null, editing: null, newMatch: null};
+  const KIND_NAMES = {counters: "counter", state: "state", ignore: "ignore"};
+  // A new rule's empty fields: what a counter needs (bridge/mapping/pack_rules.py), none for the others.
+  const NEW_SET = {counters: ["id", "kind", "name", "nationality", "steps"], state: [], ignore: []};
   const SHOWN = 48; // thumbnails per rule before "and N more"
   const UNMATCHED_SHOWN = 400; // a real module's palette has thousands of pieces
 
@@ -24,6 +28,7 @@
   const summary = node("p", {id: "counters-summary"}, panel);
   const reason = node("p", {id: "counters-reason", class: "counters-reason", hidden: ""}, panel);
   const list = node("ol", {id: "counter-rules"}, panel);
+  const adding = node("div", {id: "counters-new", class: "rule-buttons"}, panel);
   const placesHead = node("h3", {hidden: ""}, panel, "Boxes proposed from the module");
   const places = node("ul", {id: "counter-places"}, panel);
   node("h3", {}, panel, "Pieces no rule matches");
@@ -110,8 +115,9 @@
     const reply = await send(message);
     if (reply.type === "error") return reply;
     const what = {accept: "accepted", drop: "dropped", restore: "kept", change: "changed"}[message.action];
-    status(`${labelOf(message.rule)} ${what} (not saved yet)`);
-    if (message.action === "change") pane.editing = null;
+    if (message.action === "add") status(`new ${KIND_NAMES[message.kind]} rule added (not saved yet)`);
+    else status(`${labelOf(message.rule)} ${what} (not saved yet)`);
+    if (message.action === "change" || message.action === "add") { pane.editing = null; pane.newMatch = null; }
     return reply; // the reply's counters_version moved: the hook below redraws the pane
   }
 
@@ -127,11 +133,18 @@
         const label = node("label", {}, set, `${key} `);
         node("input", {type: "text", [attr]: key, value: String(value), "aria-label": `${title} ${key}`}, label);
       }
-      const add = node("div", {class: "rule-add"}, set);
-      node("input", {type: "text", class: "add-key", placeholder: attr === "data-match" ? "property, @name, @prototype…"
-        : "field", "aria-label": `new ${title} name`, list: attr === "data-set" && rule.kind === "counters" ? "counter-fields" : ""}, add);
-      node("input", {type: "text", class: "add-value", placeholder: "value (re: for a pattern)",
-        "aria-label": `new ${title} value`}, add);
+      const addRow = () => {
+        const add = node("div", {class: "rule-add"});
+        set.insertBefore(add, more);
+        node("input", {type: "text", class: "add-key", placeholder: attr === "data-match" ? "property, @name, @prototype…"
+          : "field", "aria-label": `new ${title} name`, list: attr === "data-set" && rule.kind === "counters" ? "counter-fields" : ""}, add);
+        node("input", {type: "text", class: "add-value", placeholder: "value (re: for a pattern)",
+          "aria-label": `new ${title} value`}, add);
+        return add;
+      };
+      const more = node("button", {type: "button", class: "rule-more"}, set, `+ ${attr === "data-match" ? "condition" : "field"}`);
+      more.addEventListener("click", () => addRow().querySelector("input").focus());
+      addRow();
       return set;
     };
     const matchSet = table("match", rule.match, "data-match");
@@ -141,10 +154,10 @@
       const fields = node("datalist", {id: "counter-fields"}, panel);
       for (const f of pane.model.counter_fields) node("option", {value: f}, fields);
     }
-    node("p", {class: "rule-hint"}, form, "Enter applies, Esc cancels; an emptied field is removed. "
-      + "A rule you change is yours: it is saved as reviewed.");
+    node("p", {class: "rule-hint"}, form, rule.isNew ? "Enter adds the rule, Esc cancels; empty fields are left out."
+      : "Enter applies, Esc cancels; an emptied field is removed. A rule you change is yours: it is saved as reviewed.");
     const row = node("div", {class: "rule-buttons"}, form);
-    node("button", {type: "submit", class: "rule-apply"}, row, "Apply");
+    node("button", {type: "submit", class: "rule-apply"}, row, rule.isNew ? "Add" : "Apply");
     const cancel = node("button", {type: "button", class: "rule-cancel"}, row, "Cancel");
     cancel.addEventListener("click", () => { pane.editing = null; render(); });
     const collect = (set, attr) => {
@@ -153,20 +166,41 @@
       for (const input of set.querySelectorAll(`input[${attr}]`)) {
         if (input.value !== "") out[input.getAttribute(attr)] = input.value;
       }
-      const key = set.querySelector(".add-key").value.trim();
-      if (key) out[key] = set.querySelector(".add-value").value;
+      for (const row of set.querySelectorAll(".rule-add")) {
+        const key = row.querySelector(".add-key").value.trim();
+        if (key) out[key] = row.querySelector(".add-value").value;
+      }
       return out;
     };
     form.addEventListener("submit", (event) => {
       event.preventDefault();
-      act({type: "rule", rule: rule.id, action: "change", match: collect(matchSet, "data-match"),
-        set: collect(valueSet, "data-set")});
+      const match = collect(matchSet, "data-match");
+      const set = collect(valueSet, "data-set");
+      act(rule.isNew ? {type: "rule", action: "add", kind: rule.kind, match, set}
+        : {type: "rule", rule: rule.id, action: "change", match, set});
     });
     form.addEventListener("keydown", (event) => {
       if (event.key === "Escape") { event.preventDefault(); pane.editing = null; render(); }
     });
     const first = form.querySelector("input");
     if (first) first.focus();
+  }
+
+  // ---- a new rule (for the pieces no rule matches): the same form, appended to its list on Save ------
+  function renderNew() {
+    adding.replaceChildren();
+    if (!pane.model.editable) return;
+    for (const kind of ["counters", "ignore", "state"]) {
+      const b = node("button", {type: "button", class: `rule-new`, "data-kind": kind}, adding,
+        `New ${KIND_NAMES[kind]} rule`);
+      b.addEventListener("click", () => { pane.editing = `new:${kind}`; pane.newMatch = null; render(); });
+    }
+    const kind = (pane.editing || "").startsWith("new:") ? pane.editing.slice(4) : null;
+    if (!kind) return;
+    const holder = node("div", {class: "counter-rule new", "data-rule": pane.editing}, adding);
+    node("strong", {}, holder, `New ${KIND_NAMES[kind]} rule`);
+    const set = Object.fromEntries(NEW_SET[kind].map((k) => [k, ""]));
+    renderForm({id: pane.editing, kind, isNew: true, match: pane.newMatch || {}, set}, holder);
   }
 
   // ---- proposed boxes: accept; a zone's box is changed or dropped with the zone editor's own edit ----
@@ -243,11 +277,23 @@
     model.rules.forEach(renderRule);
     if (model.unmatched.length) {
       model.unmatched.slice(0, UNMATCHED_SHOWN).forEach((n) => thumb(n, unmatched));
+      for (const figure of unmatched.querySelectorAll("figure.piece")) {
+        figure.tabIndex = 0;
+        const start = () => {
+          pane.editing = "new:counters";
+          pane.newMatch = {"@name": pieces()[Number(figure.dataset.piece)].name};
+          render();
+          adding.scrollIntoView({block: "nearest"});
+        };
+        figure.addEventListener("click", start);
+        figure.addEventListener("keydown", (event) => { if (event.key === "Enter") start(); });
+      }
       if (model.unmatched.length > UNMATCHED_SHOWN) {
         node("span", {class: "more"}, unmatched, `and ${model.unmatched.length - UNMATCHED_SHOWN} more`);
       }
     }
     else node("p", {class: "none"}, unmatched, "every piece of the module is matched by some rule");
+    renderNew();
     if (typed && typed.rule === pane.editing) restore(typed);
   }
 
@@ -256,7 +302,9 @@
     if (reply.type !== "counters") return;
     pane.model = reply.counters;
     pane.version = reply.counters.version;
-    if (!pane.model.rules.some((r) => r.id === pane.editing)) pane.editing = null;
+    if (!String(pane.editing).startsWith("new:") && !pane.model.rules.some((r) => r.id === pane.editing)) {
+      pane.editing = null;
+    }
     render();
     document.body.dataset.countersVersion = String(pane.version);
   }
