@@ -14,6 +14,7 @@ check` maps every piece and calls 16.1.1 DUE.
 from __future__ import annotations
 
 import shutil
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -200,3 +201,62 @@ def test_accepting_and_changing_proposed_rules_is_read_back_by_check(browser, tm
     assert "unmapped pieces" not in out and "the pack maps only" not in out, out
     assert "16.1.1 Allied Minor Country Conquest [permanent]: DUE" in out
     assert status == 1
+
+
+def test_a_rule_added_for_the_pieces_no_rule_matches_is_read_back_by_check(browser, tmp_path, capsys) -> None:
+    """The demo pack's counter rule without `ceded_land`: the three Ceded Land counters and Russia's
+    Eastern Poland are matched by no rule, so `check` leaves GE Polish Corridor out and 16.1.1 Step 4
+    asks nothing. Clicking the Polish Corridor among the pieces no rule matches starts a counter rule for
+    it; the user turns it into one for every Ceded Land (Kind = ceded_land), fills its fields, adds it
+    and saves: `check` moves the Polish Corridor to the Ceded Lands Box."""
+    pack = tmp_path / "pack"
+    shutil.copytree(DEMO_PACK, pack)
+    vassal = pack / "vassal.toml"
+    without = 'match = { Kind = "re:ground|air|naval|marker" }'
+    vassal.write_text(vassal.read_text().replace(MAIN_RULE, without))
+    status, out = check(capsys, pack)
+    assert "GE Polish Corridor x1" in out and "move GE Polish Corridor" not in out
+
+    with EditorThread(pack, DEMO_MODULE) as editor:
+        page = open_editor(browser, editor)
+        page.click("#counters-jump")
+        corridor = page.locator('#counters-unmatched figure.piece[title^="GE Polish Corridor"]')
+        # its properties, to write the rule from
+        assert "Area = polish_corridor" in corridor.get_attribute("title")
+        corridor.click()
+        form = page.locator('#counters-new form[data-form="new:counters"]')
+        name = form.locator('input[data-match="@name"]')
+        assert name.input_value() == "GE Polish Corridor"
+        name.fill("")  # emptied: left out
+        form.locator(".rule-add .add-key").first.fill("Kind")
+        form.locator(".rule-add .add-value").first.fill("ceded_land")
+        for field, value in (("id", "{Counter}"), ("kind", "{Kind}"), ("name", "{BasicName}"),
+                             ("nationality", "{Nation}"), ("steps", "{Steps}")):
+            form.locator(f'input[data-set="{field}"]').fill(value)
+        # One more field through "+ field" (a second empty row), typed with the keyboard.
+        form.locator("fieldset").nth(1).locator("button.rule-more").click()
+        assert form.locator("fieldset").nth(1).locator(".rule-add").count() == 2
+        page.keyboard.type("area")  # the new row's name field has the focus
+        form.locator("fieldset").nth(1).locator(".add-value").last.click()
+        page.keyboard.type("{Area}")
+        page.keyboard.press("Enter")
+        settled(page)
+        added = page.locator('#counter-rules li[data-rule="counters:+1"]')
+        added.wait_for()
+        assert "Counter rule #3" in added.inner_text() and "matches 4 pieces" in added.inner_text()
+        assert "match: Kind = ceded_land" in added.inner_text()
+        assert page.locator('#counters-unmatched figure.piece[title^="GE Polish Corridor"]').count() == 0
+        assert page.locator('#counters-new form').count() == 0
+        page.keyboard.press("Control+s")
+        page.wait_for_selector("body[data-dirty=no]", state="attached")
+        assert not page.errors
+        page.close()
+
+    raw = tomllib.loads(vassal.read_text())["vassal"]["counters"]
+    assert raw[-1] == {"match": {"Kind": "ceded_land"},
+                       "set": {"id": "{Counter}", "kind": "{Kind}", "name": "{BasicName}",
+                               "nationality": "{Nation}", "steps": "{Steps}", "area": "{Area}"}}
+    status, out = check(capsys, pack)
+    assert status == 1 and "unmapped pieces" not in out, out
+    assert ("(16.1.1 Step 4) move GE Polish Corridor (GE-CORRIDOR) from Axis Force Pool to Ceded Lands Box"
+            in out)
