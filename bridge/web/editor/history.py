@@ -55,6 +55,13 @@ class EditHistory:
             step.before.setdefault(key, before[key])
             step.after[key] = copy.deepcopy(self._read(key))
 
+    def forget(self, keys: set[Key]) -> None:
+        """Drop the steps that touched entries no longer in the files (a rule dropped and saved: the
+        pack no longer has it, so its undo has nothing to put back into)."""
+        if keys:
+            self.undo_steps = [s for s in self.undo_steps if not keys & s.before.keys()]
+            self.redo_steps = [s for s in self.redo_steps if not keys & s.before.keys()]
+
     def undo(self) -> bool:
         if not self.undo_steps:
             return False

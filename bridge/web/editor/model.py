@@ -13,7 +13,8 @@ files a killed save left are removed when a session starts.
 
 Why over 500 lines: `EditorSession` is one working copy — the hexes, border lists, boxes, tracks
 and [complete] claims, their coverage and their all-or-nothing save — and every edit, undo and save
-must see the same state; its history (history.py) and track drawing (tracks.py) are modules of their own.
+must see the same state; its history (history.py), track drawing (tracks.py) and Counters pane
+(counters.py) are modules of their own.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from tomlkit.items import Table
 
 from bridge.mapping.cells import module_cells
 from bridge.mapping.mapper import VassalMapping
+from bridge.web.editor.counters import CounterPane, RuleEditError
 from bridge.web.editor.history import EditHistory, Key
 from bridge.web.editor.tracks import track_models
 from rules.facts import FACT_KINDS, coverage
@@ -120,6 +122,8 @@ class EditorSession:
         # Countries whose Capital the page marked with K: counted as located in full (a country has one
         # Capital), without a separate "complete" click; removed again when the K goes.
         self.capitals_marked: set[str] = set()
+        # The Counters pane (web/editor/counters.py): the pack's rules and the module's pieces they take.
+        self.counters = CounterPane(self.pack_dir, self.mapping, self.module, lambda: self.boxes)
         self.history = EditHistory(self._read_entry, self._write_entry)
         self._saved = self._entries()
 
@@ -193,6 +197,8 @@ class EditorSession:
             "boxes": self.boxes,
             **self.edit_state(),
             "tracks": track_models(self.mapping),
+            "counters": self.counters.model(),
+            "counter_pieces": self.counters.pieces_model(),
         }
 
     @property
@@ -210,12 +216,14 @@ class EditorSession:
         out.update({("box", z): b for z, b in self.boxes.items()})
         for fact, listed in (self.complete or {}).items():
             out[("complete", fact)] = listed if isinstance(listed, str) else sorted(listed)
+        out.update(self.counters.unsaved())
         return out
 
     def edit_state(self) -> dict[str, Any]:
         """What the page redraws after an edit, an undo or a redo: counts always, entries after undo/redo."""
         return {"coverage": self.coverage(), "dirty": self.dirty, "unsaved": self.unsaved(),
-                "undo": len(self.history.undo_steps), "redo": len(self.history.redo_steps)}
+                "undo": len(self.history.undo_steps), "redo": len(self.history.redo_steps),
+                "counters_version": self.counters.full_version()}
 
     def preview_pack(self) -> Pack:
         """The pack as edited so far (not saved), for coverage."""
@@ -282,6 +290,12 @@ class EditorSession:
 
     def _touched(self, message: dict[str, Any]) -> list[Key]:
         kind = message.get("type")
+        if kind == "rule":  # the Counters pane: one rule, nothing of the map
+            if message.get("action") == "add":
+                return [("rule", self.counters.next_id(message.get("kind")))]
+            return [("rule", message["rule"])] if isinstance(message.get("rule"), str) else []
+        if kind == "place":  # the Counters pane: a proposed box pattern
+            return [("place", message["name"])] if isinstance(message.get("name"), str) else []
         keys: list[Key] = [("complete", "")]  # the Capital mark may list a country under [complete]
         if kind == "set" and isinstance(message.get("hexes"), list):
             keys += [("hex", h) for h in message["hexes"] if isinstance(h, str)]
@@ -301,6 +315,10 @@ class EditorSession:
             return self.border.get(name)
         if kind == "box":
             return self.boxes.get(name)
+        if kind == "rule":
+            return self.counters.read(name)
+        if kind == "place":
+            return self.counters.read_place(name)
         return (self.complete, set(self.capitals_marked))
 
     def _write_entry(self, key: Key, value: Any) -> None:
@@ -323,6 +341,10 @@ class EditorSession:
             else:
                 self.boxes[name] = value
             self.changed_boxes.add(name)
+        elif kind == "rule":
+            self.counters.write(name, value)
+        elif kind == "place":
+            self.counters.write_place(name, value)
         else:
             complete, marked = value
             if complete is not None:
@@ -370,6 +392,11 @@ class EditorSession:
             self._box(message.get("zone"), message.get("box"))
         elif kind == "complete":
             self._complete(message.get("fact"), message.get("subject"), message.get("value"))
+        elif kind in ("rule", "place"):
+            try:
+                (self.counters.apply if kind == "rule" else self.counters.apply_place)(message)
+            except RuleEditError as exc:
+                raise EditError(str(exc)) from None
         elif kind == "track":
             from bridge.web.editor.tracks import TrackError, check_track
 
@@ -594,6 +621,8 @@ class EditorSession:
             if path is None:
                 raise EditError(f"pack {self.pack.name} has no [vassal] table to keep tracks in")
             write_tracks(document(path)["vassal"], self.track_edits)
+        if self.counters.needs_write() and self.counters.path is not None:
+            self.counters.write_into(document(self.counters.path))
         try:
             texts = {path: tomlkit.dumps(doc).encode("utf-8") for path, doc in documents.items()}
         except UnicodeEncodeError as exc:  # (apply refuses such text; this keeps a save from half-writing)
@@ -618,8 +647,9 @@ class EditorSession:
         self.changed_border.clear()
         self.changed_boxes.clear()
         self.changed_complete.clear()
-        self._saved = self._entries()
         self.track_edits.clear()
+        self.history.forget(self.counters.after_save())
+        self._saved = self._entries()
         if isinstance(reloaded.extra.get("vassal"), dict):
             self.mapping = VassalMapping.from_pack(reloaded)
         return sorted(p.name for p in documents)

@@ -9,7 +9,8 @@ local program must not be able to rewrite a pack).
 
 Routes: `/` the page, `/model.json` the session model (bridge/web/editor/model.py), `/board/M/B` the
 module's board image as stored in the .vmod (served with a `sandbox` CSP: an SVG board's scripts never
-run at this origin), `/ws` edits, previews and saves (JSON messages, one edit per message).
+run at this origin), `/piece/N` the image of its N-th PieceSlot (the Counters pane, served the same
+way), `/ws` edits, previews and saves (JSON messages, one edit per message).
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ class EditorServer(OverlayServer):
     def required_level(self, path: str, query: Any) -> str | None:
         """The control token (bridge/web/access.py) for the page, the model, the boards and the websocket:
         the editor writes the user's pack. Its scripts and styles are public code."""
-        if Path(path).suffix in (".js", ".css", ".ico", ".svg", ".png") and not path.startswith("/board/"):
+        if (Path(path).suffix in (".js", ".css", ".ico", ".svg", ".png")
+                and not path.startswith(("/board/", "/piece/"))):
             return None
         return access.CONTROL
 
@@ -65,6 +67,8 @@ class EditorServer(OverlayServer):
             return _response(http.HTTPStatus.OK, body, "application/json; charset=utf-8")
         if path.startswith("/board/"):
             return self._board(path)
+        if path.startswith("/piece/"):
+            return self._piece_image(path)
         return super()._static(path)
 
     def _board(self, path: str) -> Response:
@@ -77,7 +81,21 @@ class EditorServer(OverlayServer):
         m, b = int(parts[2]), int(parts[3])
         if m >= len(maps) or b >= len(maps[m].boards):
             return not_found
-        image = maps[m].boards[b].image
+        return self._module_image(maps[m].boards[b].image)
+
+    def _piece_image(self, path: str) -> Response:
+        """`/piece/N`: the image of the module's N-th PieceSlot (the Counters pane), by number only —
+        never by a name from the request, so nothing but a piece's own image can be read."""
+        number = path[len("/piece/"):]
+        if not (number.isascii() and number.isdigit() and len(number) < 9):
+            return _response(http.HTTPStatus.NOT_FOUND, b"Not found\n", "text/plain; charset=utf-8")
+        return self._module_image(self.session.counters.image_entry(int(number)))
+
+    def _module_image(self, image: str | None) -> Response:
+        """An image of the .vmod as stored, with a `sandbox` CSP (an SVG's scripts never run here)."""
+        not_found = _response(http.HTTPStatus.NOT_FOUND, b"Not found\n", "text/plain; charset=utf-8")
+        if not image:
+            return not_found
         content_type = IMAGE_TYPES.get(Path(image).suffix.lower())
         if not image or content_type is None:
             return not_found
@@ -138,6 +156,8 @@ class EditorServer(OverlayServer):
                     return {"type": "saved", "files": files, **self.session.edit_state()}
                 if message.get("type") == "model":
                     return {"type": "model", "model": self.session.model()}
+                if message.get("type") == "counters":  # the Counters pane, redrawn after an edit or undo
+                    return {"type": "counters", "counters": self.session.counters.model()}
                 if message.get("type") in ("undo", "redo"):
                     return self._undo_redo(message)
                 self.session.apply(message)
