@@ -15,13 +15,15 @@ from vassal_parser.module import Module
 
 def coverage_report(pack: Pack) -> dict[str, Any]:
     """Per event and per declared need, the subjects the pack has / lacks the fact for (rules.facts)."""
-    from rules.facts import coverage, trusted_facts
+    from rules.facts import count_facts, coverage, trusted_facts
 
     lines = coverage(pack)
+    counted = count_facts(lines)  # each fact of each subject once: the editor's count too (issue 38)
     return {"events": len(pack.events),
             "trusted_facts": trusted_facts(pack),
             "coverage": [line.to_json() for line in lines],
-            "facts_missing": sum(len(line.lack) for line in lines),
+            "facts": counted.to_json(),
+            "facts_missing": counted.missing,
             "incomplete": list(pack.incomplete),
             # Areas are named in text as the rules text names them ("Eastern Poland"), ids stay in JSON.
             "area_names": {a: info.name for a, info in sorted(pack.areas.items())}}
@@ -165,7 +167,10 @@ def render_coverage(report: dict[str, Any]) -> list[str]:
     if not report.get("events", 1):
         return ["the pack lists no events: it decides nothing (start it with pack scaffold --base tk or ds)",
                 *(f"  - {note}" for note in report["incomplete"])]
-    lines = [f"map facts the events need ({report['facts_missing']} missing):"]
+    from rules.facts import FactCount
+
+    counted = FactCount(**report["facts"])
+    lines = [f"map facts the events need (each counted once): {counted.text()}"]
     if report.get("trusted_facts"):
         lines.append("  trusted, not located (no [complete] entry names them; what the pack locates of them "
                      "is taken as the whole fact): "

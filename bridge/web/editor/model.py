@@ -11,9 +11,10 @@ every temp file written and fsynced, then each renamed, modes kept); the pack is
 any error the previous files are put back, so a save never leaves a pack `check` cannot read. Temp
 files a killed save left are removed when a session starts.
 
-Why over 500 lines: `EditorSession` is one working copy — the hexes, border lists, boxes, tracks
-and [complete] claims, their coverage and their all-or-nothing save — and every edit, undo and save
-must see the same state; its history (history.py) and track drawing (tracks.py) are modules of their own.
+Why over 500 lines: `EditorSession` is one working copy — the hexes, border lists, boxes, tracks,
+neighbouring countries and [complete] claims, their coverage and their all-or-nothing save — and every
+edit, undo and save must see the same state; its history (history.py), track drawing (tracks.py) and
+neighbour lists (neighbors.py) are modules of their own.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from tomlkit.items import Table
 from bridge.mapping.cells import module_cells
 from bridge.mapping.mapper import VassalMapping
 from bridge.web.editor.history import EditHistory, Key
+from bridge.web.editor.neighbors import NeighbourError, base_neighbours, check_neighbours, write_neighbours
 from bridge.web.editor.tracks import track_models
-from rules.facts import FACT_KINDS, coverage
+from rules.facts import FACT_KINDS, count_facts, coverage
 from rules.packs import FACTIONS, PACKS_DIR, HexInfo, Pack, inherited_tables, load_pack
 from rules.state import BOX_KINDS, BOX_LABELS
 from vassal_parser.atomic import remove_leftovers, write_files_atomically
@@ -110,6 +112,10 @@ class EditorSession:
         self.changed_hexes: set[str] = set()
         self.changed_border: set[str] = set()
         self.changed_boxes: set[str] = set()
+        # Each country's neighbouring countries as the page shows them, and the base pack's (issue 38).
+        self.neighbors: dict[str, list[str]] = {c: list(i.neighbors) for c, i in self.pack.countries.items()}
+        self.base_neighbors = base_neighbours(inherited_tables(self.pack_dir))
+        self.changed_neighbors: set[str] = set()
         self.track_edits: dict[str, dict[str, Any]] = {}  # tracks drawn on the page (web/editor/tracks.py)
         self.cells = module_cells(self.module)
         # Every pack hex id the module's maps have: a located fact on a hex the module lacks (the base
@@ -208,13 +214,18 @@ class EditorSession:
         out: dict[tuple[str, str], Any] = {("hex", h): dict(r) for h, r in self.hexes.items()}
         out.update({("border", a): list(v) for a, v in self.border.items() if v})
         out.update({("box", z): b for z, b in self.boxes.items()})
+        out.update({("neighbors", c): list(v) for c, v in self.neighbors.items()})
         for fact, listed in (self.complete or {}).items():
             out[("complete", fact)] = listed if isinstance(listed, str) else sorted(listed)
         return out
 
     def edit_state(self) -> dict[str, Any]:
         """What the page redraws after an edit, an undo or a redo: counts always, entries after undo/redo."""
-        return {"coverage": self.coverage(), "dirty": self.dirty, "unsaved": self.unsaved(),
+        lines = self.coverage()
+        counted = count_facts(lines)  # the count `pack check` prints, in the same words (issue 38)
+        return {"coverage": lines, "facts": {**counted.to_json(), "text": counted.text()},
+                "neighbors": self.neighbors, "base_neighbors": self.base_neighbors,
+                "dirty": self.dirty, "unsaved": self.unsaved(),
                 "undo": len(self.history.undo_steps), "redo": len(self.history.redo_steps)}
 
     def preview_pack(self) -> Pack:
@@ -225,7 +236,10 @@ class EditorSession:
                   for a, spec in self.pack.border_defense.items()}
         complete = None if self.complete is None else {
             f: v if isinstance(v, str) else frozenset(v) for f, v in self.complete.items()}
-        return dataclasses.replace(self.pack, hexes=hexes, border_defense=border, complete=complete)
+        countries = {c: dataclasses.replace(i, neighbors=tuple(self.neighbors.get(c, i.neighbors)))
+                     for c, i in self.pack.countries.items()}
+        return dataclasses.replace(self.pack, hexes=hexes, border_defense=border, complete=complete,
+                                   countries=countries)
 
     def coverage(self) -> list[dict[str, Any]]:
         """rules.facts.coverage of the edited pack, with the hexes to highlight for each subject."""
@@ -233,6 +247,7 @@ class EditorSession:
         out = []
         for line in coverage(pack):
             data = line.to_json()
+            line_kind = FACT_KINDS[line.fact]
             if line.fact == "capital":
                 self._capital_on_module(pack, data)
             data["where"] = {s: self._hexes_of(pack, line.per, s) for s in (*line.have, *line.lack)}
@@ -241,6 +256,9 @@ class EditorSession:
             data["can_complete"] = self._can_complete(line.fact)
             data["complete"] = sorted(s for s in line.have
                                       if self.complete is not None and s in self.complete.get(line.fact, ()))
+            # Subjects with nothing of the fact marked: their ✓ declares "none", which the page asks
+            # about first (issue 38: a silent ✓ on "Eastern Poland: hexes" recorded none without a word).
+            data["empty"] = [s for s in line.lack if not line_kind.lookup(pack, s)]
             out.append(data)
         return out
 
@@ -291,6 +309,8 @@ class EditorSession:
             keys.append(("border", message["area"]))
         elif kind == "box" and isinstance(message.get("zone"), str):
             keys.append(("box", message["zone"]))
+        elif kind == "neighbors" and isinstance(message.get("country"), str):
+            keys.append(("neighbors", message["country"]))
         return keys
 
     def _read_entry(self, key: Key) -> Any:
@@ -301,6 +321,8 @@ class EditorSession:
             return self.border.get(name)
         if kind == "box":
             return self.boxes.get(name)
+        if kind == "neighbors":
+            return list(self.neighbors[name]) if name in self.neighbors else None
         return (self.complete, set(self.capitals_marked))
 
     def _write_entry(self, key: Key, value: Any) -> None:
@@ -323,6 +345,10 @@ class EditorSession:
             else:
                 self.boxes[name] = value
             self.changed_boxes.add(name)
+        elif kind == "neighbors":
+            if value is not None:
+                self.neighbors[name] = list(value)
+                self.changed_neighbors.add(name)
         else:
             complete, marked = value
             if complete is not None:
@@ -368,8 +394,17 @@ class EditorSession:
             self._border(message.get("area"), message.get("hexes"), message.get("member"))
         elif kind == "box":
             self._box(message.get("zone"), message.get("box"))
+        elif kind == "neighbors":
+            try:
+                listed = check_neighbours(message.get("country"), message.get("countries"),
+                                          self.pack.countries, self.pack.name)
+            except NeighbourError as exc:
+                raise EditError(str(exc)) from None
+            self.neighbors[message["country"]] = listed
+            self.changed_neighbors.add(message["country"])
         elif kind == "complete":
-            self._complete(message.get("fact"), message.get("subject"), message.get("value"))
+            self._complete(message.get("fact"), message.get("subject"), message.get("value"),
+                           message.get("none", False))
         elif kind == "track":
             from bridge.web.editor.tracks import TrackError, check_track
 
@@ -486,8 +521,11 @@ class EditorSession:
             return False
         return fact in self.complete or self.complete.get("others") != "trusted"
 
-    def _complete(self, fact: Any, subject: Any, value: Any) -> None:
-        """`[complete] fact += [subject]`: the pack locates all of that subject's fact (or it has none)."""
+    def _complete(self, fact: Any, subject: Any, value: Any, none: Any = False) -> None:
+        """`[complete] fact += [subject]`: the pack locates all of that subject's fact (or it has none).
+
+        With nothing of it marked, listing it declares the subject has none: the page asks first and says
+        so (`none`), and an edit that does not is refused, so no ✓ ever records "none" unasked."""
 
         if self.complete is None:
             raise EditError(f"pack {self.pack.name} has no [complete] table: "
@@ -502,6 +540,12 @@ class EditorSession:
             raise EditError("value is true or false")
         if not self._can_complete(fact):
             raise EditError(f"[complete] {fact}: the pack already counts every located {fact} as whole")
+        if not isinstance(none, bool):
+            raise EditError("none is true or false")
+        if value and not none and not kind.lookup(self.preview_pack(), subject):
+            shown = self.pack.areas[subject].name if subject in self.pack.areas else subject
+            raise EditError(f"nothing is marked as the {kind.label} of {shown}: declaring it complete says "
+                            f"it has none (confirm that as \"declare none\")")
         listed = self.complete.setdefault(fact, set())
         if listed == "all":
             raise EditError(f"[complete] {fact} is already \"all\"")
@@ -587,6 +631,9 @@ class EditorSession:
                     boxes[zone] = self.boxes[zone]
                 elif zone in boxes:
                     del boxes[zone]
+        if self.changed_neighbors:
+            path = self._file_with("countries") or self._file_with("hexes") or self._new_hexes_file()
+            write_neighbours(document(path), self.neighbors, self.base_neighbors, self.changed_neighbors)
         if self.track_edits:
             from bridge.web.editor.tracks import write_tracks
 
@@ -618,6 +665,7 @@ class EditorSession:
         self.changed_border.clear()
         self.changed_boxes.clear()
         self.changed_complete.clear()
+        self.changed_neighbors.clear()
         self._saved = self._entries()
         self.track_edits.clear()
         if isinstance(reloaded.extra.get("vassal"), dict):

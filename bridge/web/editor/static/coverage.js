@@ -43,13 +43,15 @@ function groupOf(fact) {
   return (area && area.country) || subjectLabel("area", fact.subject);
 }
 
-function renderCoverage(lines) {
+// The headline is the server's count (rules.facts.count_facts), in the words `pack check` prints.
+function renderCoverage(lines, counted) {
   state.model.coverage = lines;
+  if (counted) state.model.facts = counted;
   const facts = coverageFacts(lines);
-  const located = facts.filter(confirmed).length;
-  $("coverage-progress").max = Math.max(1, facts.length);
-  $("coverage-progress").value = located;
-  $("coverage-count").textContent = `${located} of ${facts.length} facts located`;
+  const total = state.model.facts ? state.model.facts.total : facts.length;
+  $("coverage-progress").max = Math.max(1, total);
+  $("coverage-progress").value = state.model.facts ? state.model.facts.complete : facts.filter(confirmed).length;
+  $("coverage-count").textContent = state.model.facts ? state.model.facts.text : "";
   const list = $("coverage");
   list.replaceChildren();
   list.dataset.group = coverageView.group;

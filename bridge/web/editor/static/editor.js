@@ -65,7 +65,7 @@ function onReply(reply) {
   if (id !== undefined) state.waiters.delete(id);
   state.pending--;
   if (state.pending === 0) document.body.dataset.busy = "no";
-  if (reply.coverage) renderCoverage(reply.coverage);
+  if (reply.coverage) renderCoverage(reply.coverage, reply.facts);
   if ("dirty" in reply) setDirty(reply.dirty);
   if ("unsaved" in reply) showUnsaved(reply);
   if (reply.type === "error") status(reply.text, true);
@@ -438,7 +438,7 @@ function onChanged(message) {
   state.model.hexes = message.hexes;
   state.model.border = message.border;
   state.model.boxes = message.boxes;
-  renderCoverage(message.coverage);
+  renderCoverage(message.coverage, message.facts);
   setDirty(message.dirty);
   showUnsaved(message);
   refreshCells();
@@ -506,7 +506,7 @@ async function reload() {
   const reply = await send({type: "model"});
   if (reply.type === "model") {
     state.model = reply.model;
-    renderCoverage(state.model.coverage);
+    renderCoverage(state.model.coverage, state.model.facts);
     setDirty(state.model.dirty);
     showUnsaved(state.model);
     drawMap();

@@ -1,0 +1,69 @@
+"""The editor's "neighbouring countries" of each country: the list shown, checked and written back.
+
+Why a control of its own (issue 38): the fact is a list of countries, not hexes, so marking the map
+cannot give it; a scaffolded pack inherits the base pack's lists, and the player must see that list
+before a ✓ confirms it, and change it where the module's map differs. Saving writes only what
+differs from the base pack (`[countries.X] neighbors`), so a later fix to the base still reaches the
+countries the player left alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import tomlkit
+
+MAX_NEIGHBOURS = 200
+
+
+class NeighbourError(ValueError):
+    """A list the page must not send (a name not of the pack); the session turns it into an EditError."""
+
+
+def check_neighbours(country: Any, listed: Any, countries: Iterable[str], pack_name: str) -> list[str]:
+    """The list as the pack will hold it: countries of the pack, never the country itself, each once."""
+    known = set(countries)
+    if not isinstance(country, str) or country not in known:
+        raise NeighbourError(f"{country!r} is not a country of pack {pack_name}")
+    if not isinstance(listed, list) or len(listed) > MAX_NEIGHBOURS:
+        raise NeighbourError(f"neighbours are a list of at most {MAX_NEIGHBOURS} countries")
+    out: list[str] = []
+    for name in listed:
+        if not isinstance(name, str) or name not in known:
+            raise NeighbourError(f"{name!r} is not a country of pack {pack_name}")
+        if name == country:
+            raise NeighbourError(f"{country} is not its own neighbour")
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def base_neighbours(inherited: dict[str, Any]) -> dict[str, list[str]]:
+    """The base pack's lists (its raw `countries` table), for the page to show what a pack inherits."""
+    out: dict[str, list[str]] = {}
+    for name, entry in (inherited.get("countries") or {}).items():
+        if isinstance(entry, dict):
+            out[name] = [str(n) for n in entry.get("neighbors", []) or []]
+    return out
+
+
+def write_neighbours(doc: Any, lists: dict[str, list[str]], base: dict[str, list[str]],
+                     changed: Iterable[str]) -> None:
+    """Each changed country's list into the pack's own `[countries]`, only where it differs from the base."""
+    if "countries" not in doc:
+        doc.add("countries", tomlkit.table(is_super_table=True))
+    table = doc["countries"]
+    for country in sorted(changed):
+        value = lists.get(country, [])
+        entry = table.get(country)
+        if country in base and base[country] == value:
+            if entry is not None and "neighbors" in entry:
+                del entry["neighbors"]
+                if not entry:
+                    del table[country]
+            continue
+        if entry is None:
+            entry = tomlkit.table()
+            table[country] = entry
+        entry["neighbors"] = value
