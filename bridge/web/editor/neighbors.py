@@ -67,3 +67,5 @@ def write_neighbours(doc: Any, lists: dict[str, list[str]], base: dict[str, list
             entry = tomlkit.table()
             table[country] = entry
         entry["neighbors"] = value
+    if not table:  # every list back to the base's: no empty [countries] left behind
+        del doc["countries"]

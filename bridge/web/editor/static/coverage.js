@@ -23,13 +23,16 @@ function coverageFacts(lines) {
       if (!fact) {
         fact = {fact: line.fact, label: line.label, per: line.per, subject, rules: [], located: true,
           where: (line.where && line.where[subject]) || [], canComplete: line.can_complete, note: null,
-          trusted: false};
+          trusted: false, none: false, empty: false};
         facts.set(key, fact);
       }
       if (!fact.rules.includes(line.rule)) fact.rules.push(line.rule);
       if (line.missing.includes(subject)) fact.located = false;
       // Trusted, not located (issue 22): the pack trusts it whole, so it is never counted as confirmed.
       if ((line.trusted || []).includes(subject)) fact.trusted = true;
+      // Declared none (issue 38): complete with nothing located, shown as such, never as a plain tick.
+      if ((line.none || []).includes(subject) && !line.missing.includes(subject)) fact.none = true;
+      if ((line.empty || []).includes(subject)) fact.empty = true;
       if (line.notes && line.notes[subject]) fact.note = line.notes[subject];
     }
   }
@@ -97,7 +100,8 @@ function renderGroups(facts, list, keyOf) {
     const summary = document.createElement("summary");
     const count = document.createElement("span");
     count.className = "count";
-    count.textContent = ` ${done} of ${items.length}`;
+    const none = items.filter((f) => f.none).length;
+    count.textContent = ` ${done} of ${items.length}${none ? ` (${none} declared none)` : ""}`;
     summary.append(key, count, progressOf(items));
     details.appendChild(summary);
     item.classList.toggle("done", done === items.length);
@@ -117,24 +121,40 @@ function factRow(fact, byFact) {
   const row = document.createElement("li");
   row.dataset.fact = fact.fact;
   row.dataset.subject = fact.subject;
-  row.className = fact.trusted ? "trusted" : fact.located ? "done" : "lack";
+  row.className = fact.trusted ? "trusted" : fact.none ? "none" : fact.located ? "done" : "lack";
   const name = byFact ? subjectLabel(fact.per, fact.subject)
     : (fact.per === "area" ? `${subjectLabel("area", fact.subject)}: ${fact.label}` : fact.label);
-  row.append(`${fact.trusted ? "?" : fact.located ? "✓" : "✗"} ${name} `);
+  row.append(`${fact.trusted ? "?" : fact.none ? "∅" : fact.located ? "✓" : "✗"} ${name} `);
+  if (fact.none) {
+    const said = document.createElement("span");
+    said.className = "declared-none";
+    said.textContent = "declared none ";
+    row.appendChild(said);
+  }
   const rules = document.createElement("span");
   rules.className = "rules";
   rules.textContent = `(${fact.rules.join(", ")})`;
   row.appendChild(rules);
+  const neighbours = hasNeighbourList(fact);
   const show = document.createElement("button");
   show.className = "show";
   show.textContent = "show";
   show.dataset.subject = fact.subject;
-  show.title = `select the hexes of ${subjectLabel(fact.per, fact.subject)} in the pack`;
-  show.addEventListener("click", () => focusSubject(fact, fact.subject));
+  if (neighbours) {
+    // A list of countries, not hexes (issue 38): "show" lights their hexes and selects nothing.
+    show.title = `light up the hexes of the countries listed as neighbours of ${fact.subject}`;
+    show.addEventListener("click", () => showNeighbours(fact.subject));
+  } else {
+    show.title = `select the hexes of ${subjectLabel(fact.per, fact.subject)} in the pack`;
+    show.addEventListener("click", () => focusSubject(fact, fact.subject));
+  }
   row.appendChild(show);
   if (!fact.located && fact.canComplete) {
-    row.appendChild(completeButton(fact.fact, fact.label, fact.subject, subjectLabel(fact.per, fact.subject)));
+    row.appendChild(completeButton(fact.fact, fact.label, fact.subject, subjectLabel(fact.per, fact.subject),
+      fact.empty, row));
   }
+  if (fact.none && fact.canComplete) row.appendChild(takeBackButton(fact));
+  if (neighbours) row.appendChild(neighbourControl(fact.subject));
   if (fact.trusted) {
     const note = document.createElement("div");
     note.className = "trusted-note";
@@ -150,16 +170,126 @@ function factRow(fact, byFact) {
   return row;
 }
 
-function completeButton(factName, label, subject, shown) {
+function completeButton(factName, label, subject, shown, empty = false, row = null) {
   // The pack has a [complete] table: located facts count only once declared whole.
   const mark = document.createElement("button");
   mark.className = "complete";
   mark.textContent = "✓";
   mark.dataset.complete = subject;
   mark.dataset.fact = factName;
-  mark.title = `every ${label} of ${shown} is now marked (or it has none): list it under [complete]`;
-  mark.addEventListener("click", () => commit({kind: "complete", fact: factName, subject, value: true}));
+  mark.title = empty ? `nothing is marked as ${label} of ${shown}: ✓ asks whether it has none`
+    : `every ${label} of ${shown} is now marked: list it under [complete]`;
+  mark.addEventListener("click", () => {
+    if (empty) askNone(mark, factName, label, subject, shown, row);
+    else commit({kind: "complete", fact: factName, subject, value: true});
+  });
   return mark;
+}
+
+// Nothing marked: a ✓ would say "it has none", so the row asks first (issue 38), in the page itself
+// (Enter on the focused button declares it, Esc or "cancel" leaves the fact missing).
+function askNone(mark, factName, label, subject, shown, row) {
+  const host = row || mark.parentElement;
+  if (host.querySelector(".ask-none")) return;
+  const ask = document.createElement("div");
+  ask.className = "ask-none";
+  ask.setAttribute("role", "alertdialog");
+  ask.append(`Nothing is marked as ${label} of ${shown}. Declare that ${shown} has none? `);
+  const yes = document.createElement("button");
+  yes.className = "declare-none";
+  yes.textContent = "declare none";
+  yes.addEventListener("click", () => commit({kind: "complete", fact: factName, subject, value: true, none: true}));
+  const no = document.createElement("button");
+  no.className = "cancel-none";
+  no.textContent = "cancel";
+  no.addEventListener("click", () => { ask.remove(); status(`${label} of ${shown}: still missing`); });
+  ask.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") { event.stopPropagation(); no.click(); }
+  });
+  ask.append(yes, " ", no);
+  host.appendChild(ask);
+  yes.focus();
+}
+
+// "∅ declared none [take back]": the declaration undone without Ctrl+Z through later edits.
+function takeBackButton(fact) {
+  const back = document.createElement("button");
+  back.className = "take-back";
+  back.textContent = "take back";
+  back.title = `${fact.subject} is not declared to have no ${fact.label} any more: the fact is missing again`;
+  back.addEventListener("click", () => commit({kind: "complete", fact: fact.fact, subject: fact.subject,
+    value: false}));
+  return back;
+}
+
+// ---- neighbouring countries: a list the player sees and changes (issue 38) ----------------------------
+function hasNeighbourList(fact) {
+  return fact.fact === "neighbors" && state.model.neighbors && fact.subject in state.model.neighbors;
+}
+
+function neighbourControl(country) {
+  const listed = state.model.neighbors[country] || [];
+  const base = (state.model.base_neighbors || {})[country];
+  const box = document.createElement("div");
+  box.className = "neighbours";
+  box.dataset.country = country;
+  const list = document.createElement("span");
+  list.className = "listed";
+  if (!listed.length) list.append("none listed ");
+  for (const name of listed) {
+    const chip = document.createElement("span");
+    chip.className = "neighbour";
+    chip.dataset.neighbour = name;
+    chip.append(name);
+    const drop = document.createElement("button");
+    drop.className = "drop";
+    drop.textContent = "×";
+    drop.title = `${name} does not border ${country}`;
+    drop.setAttribute("aria-label", `remove ${name}`);
+    drop.addEventListener("click", () => setNeighbours(country, listed.filter((n) => n !== name)));
+    chip.appendChild(drop);
+    list.append(chip, " ");
+  }
+  box.appendChild(list);
+  const add = document.createElement("select");
+  add.className = "add-neighbour";
+  add.setAttribute("aria-label", `add a neighbour of ${country}`);
+  add.appendChild(new Option("add a country…", ""));
+  for (const name of state.model.choices.country) {
+    if (name !== country && !listed.includes(name)) add.appendChild(new Option(name, name));
+  }
+  add.addEventListener("change", () => { if (add.value) setNeighbours(country, [...listed, add.value]); });
+  box.appendChild(add);
+  if (base !== undefined) {
+    const from = document.createElement("div");
+    from.className = "base-neighbours";
+    const same = base.length === listed.length && base.every((n) => listed.includes(n));
+    from.append(same ? "as the base pack lists them" : `base pack: ${base.join(", ") || "none"} `);
+    if (!same) {
+      const reset = document.createElement("button");
+      reset.className = "use-base";
+      reset.textContent = "use the base pack's list";
+      reset.addEventListener("click", () => setNeighbours(country, [...base]));
+      from.appendChild(reset);
+    }
+    box.appendChild(from);
+  }
+  return box;
+}
+
+function setNeighbours(country, countries) {
+  const before = [...(state.model.neighbors[country] || [])];
+  commit({kind: "neighbors", country, before, after: countries});
+}
+
+// Light up the neighbours' hexes without selecting anything: the selection stays the player's.
+function showNeighbours(country) {
+  const listed = state.model.neighbors[country] || [];
+  const wanted = new Set(listed);
+  state.focus = new Set(Object.entries(state.model.hexes).filter(([, r]) => wanted.has(r.country)).map(([h]) => h));
+  refreshCells();
+  status(listed.length ? `neighbouring countries of ${country}: ${listed.join(", ")} (their hexes lit up)`
+    : `${country} lists no neighbouring country: add them in the list`);
 }
 
 // The events in rule order, each need with its count and missing subjects (the first editor's view).

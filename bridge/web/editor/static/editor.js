@@ -65,6 +65,7 @@ function onReply(reply) {
   if (id !== undefined) state.waiters.delete(id);
   state.pending--;
   if (state.pending === 0) document.body.dataset.busy = "no";
+  if (reply.neighbors) state.model.neighbors = reply.neighbors;
   if (reply.coverage) renderCoverage(reply.coverage, reply.facts);
   if ("dirty" in reply) setDirty(reply.dirty);
   if ("unsaved" in reply) showUnsaved(reply);
@@ -390,6 +391,7 @@ function applyRecords(records) {
 
 async function commit(entry) {
   // entry: {kind: "hexes", before, after} | {kind: "border", area, ids, member} | {kind: "box", zone, before, after}
+  //   | {kind: "complete", fact, subject, value, none} | {kind: "neighbors", country, before, after}
   // All the messages of one entry are one step of the server's history (one undo).
   state.step = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
   let reply;
@@ -419,7 +421,11 @@ async function perform(entry, reverse) {
     reply = await sendBorder(entry.area, entry.ids, member);
   } else if (entry.kind === "complete") {
     reply = await send({type: "complete", fact: entry.fact, subject: entry.subject,
-      value: reverse ? !entry.value : entry.value});
+      value: reverse ? !entry.value : entry.value, none: Boolean(entry.none) && !reverse});
+  } else if (entry.kind === "neighbors") {
+    const countries = reverse ? entry.before : entry.after;
+    state.model.neighbors[entry.country] = [...countries];
+    reply = await send({type: "neighbors", country: entry.country, countries});
   } else {
     const box = reverse ? entry.before : entry.after;
     if (box) state.model.boxes[entry.zone] = box; else delete state.model.boxes[entry.zone];
@@ -438,6 +444,7 @@ function onChanged(message) {
   state.model.hexes = message.hexes;
   state.model.border = message.border;
   state.model.boxes = message.boxes;
+  state.model.neighbors = message.neighbors;
   renderCoverage(message.coverage, message.facts);
   setDirty(message.dirty);
   showUnsaved(message);
