@@ -30,9 +30,11 @@ pytestmark = pytest.mark.skipif(
     reason=f"Chromium not found at {CHROMIUM} (apt-get install chromium, or set ADJUTANT_CHROMIUM)",
 )
 
-EASTERN_POLAND = '#coverage details[data-group="Poland"] li[data-fact="area_hexes"][data-subject="eastern_poland"]'
-NEIGHBOURS = '#coverage details[data-group="Poland"] li[data-fact="neighbors"][data-subject="Poland"]'
-TK_POLAND = ["Germany", "Russia", "Baltic States", "Rumania", "Hungary", "Czechoslovakia"]  # tk countries.toml
+POLAND = '#coverage details[data-group="Poland"]'
+EASTERN_POLAND = f'{POLAND} li[data-fact="area_hexes"][data-subject="eastern_poland"]'
+NEIGHBOURS = f'{POLAND} li[data-fact="neighbors"][data-subject="Poland"]'
+# Poland's neighbours in the base pack (rules/packs/tk/countries.toml), what a scaffold inherits.
+TK_POLAND = ["Germany", "Russia", "Baltic States", "Rumania", "Hungary", "Czechoslovakia"]
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +68,7 @@ def pack_check_text(pack: Path, capsys: Any) -> tuple[str, dict[str, Any]]:
     return head, report["facts"]
 
 
-def test_a_tick_on_a_fact_with_nothing_marked_asks_and_then_shows_declared_none(browser, tmp_path, capsys) -> None:
+def test_a_tick_on_an_empty_fact_asks_then_shows_declared_none(browser, tmp_path, capsys) -> None:
     pack = scaffold(tmp_path)
     capsys.readouterr()
     with EditorThread(pack, DEMO_MODULE) as editor:
@@ -162,8 +164,9 @@ def test_neighbouring_countries_are_shown_changed_and_confirmed(browser, tmp_pat
         saved = load_pack(pack)
         assert list(saved.countries["Poland"].neighbors) == changed
         assert "Poland" in saved.complete["neighbors"]
-        assert saved.countries["Poland"].capital == load_pack("tk").countries["Poland"].capital  # merged
-        assert list(saved.countries["Rumania"].neighbors) == list(load_pack("tk").countries["Rumania"].neighbors)
+        tk = load_pack("tk")
+        assert saved.countries["Poland"].capital == tk.countries["Poland"].capital  # merged
+        assert saved.countries["Rumania"].neighbors == tk.countries["Rumania"].neighbors
         own = own_countries(pack)  # only what differs from the base: Poland's list, nothing else
         assert own == {"Poland": {"neighbors": changed}}
         # Back to the base's list: the pack's own override goes, the base's list is what it reads.
