@@ -30,6 +30,7 @@ from tomlkit.items import Table
 
 from bridge.mapping.cells import module_cells
 from bridge.mapping.mapper import VassalMapping
+from bridge.reports.pack_report import capitals_off_module
 from bridge.web.editor.history import EditHistory, Key
 from bridge.web.editor.neighbors import NeighbourError, base_neighbours, check_neighbours, write_neighbours
 from bridge.web.editor.tracks import track_models
@@ -263,20 +264,9 @@ class EditorSession:
         return out
 
     def _capital_on_module(self, pack: Pack, data: dict[str, Any]) -> None:
-        """A Capital located on a hex this module does not have (the base pack's France w3516 on another
-        game's map) is not located here: it moves to missing, with the reason shown in the page."""
-        notes = data.setdefault("notes", {})
-        if not self.module_hexes:  # no grid could be drawn: nothing to tell a real hex from a missing one
-            return
-        for country in list(data["have"]):
-            hex_id = FACT_KINDS["capital"].lookup(pack, country)
-            marked = [h for h, i in pack.hexes.items()
-                      if i.country == country and i.capital and h in self.module_hexes]
-            if isinstance(hex_id, str) and hex_id not in self.module_hexes and not marked:
-                data["have"].remove(country)
-                data["missing"].append(country)
-                notes[country] = f"its Capital {hex_id} (from the pack's countries table) is not a hex of " \
-                                 f"module {self.module.name}: mark the Capital hex with K"
+        """A Capital on a hex this module lacks is not located here (bridge/reports/pack_report.py: the
+        same adjustment `pack check --module` makes, so both count the same facts)."""
+        capitals_off_module(pack, data, self.module_hexes, self.module.name)
 
     @staticmethod
     def _hexes_of(pack: Pack, per: str, subject: str) -> list[str]:
