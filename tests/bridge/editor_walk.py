@@ -89,5 +89,5 @@ def complete_poland(page: Any) -> Actions:
 def poland_facts(page: Any) -> tuple[int, int]:
     """(located, total) facts of Poland's group, as the sidebar counts them."""
     text = page.locator('#coverage details[data-group="Poland"] summary .count').inner_text()
-    located, _, total = text.strip().partition(" of ")
-    return int(located), int(total)
+    located, _, total = text.strip().partition(" of ")  # " 5 of 7" or " 7 of 7 (1 declared none)"
+    return int(located), int(total.split()[0])

@@ -81,3 +81,24 @@ def test_neighbours_are_checked_undone_and_saved_as_what_differs(scaffold) -> No
     for name in session.save():
         assert "countries" not in tomllib.loads((scaffold / name).read_text())
     assert list(load_pack(scaffold).countries["Poland"].neighbors) == base
+
+
+def test_a_regions_list_is_its_own_and_its_hexes_borders_are_shown_apart(scaffold) -> None:
+    """16.2.2 Step 10: a Region's neighbours are its `[areas.x] neighbors` and the countries its hexes
+    border."""
+    session = EditorSession(scaffold, DEMO_MODULE)
+    with pytest.raises(EditError, match="'Narnia' is not an area"):
+        session.apply({"type": "neighbors", "area": "Narnia", "countries": []})
+    session.apply({"type": "neighbors", "area": "ukraine", "countries": ["Poland"]})
+    # A Russian hex of Ukraine that borders Rumania (marked on the map, not in the list).
+    session.apply({"type": "restore", "records": {"e3609": {"country": "Russia", "area": "ukraine",
+                                                            "borders": ["Rumania"]}}})
+    line = next(c for c in session.coverage() if c["fact"] == "area_neighbors" and "ukraine" in c["missing"])
+    assert line["values"]["ukraine"] == ["Poland", "Rumania"]
+    assert session.area_neighbors["ukraine"] == ["Poland"]
+    session.save()
+    own = {}
+    for path in scaffold.glob("*.toml"):
+        own.update(tomllib.loads(path.read_text()).get("areas", {}))
+    assert own == {"ukraine": {"neighbors": ["Poland"]}}
+    assert load_pack(scaffold).areas["ukraine"].neighbors == ("Poland",)

@@ -211,3 +211,34 @@ def test_the_page_and_pack_check_give_one_count_in_the_same_words(browser, tmp_p
         assert page.errors == []
     head, counted = pack_check_text(pack, capsys)
     assert head.endswith(after), (head, after)
+
+
+def test_a_regions_neighbouring_countries_get_the_same_control(browser, tmp_path, capsys) -> None:
+    """16.2.2 Step 10 reads the countries bordering an Ostland Region (Ukraine): tk lists none, so its ✓
+    asks first; a country added from the list is confirmed without asking and saved as `[areas.x]`."""
+    pack = scaffold(tmp_path)
+    capsys.readouterr()
+    with EditorThread(pack, DEMO_MODULE) as editor:
+        page = open_editor(browser, editor.url)
+        page.click('#coverage details[data-group="Russia"] summary')
+        row = page.locator('#coverage details[data-group="Russia"] li[data-fact="area_neighbors"]'
+                           '[data-subject="ukraine"]')
+        assert "none listed" in row.locator(".neighbours").inner_text()
+        row.locator("button.complete").click()
+        assert "Declare that Ukraine has none?" in row.locator(".ask-none").inner_text()
+        row.locator("button.cancel-none").click()
+        row.locator("select.add-neighbour").select_option("Poland")
+        settled(page)
+        assert [c.get_attribute("data-neighbour") for c in row.locator(".neighbour").all()] == ["Poland"]
+        row.locator("button.show").click()  # lights Poland's hexes (Krakow), selects nothing
+        assert page.evaluate("state.selected.size") == 0
+        assert {editor.session.hexes[h]["country"] for h in page.evaluate("[...state.focus]")} == {"Poland"}
+        row.locator("button.complete").click()
+        settled(page)
+        assert row.locator(".ask-none").count() == 0 and row.inner_text().startswith("✓")
+        page.keyboard.press("Control+s")
+        page.wait_for_selector("body[data-dirty=no]", state="attached")
+        assert page.errors == []
+    saved = load_pack(pack)
+    assert saved.areas["ukraine"].neighbors == ("Poland",) and "ukraine" in saved.complete["area_neighbors"]
+    assert saved.areas["ukraine"].name == "Ukraine"  # merged with the base's entry field by field

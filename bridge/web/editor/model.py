@@ -117,6 +117,10 @@ class EditorSession:
         self.neighbors: dict[str, list[str]] = {c: list(i.neighbors) for c, i in self.pack.countries.items()}
         self.base_neighbors = base_neighbours(inherited_tables(self.pack_dir))
         self.changed_neighbors: set[str] = set()
+        # A region's own list (`[areas.x] neighbors`, 16.2.2 Step 10); its hexes' borders add to it.
+        self.area_neighbors: dict[str, list[str]] = {a: list(i.neighbors) for a, i in self.pack.areas.items()}
+        self.base_area_neighbors = base_neighbours(inherited_tables(self.pack_dir), "areas")
+        self.changed_area_neighbors: set[str] = set()
         self.track_edits: dict[str, dict[str, Any]] = {}  # tracks drawn on the page (web/editor/tracks.py)
         self.cells = module_cells(self.module)
         # Every pack hex id the module's maps have: a located fact on a hex the module lacks (the base
@@ -216,6 +220,7 @@ class EditorSession:
         out.update({("border", a): list(v) for a, v in self.border.items() if v})
         out.update({("box", z): b for z, b in self.boxes.items()})
         out.update({("neighbors", c): list(v) for c, v in self.neighbors.items()})
+        out.update({("area_neighbors", a): list(v) for a, v in self.area_neighbors.items()})
         for fact, listed in (self.complete or {}).items():
             out[("complete", fact)] = listed if isinstance(listed, str) else sorted(listed)
         return out
@@ -226,6 +231,7 @@ class EditorSession:
         counted = count_facts(lines)  # the count `pack check` prints, in the same words (issue 38)
         return {"coverage": lines, "facts": {**counted.to_json(), "text": counted.text()},
                 "neighbors": self.neighbors, "base_neighbors": self.base_neighbors,
+                "area_neighbors": self.area_neighbors, "base_area_neighbors": self.base_area_neighbors,
                 "dirty": self.dirty, "unsaved": self.unsaved(),
                 "undo": len(self.history.undo_steps), "redo": len(self.history.redo_steps)}
 
@@ -239,8 +245,10 @@ class EditorSession:
             f: v if isinstance(v, str) else frozenset(v) for f, v in self.complete.items()}
         countries = {c: dataclasses.replace(i, neighbors=tuple(self.neighbors.get(c, i.neighbors)))
                      for c, i in self.pack.countries.items()}
+        areas = {a: dataclasses.replace(i, neighbors=tuple(self.area_neighbors.get(a, i.neighbors)))
+                 for a, i in self.pack.areas.items()}
         return dataclasses.replace(self.pack, hexes=hexes, border_defense=border, complete=complete,
-                                   countries=countries)
+                                   countries=countries, areas=areas)
 
     def coverage(self) -> list[dict[str, Any]]:
         """rules.facts.coverage of the edited pack, with the hexes to highlight for each subject."""
@@ -260,6 +268,8 @@ class EditorSession:
             # Subjects with nothing of the fact marked: their ✓ declares "none", which the page asks
             # about first (issue 38: a silent ✓ on "Eastern Poland: hexes" recorded none without a word).
             data["empty"] = [s for s in line.lack if not line_kind.lookup(pack, s)]
+            if line.fact == "area_neighbors":  # its own list and what its hexes' borders add (shown apart)
+                data["values"] = {s: list(line_kind.lookup(pack, s)) for s in (*line.have, *line.lack)}
             out.append(data)
         return out
 
@@ -301,6 +311,8 @@ class EditorSession:
             keys.append(("box", message["zone"]))
         elif kind == "neighbors" and isinstance(message.get("country"), str):
             keys.append(("neighbors", message["country"]))
+        elif kind == "neighbors" and isinstance(message.get("area"), str):
+            keys.append(("area_neighbors", message["area"]))
         return keys
 
     def _read_entry(self, key: Key) -> Any:
@@ -313,6 +325,8 @@ class EditorSession:
             return self.boxes.get(name)
         if kind == "neighbors":
             return list(self.neighbors[name]) if name in self.neighbors else None
+        if kind == "area_neighbors":
+            return list(self.area_neighbors[name]) if name in self.area_neighbors else None
         return (self.complete, set(self.capitals_marked))
 
     def _write_entry(self, key: Key, value: Any) -> None:
@@ -339,6 +353,10 @@ class EditorSession:
             if value is not None:
                 self.neighbors[name] = list(value)
                 self.changed_neighbors.add(name)
+        elif kind == "area_neighbors":
+            if value is not None:
+                self.area_neighbors[name] = list(value)
+                self.changed_area_neighbors.add(name)
         else:
             complete, marked = value
             if complete is not None:
@@ -385,13 +403,7 @@ class EditorSession:
         elif kind == "box":
             self._box(message.get("zone"), message.get("box"))
         elif kind == "neighbors":
-            try:
-                listed = check_neighbours(message.get("country"), message.get("countries"),
-                                          self.pack.countries, self.pack.name)
-            except NeighbourError as exc:
-                raise EditError(str(exc)) from None
-            self.neighbors[message["country"]] = listed
-            self.changed_neighbors.add(message["country"])
+            self._neighbours(message)
         elif kind == "complete":
             self._complete(message.get("fact"), message.get("subject"), message.get("value"),
                            message.get("none", False))
@@ -407,6 +419,22 @@ class EditorSession:
             self.track_edits[track["name"]] = track
         else:
             raise EditError(f"unknown edit {kind!r}")
+
+    def _neighbours(self, message: dict[str, Any]) -> None:
+        """A country's (or a region's) neighbouring countries, as the page lists them (neighbors.py)."""
+        area = "area" in message
+        subject = message.get("area" if area else "country")
+        try:
+            listed = check_neighbours(subject, message.get("countries"), self.pack.countries, self.pack.name,
+                                      self.pack.areas if area else None, "an area" if area else "a country")
+        except NeighbourError as exc:
+            raise EditError(str(exc)) from None
+        if area:
+            self.area_neighbors[subject] = listed
+            self.changed_area_neighbors.add(subject)
+        else:
+            self.neighbors[subject] = listed
+            self.changed_neighbors.add(subject)
 
     def _hex_ids(self, hexes: Any) -> list[str]:
         if (not isinstance(hexes, list) or len(hexes) > 2000
@@ -624,6 +652,10 @@ class EditorSession:
         if self.changed_neighbors:
             path = self._file_with("countries") or self._file_with("hexes") or self._new_hexes_file()
             write_neighbours(document(path), self.neighbors, self.base_neighbors, self.changed_neighbors)
+        if self.changed_area_neighbors:
+            path = self._file_with("areas") or self._file_with("hexes") or self._new_hexes_file()
+            write_neighbours(document(path), self.area_neighbors, self.base_area_neighbors,
+                             self.changed_area_neighbors, "areas")
         if self.track_edits:
             from bridge.web.editor.tracks import write_tracks
 
@@ -656,6 +688,7 @@ class EditorSession:
         self.changed_boxes.clear()
         self.changed_complete.clear()
         self.changed_neighbors.clear()
+        self.changed_area_neighbors.clear()
         self._saved = self._entries()
         self.track_edits.clear()
         if isinstance(reloaded.extra.get("vassal"), dict):

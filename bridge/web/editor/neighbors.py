@@ -21,11 +21,13 @@ class NeighbourError(ValueError):
     """A list the page must not send (a name not of the pack); the session turns it into an EditError."""
 
 
-def check_neighbours(country: Any, listed: Any, countries: Iterable[str], pack_name: str) -> list[str]:
-    """The list as the pack will hold it: countries of the pack, never the country itself, each once."""
+def check_neighbours(country: Any, listed: Any, countries: Iterable[str], pack_name: str,
+                     subjects: Iterable[str] | None = None, what: str = "a country") -> list[str]:
+    """The list as the pack will hold it: countries of the pack, never the subject itself, each once.
+    `subjects` are those that may have a list (the countries, or the areas for a region's list)."""
     known = set(countries)
-    if not isinstance(country, str) or country not in known:
-        raise NeighbourError(f"{country!r} is not a country of pack {pack_name}")
+    if not isinstance(country, str) or country not in (known if subjects is None else set(subjects)):
+        raise NeighbourError(f"{country!r} is not {what} of pack {pack_name}")
     if not isinstance(listed, list) or len(listed) > MAX_NEIGHBOURS:
         raise NeighbourError(f"neighbours are a list of at most {MAX_NEIGHBOURS} countries")
     out: list[str] = []
@@ -39,21 +41,22 @@ def check_neighbours(country: Any, listed: Any, countries: Iterable[str], pack_n
     return out
 
 
-def base_neighbours(inherited: dict[str, Any]) -> dict[str, list[str]]:
-    """The base pack's lists (its raw `countries` table), for the page to show what a pack inherits."""
+def base_neighbours(inherited: dict[str, Any], table: str = "countries") -> dict[str, list[str]]:
+    """The base pack's lists (its raw `countries` or `areas` table), to show what a pack inherits."""
     out: dict[str, list[str]] = {}
-    for name, entry in (inherited.get("countries") or {}).items():
+    for name, entry in (inherited.get(table) or {}).items():
         if isinstance(entry, dict):
             out[name] = [str(n) for n in entry.get("neighbors", []) or []]
     return out
 
 
 def write_neighbours(doc: Any, lists: dict[str, list[str]], base: dict[str, list[str]],
-                     changed: Iterable[str]) -> None:
-    """Each changed country's list into the pack's own `[countries]`, only where it differs from the base."""
-    if "countries" not in doc:
-        doc.add("countries", tomlkit.table(is_super_table=True))
-    table = doc["countries"]
+                     changed: Iterable[str], table_name: str = "countries") -> None:
+    """Each changed list into the pack's own `[countries]` (or `[areas]`), only where it differs from the
+    base pack's."""
+    if table_name not in doc:
+        doc.add(table_name, tomlkit.table(is_super_table=True))
+    table = doc[table_name]
     for country in sorted(changed):
         value = lists.get(country, [])
         entry = table.get(country)
@@ -68,4 +71,4 @@ def write_neighbours(doc: Any, lists: dict[str, list[str]], base: dict[str, list
             table[country] = entry
         entry["neighbors"] = value
     if not table:  # every list back to the base's: no empty [countries] left behind
-        del doc["countries"]
+        del doc[table_name]

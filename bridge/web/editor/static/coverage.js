@@ -33,6 +33,7 @@ function coverageFacts(lines) {
       // Declared none (issue 38): complete with nothing located, shown as such, never as a plain tick.
       if ((line.none || []).includes(subject) && !line.missing.includes(subject)) fact.none = true;
       if ((line.empty || []).includes(subject)) fact.empty = true;
+      if (line.values && line.values[subject]) fact.values = line.values[subject];
       if (line.notes && line.notes[subject]) fact.note = line.notes[subject];
     }
   }
@@ -142,8 +143,8 @@ function factRow(fact, byFact) {
   show.dataset.subject = fact.subject;
   if (neighbours) {
     // A list of countries, not hexes (issue 38): "show" lights their hexes and selects nothing.
-    show.title = `light up the hexes of the countries listed as neighbours of ${fact.subject}`;
-    show.addEventListener("click", () => showNeighbours(fact.subject));
+    show.title = `light up the hexes of the countries listed as neighbours of ${subjectLabel(fact.per, fact.subject)}`;
+    show.addEventListener("click", () => showNeighbours(fact));
   } else {
     show.title = `select the hexes of ${subjectLabel(fact.per, fact.subject)} in the pack`;
     show.addEventListener("click", () => focusSubject(fact, fact.subject));
@@ -154,7 +155,7 @@ function factRow(fact, byFact) {
       fact.empty, row));
   }
   if (fact.none && fact.canComplete) row.appendChild(takeBackButton(fact));
-  if (neighbours) row.appendChild(neighbourControl(fact.subject));
+  if (neighbours) row.appendChild(neighbourControl(fact));
   if (fact.trusted) {
     const note = document.createElement("div");
     note.className = "trusted-note";
@@ -223,16 +224,28 @@ function takeBackButton(fact) {
 }
 
 // ---- neighbouring countries: a list the player sees and changes (issue 38) ----------------------------
-function hasNeighbourList(fact) {
-  return fact.fact === "neighbors" && state.model.neighbors && fact.subject in state.model.neighbors;
+// A country's list (`[countries.X] neighbors`) or a region's (`[areas.x] neighbors`, to which its hexes'
+// borders add: shown apart, changed on the map).
+function neighbourLists(fact) {
+  if (fact.fact === "neighbors") return {own: state.model.neighbors, base: state.model.base_neighbors};
+  if (fact.fact === "area_neighbors") return {own: state.model.area_neighbors, base: state.model.base_area_neighbors};
+  return null;
 }
 
-function neighbourControl(country) {
-  const listed = state.model.neighbors[country] || [];
-  const base = (state.model.base_neighbors || {})[country];
+function hasNeighbourList(fact) {
+  const lists = neighbourLists(fact);
+  return Boolean(lists && lists.own && fact.subject in lists.own);
+}
+
+function neighbourControl(fact) {
+  const subject = fact.subject;
+  const shown = subjectLabel(fact.per, subject);
+  const lists = neighbourLists(fact);
+  const listed = lists.own[subject] || [];
+  const base = (lists.base || {})[subject];
   const box = document.createElement("div");
   box.className = "neighbours";
-  box.dataset.country = country;
+  box.dataset.subject = subject;
   const list = document.createElement("span");
   list.className = "listed";
   if (!listed.length) list.append("none listed ");
@@ -244,22 +257,29 @@ function neighbourControl(country) {
     const drop = document.createElement("button");
     drop.className = "drop";
     drop.textContent = "×";
-    drop.title = `${name} does not border ${country}`;
+    drop.title = `${name} does not border ${shown}`;
     drop.setAttribute("aria-label", `remove ${name}`);
-    drop.addEventListener("click", () => setNeighbours(country, listed.filter((n) => n !== name)));
+    drop.addEventListener("click", () => setNeighbours(fact, listed.filter((n) => n !== name)));
     chip.appendChild(drop);
     list.append(chip, " ");
   }
   box.appendChild(list);
   const add = document.createElement("select");
   add.className = "add-neighbour";
-  add.setAttribute("aria-label", `add a neighbour of ${country}`);
+  add.setAttribute("aria-label", `add a neighbour of ${shown}`);
   add.appendChild(new Option("add a country…", ""));
   for (const name of state.model.choices.country) {
-    if (name !== country && !listed.includes(name)) add.appendChild(new Option(name, name));
+    if (name !== subject && !listed.includes(name)) add.appendChild(new Option(name, name));
   }
-  add.addEventListener("change", () => { if (add.value) setNeighbours(country, [...listed, add.value]); });
+  add.addEventListener("change", () => { if (add.value) setNeighbours(fact, [...listed, add.value]); });
   box.appendChild(add);
+  const fromHexes = (fact.values || []).filter((n) => !listed.includes(n));
+  if (fromHexes.length) {
+    const more = document.createElement("div");
+    more.className = "hex-neighbours";
+    more.textContent = `also, from its hexes' borders: ${fromHexes.join(", ")}`;
+    box.appendChild(more);
+  }
   if (base !== undefined) {
     const from = document.createElement("div");
     from.className = "base-neighbours";
@@ -269,7 +289,7 @@ function neighbourControl(country) {
       const reset = document.createElement("button");
       reset.className = "use-base";
       reset.textContent = "use the base pack's list";
-      reset.addEventListener("click", () => setNeighbours(country, [...base]));
+      reset.addEventListener("click", () => setNeighbours(fact, [...base]));
       from.appendChild(reset);
     }
     box.appendChild(from);
@@ -277,19 +297,23 @@ function neighbourControl(country) {
   return box;
 }
 
-function setNeighbours(country, countries) {
-  const before = [...(state.model.neighbors[country] || [])];
-  commit({kind: "neighbors", country, before, after: countries});
+function setNeighbours(fact, countries) {
+  const lists = neighbourLists(fact);
+  const before = [...(lists.own[fact.subject] || [])];
+  const key = fact.fact === "neighbors" ? "country" : "area";
+  commit({kind: "neighbors", key, subject: fact.subject, before, after: countries});
 }
 
 // Light up the neighbours' hexes without selecting anything: the selection stays the player's.
-function showNeighbours(country) {
-  const listed = state.model.neighbors[country] || [];
+function showNeighbours(fact) {
+  const lists = neighbourLists(fact);
+  const listed = [...new Set([...(lists.own[fact.subject] || []), ...(fact.values || [])])];
   const wanted = new Set(listed);
   state.focus = new Set(Object.entries(state.model.hexes).filter(([, r]) => wanted.has(r.country)).map(([h]) => h));
   refreshCells();
-  status(listed.length ? `neighbouring countries of ${country}: ${listed.join(", ")} (their hexes lit up)`
-    : `${country} lists no neighbouring country: add them in the list`);
+  const shown = subjectLabel(fact.per, fact.subject);
+  status(listed.length ? `neighbouring countries of ${shown}: ${listed.join(", ")} (their hexes lit up)`
+    : `${shown} lists no neighbouring country: add them in the list`);
 }
 
 // The events in rule order, each need with its count and missing subjects (the first editor's view).

@@ -66,6 +66,7 @@ function onReply(reply) {
   state.pending--;
   if (state.pending === 0) document.body.dataset.busy = "no";
   if (reply.neighbors) state.model.neighbors = reply.neighbors;
+  if (reply.area_neighbors) state.model.area_neighbors = reply.area_neighbors;
   if (reply.coverage) renderCoverage(reply.coverage, reply.facts);
   if ("dirty" in reply) setDirty(reply.dirty);
   if ("unsaved" in reply) showUnsaved(reply);
@@ -391,7 +392,7 @@ function applyRecords(records) {
 
 async function commit(entry) {
   // entry: {kind: "hexes", before, after} | {kind: "border", area, ids, member} | {kind: "box", zone, before, after}
-  //   | {kind: "complete", fact, subject, value, none} | {kind: "neighbors", country, before, after}
+  //   | {kind: "complete", fact, subject, value, none} | {kind: "neighbors", key: "country"|"area", subject, before, after}
   // All the messages of one entry are one step of the server's history (one undo).
   state.step = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
   let reply;
@@ -424,8 +425,9 @@ async function perform(entry, reverse) {
       value: reverse ? !entry.value : entry.value, none: Boolean(entry.none) && !reverse});
   } else if (entry.kind === "neighbors") {
     const countries = reverse ? entry.before : entry.after;
-    state.model.neighbors[entry.country] = [...countries];
-    reply = await send({type: "neighbors", country: entry.country, countries});
+    const lists = entry.key === "country" ? state.model.neighbors : state.model.area_neighbors;
+    lists[entry.subject] = [...countries];
+    reply = await send({type: "neighbors", [entry.key]: entry.subject, countries});
   } else {
     const box = reverse ? entry.before : entry.after;
     if (box) state.model.boxes[entry.zone] = box; else delete state.model.boxes[entry.zone];
@@ -445,6 +447,7 @@ function onChanged(message) {
   state.model.border = message.border;
   state.model.boxes = message.boxes;
   state.model.neighbors = message.neighbors;
+  state.model.area_neighbors = message.area_neighbors;
   renderCoverage(message.coverage, message.facts);
   setDirty(message.dirty);
   showUnsaved(message);
