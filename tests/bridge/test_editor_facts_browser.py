@@ -242,3 +242,21 @@ def test_a_regions_neighbouring_countries_get_the_same_control(browser, tmp_path
     saved = load_pack(pack)
     assert saved.areas["ukraine"].neighbors == ("Poland",) and "ukraine" in saved.complete["area_neighbors"]
     assert saved.areas["ukraine"].name == "Ukraine"  # merged with the base's entry field by field
+
+
+def test_the_by_event_view_asks_too_and_names_what_is_declared_none(browser, tmp_path, capsys) -> None:
+    pack = scaffold(tmp_path)
+    capsys.readouterr()
+    with EditorThread(pack, DEMO_MODULE) as editor:
+        page = open_editor(browser, editor.url)
+        page.select_option("#coverage-group", "event")
+        item = page.locator('#coverage li[data-rule="16.1.1"][data-fact="area_hexes"]')
+        item.locator('button.complete[data-complete="eastern_poland"]').click()
+        assert "Declare that Eastern Poland has none?" in item.locator(".ask-none").inner_text()
+        assert editor.session.unsaved() == 0
+        item.locator("button.declare-none").click()
+        settled(page)
+        assert "declared none: Eastern Poland" in item.inner_text()
+        assert "eastern_poland" in editor.session.complete["area_hexes"]
+        assert "(1 declared none)" in page.inner_text("#coverage-count")
+        assert page.errors == []

@@ -335,6 +335,13 @@ function renderByEvent(lines, list) {
       note.textContent = `trusted, not confirmed (no [complete] entry names ${line.fact}): ${names.join(", ")}`;
       item.appendChild(note);
     }
+    const none = (line.none || []).filter((subject) => line.have.includes(subject));
+    if (none.length) {
+      const said = document.createElement("div");
+      said.className = "declared-none";
+      said.textContent = `declared none: ${none.map((subject) => subjectLabel(line.per, subject)).join(", ")}`;
+      item.appendChild(said);
+    }
     if (line.missing.length) {
       const lack = document.createElement("div");
       lack.className = "lack";
@@ -346,7 +353,10 @@ function renderByEvent(lines, list) {
         button.title = `show where ${subject} is`;
         button.addEventListener("click", () => focusSubject(line, subject));
         lack.appendChild(button);
-        if (line.can_complete) lack.appendChild(completeButton(line.fact, line.label, subject, button.textContent));
+        if (line.can_complete) {
+          lack.appendChild(completeButton(line.fact, line.label, subject, button.textContent,
+            (line.empty || []).includes(subject), lack));
+        }
       }
       item.appendChild(lack);
     }
