@@ -309,10 +309,10 @@ class EditorSession:
             keys.append(("border", message["area"]))
         elif kind == "box" and isinstance(message.get("zone"), str):
             keys.append(("box", message["zone"]))
-        elif kind == "neighbors" and isinstance(message.get("country"), str):
+        elif kind == "neighbors" and "area" in message and isinstance(message["area"], str):
+            keys.append(("area_neighbors", message["area"]))  # as _neighbours reads it: "area" first
+        elif kind == "neighbors" and "area" not in message and isinstance(message.get("country"), str):
             keys.append(("neighbors", message["country"]))
-        elif kind == "neighbors" and isinstance(message.get("area"), str):
-            keys.append(("area_neighbors", message["area"]))
         return keys
 
     def _read_entry(self, key: Key) -> Any:
