@@ -144,15 +144,24 @@ def test_neighbouring_countries_are_shown_changed_and_confirmed(browser, tmp_pat
         settled(page)
         changed = [n for n in TK_POLAND if n != "Hungary"] + ["Sweden"]
         assert [c.get_attribute("data-neighbour") for c in chips.all()] == changed
+        # A second page on the same editor shows the changed list at once.
+        other = open_editor(browser, editor.url)
+        open_poland(other)
+        other_chips = other.locator(f"{NEIGHBOURS} .neighbours .neighbour")
+        assert [c.get_attribute("data-neighbour") for c in other_chips.all()] == changed
         assert editor.session.neighbors["Poland"] == changed
         assert "base pack: " + ", ".join(TK_POLAND) in row.inner_text()
         # Ctrl+Z takes Sweden back, Ctrl+Y puts it again.
         page.keyboard.press("Control+z")
         settled(page)
         assert "Sweden" not in [c.get_attribute("data-neighbour") for c in chips.all()]
+        other.wait_for_function(f"!document.querySelector('{NEIGHBOURS} .neighbour[data-neighbour=Sweden]')")
         page.keyboard.press("Control+y")
         settled(page)
         assert [c.get_attribute("data-neighbour") for c in chips.all()] == changed
+        other.wait_for_function(f"document.querySelector('{NEIGHBOURS} .neighbour[data-neighbour=Sweden]')")
+        assert other.errors == []
+        other.close()
         # ✓ confirms what is shown.
         assert not row.inner_text().startswith("✓")
         row.locator("button.complete").click()
