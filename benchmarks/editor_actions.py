@@ -46,7 +46,7 @@ def run() -> None:
             after = poland_facts(page)
     kinds = collections.Counter(entry.split(" ")[0] for entry in actions.log)
     facts = after[0] - before[0]
-    print(f"Poland on a scaffolded demo pack: {before[0]} -> {after[0]} of {after[1]} facts located")
+    print(f"Poland on a scaffolded demo pack: {before[0]} -> {after[0]} of {after[1]} facts complete")
     print(f"actions: {len(actions.log)} ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))})")
     print(f"actions per fact: {len(actions.log) / max(1, facts):.1f}")
     print(f"wall time of the scripted walk: {elapsed:.1f} s (page and server, not the player)")

@@ -369,3 +369,56 @@ def coverage(pack: Pack, rules: Iterable[str] | None = None) -> list[CoverageLin
             lines.append(CoverageLine(rule, need.fact, kind.label, kind.per, tuple(have), tuple(lack),
                                       trusted, none))
     return lines
+
+
+@dataclass(frozen=True)
+class FactCount:
+    """How many map facts a pack has, each fact of each subject counted once (Poland's City hexes are
+    one fact however many events read them): the one count `pack check` and the editor both show.
+
+    Why one count (issue 38): `pack check` used to add up every event's missing subjects ("414 missing")
+    while the editor counted each fact once ("8 of 100 facts"), so the two never agreed on one pack."""
+
+    total: int
+    complete: int  # located in full, or declared none, as the pack's [complete] table says
+    none: int  # of `complete`: declared none (nothing located, and the pack says that is all)
+    trusted: int  # located, but taken as whole only because the pack trusts the fact (issue 22)
+    missing: int
+
+    def text(self) -> str:
+        """'8 of 100 map facts complete (1 declared none), 92 missing': the same words in both places."""
+        out = f"{self.complete} of {self.total} map facts complete"
+        if self.none:
+            out += f" ({self.none} declared none)"
+        if self.trusted:
+            out += f", {self.trusted} trusted, not confirmed"
+        return f"{out}, {self.missing} missing"
+
+    def to_json(self) -> dict[str, int]:
+        return {"total": self.total, "complete": self.complete, "none": self.none,
+                "trusted": self.trusted, "missing": self.missing}
+
+
+def count_facts(lines: Iterable[CoverageLine | dict[str, Any]]) -> FactCount:
+    """Count coverage lines (`coverage`, or their JSON as the editor adjusts it) per fact and subject.
+
+    A subject missing from any line is missing (the editor moves a Capital the module lacks to missing);
+    a located subject is trusted where the pack trusts the fact, else complete, and declared none when
+    the pack locates nothing of it."""
+    state: dict[tuple[str, str], str] = {}
+    rank = {"complete": 0, "none": 1, "trusted": 2, "missing": 3}
+    for line in lines:
+        data = line.to_json() if isinstance(line, CoverageLine) else line
+        trusted, none = set(data.get("trusted", ())), set(data.get("none", ()))
+        for subject in data["have"]:
+            found = "trusted" if subject in trusted else "none" if subject in none else "complete"
+            key = (data["fact"], subject)
+            if key not in state or rank[found] > rank[state[key]]:
+                state[key] = found
+        for subject in data["missing"]:
+            state[(data["fact"], subject)] = "missing"
+    tally = {name: 0 for name in rank}
+    for found in state.values():
+        tally[found] += 1
+    return FactCount(total=len(state), complete=tally["complete"] + tally["none"], none=tally["none"],
+                     trusted=tally["trusted"], missing=tally["missing"])

@@ -13,18 +13,64 @@ from rules.packs import Pack
 from vassal_parser.module import Module
 
 
-def coverage_report(pack: Pack) -> dict[str, Any]:
-    """Per event and per declared need, the subjects the pack has / lacks the fact for (rules.facts)."""
-    from rules.facts import coverage, trusted_facts
+def coverage_report(pack: Pack, module_hexes: set[str] | None = None,
+                    module_name: str = "") -> dict[str, Any]:
+    """Per event and per declared need, the subjects the pack has / lacks the fact for (rules.facts);
+    with the module's hex ids, a Capital on a hex the module lacks is missing, as in the editor."""
+    from rules.facts import count_facts, coverage, trusted_facts
 
-    lines = coverage(pack)
+    lines = [line.to_json() for line in coverage(pack)]
+    if module_hexes is not None:
+        for data in lines:
+            if data["fact"] == "capital":
+                capitals_off_module(pack, data, module_hexes, module_name)
+    counted = count_facts(lines)  # each fact of each subject once: the editor's count too (issue 38)
     return {"events": len(pack.events),
             "trusted_facts": trusted_facts(pack),
-            "coverage": [line.to_json() for line in lines],
-            "facts_missing": sum(len(line.lack) for line in lines),
+            "coverage": lines,
+            "facts": counted.to_json(),
+            "facts_missing": counted.missing,
             "incomplete": list(pack.incomplete),
             # Areas are named in text as the rules text names them ("Eastern Poland"), ids stay in JSON.
             "area_names": {a: info.name for a, info in sorted(pack.areas.items())}}
+
+
+def capitals_off_module(pack: Pack, data: dict[str, Any], module_hexes: set[str], module_name: str) -> None:
+    """A Capital located on a hex this module does not have (the base pack's France w3516 on another
+    game's map) is not located here: it moves from `have` to `missing` of the capital coverage line
+    (JSON form), with the reason under `notes`. Without any module hex (no grid could be drawn) there is
+    nothing to tell a real hex from a missing one, and nothing moves."""
+    from rules.facts import FACT_KINDS
+
+    notes = data.setdefault("notes", {})
+    if not module_hexes:
+        return
+    for country in list(data["have"]):
+        hex_id = FACT_KINDS["capital"].lookup(pack, country)
+        marked = [h for h, i in pack.hexes.items()
+                  if i.country == country and i.capital and h in module_hexes]
+        if isinstance(hex_id, str) and hex_id not in module_hexes and not marked:
+            data["have"].remove(country)
+            data["missing"].append(country)
+            notes[country] = f"its Capital {hex_id} (from the pack's countries table) is not a hex of " \
+                             f"module {module_name}: mark the Capital hex with K"
+
+
+def module_hex_ids(module: Module, mapping: VassalMapping) -> set[str]:
+    """Every pack hex id the module's maps have, through the pack's hex rules (as the editor draws them)."""
+    from bridge.mapping.cells import module_cells
+
+    cells = module_cells(module)
+    out: set[str] = set()
+    for map_def in module.maps:
+        for cell in cells[map_def.identifier].cells:
+            if cell.kind not in ("hex", "square"):
+                continue
+            for rule_map, pattern, template in mapping.hex_maps:
+                if rule_map == map_def.identifier and pattern.fullmatch(cell.name):
+                    out.add(template.replace("{location}", cell.name))
+                    break
+    return out
 
 
 def pack_hex_ids(pack: Pack) -> dict[str, str]:
@@ -165,7 +211,10 @@ def render_coverage(report: dict[str, Any]) -> list[str]:
     if not report.get("events", 1):
         return ["the pack lists no events: it decides nothing (start it with pack scaffold --base tk or ds)",
                 *(f"  - {note}" for note in report["incomplete"])]
-    lines = [f"map facts the events need ({report['facts_missing']} missing):"]
+    from rules.facts import FactCount
+
+    counted = FactCount(**report["facts"])
+    lines = [f"map facts the events need (each counted once): {counted.text()}"]
     if report.get("trusted_facts"):
         lines.append("  trusted, not located (no [complete] entry names them; what the pack locates of them "
                      "is taken as the whole fact): "
@@ -192,6 +241,8 @@ def render_coverage(report: dict[str, Any]) -> list[str]:
                          f"{', '.join(s for s in have if s in none)}")
         if lack:
             lines.append(f"    missing: {', '.join(lack)}")
+        for subject, note in sorted((line.get("notes") or {}).items()):
+            lines.append(f"    {shown(subject)}: {note}")
     if report["incomplete"]:
         lines.append("the pack says it is incomplete:")
         lines += [f"  - {note}" for note in report["incomplete"]]

@@ -41,6 +41,7 @@ from bridge.reports.pack_report import (
     country_report,
     coverage_report,
     hex_id_report,
+    module_hex_ids,
     render_countries,
     render_coverage,
 )
@@ -393,6 +394,8 @@ def check_report(pack_arg: str, module_path: str | None, extensions: list[str],
     report["maps_without_hex_rule"] = sorted(
         m.identifier for m in module.maps
         if m.identifier not in hex_maps and any(_grid_summary(b.grid)[1] for b in m.boards))
+    # With the module, a Capital on a hex it lacks is missing, as the editor counts it (issue 38).
+    report.update(coverage_report(pack, module_hex_ids(module, mapping), module.name))
     report["hex_ids"] = hex_id_report(pack, mapping, module)
     report["countries"] = country_report(pack, mapping, module, report)
     if save:

@@ -28,6 +28,9 @@ examples:
 in the page: click a hex, Shift+click or drag for more; C K P B W S R L toggle City, Capital, Port,
 Partisan Base, white star, Strategic Hex, road, rail; Ctrl+Z/Ctrl+Y undo/redo; Ctrl+S saves; the wheel
 zooms, a middle- or right-button drag (or Space+drag) pans; / finds a hex id, place or country.
+in the sidebar: ✓ declares a fact complete (on a fact with nothing marked it asks first, then shows
+"declared none"); a neighbouring-countries row lists the countries (the base pack's, for a scaffold):
+× drops one, "add a country…" adds one. Its count is `pack check`'s ("9 of 100 map facts complete").
 exit status: 0 when stopped with Ctrl+C (unsaved edits are lost: the page warns); 2 bad input.
 """
 

@@ -11,10 +11,10 @@ every temp file written and fsynced, then each renamed, modes kept); the pack is
 any error the previous files are put back, so a save never leaves a pack `check` cannot read. Temp
 files a killed save left are removed when a session starts.
 
-Why over 500 lines: `EditorSession` is one working copy — the hexes, border lists, boxes, tracks
-and [complete] claims, their coverage and their all-or-nothing save — and every edit, undo and save
-must see the same state; its history (history.py), track drawing (tracks.py) and Counters pane
-(counters.py) are modules of their own.
+Why over 500 lines: `EditorSession` is one working copy — the hexes, border lists, boxes, tracks,
+neighbouring countries and [complete] claims, their coverage and their all-or-nothing save — and every
+edit, undo and save must see the same state; its history (history.py), track drawing (tracks.py),
+neighbour lists (neighbors.py) and Counters pane (counters.py) are modules of their own.
 """
 
 from __future__ import annotations
@@ -30,10 +30,12 @@ from tomlkit.items import Table
 
 from bridge.mapping.cells import module_cells
 from bridge.mapping.mapper import VassalMapping
+from bridge.reports.pack_report import capitals_off_module
 from bridge.web.editor.counters import CounterPane, RuleEditError
 from bridge.web.editor.history import EditHistory, Key
+from bridge.web.editor.neighbors import NeighbourError, base_neighbours, check_neighbours, write_neighbours
 from bridge.web.editor.tracks import track_models
-from rules.facts import FACT_KINDS, coverage
+from rules.facts import FACT_KINDS, count_facts, coverage
 from rules.packs import FACTIONS, PACKS_DIR, HexInfo, Pack, inherited_tables, load_pack
 from rules.state import BOX_KINDS, BOX_LABELS
 from vassal_parser.atomic import remove_leftovers, write_files_atomically
@@ -112,6 +114,14 @@ class EditorSession:
         self.changed_hexes: set[str] = set()
         self.changed_border: set[str] = set()
         self.changed_boxes: set[str] = set()
+        # Each country's neighbouring countries as the page shows them, and the base pack's (issue 38).
+        self.neighbors: dict[str, list[str]] = {c: list(i.neighbors) for c, i in self.pack.countries.items()}
+        self.base_neighbors = base_neighbours(inherited_tables(self.pack_dir))
+        self.changed_neighbors: set[str] = set()
+        # A region's own list (`[areas.x] neighbors`, 16.2.2 Step 10); its hexes' borders add to it.
+        self.area_neighbors: dict[str, list[str]] = {a: list(i.neighbors) for a, i in self.pack.areas.items()}
+        self.base_area_neighbors = base_neighbours(inherited_tables(self.pack_dir), "areas")
+        self.changed_area_neighbors: set[str] = set()
         self.track_edits: dict[str, dict[str, Any]] = {}  # tracks drawn on the page (web/editor/tracks.py)
         self.cells = module_cells(self.module)
         # Every pack hex id the module's maps have: a located fact on a hex the module lacks (the base
@@ -214,6 +224,8 @@ class EditorSession:
         out: dict[tuple[str, str], Any] = {("hex", h): dict(r) for h, r in self.hexes.items()}
         out.update({("border", a): list(v) for a, v in self.border.items() if v})
         out.update({("box", z): b for z, b in self.boxes.items()})
+        out.update({("neighbors", c): list(v) for c, v in self.neighbors.items()})
+        out.update({("area_neighbors", a): list(v) for a, v in self.area_neighbors.items()})
         for fact, listed in (self.complete or {}).items():
             out[("complete", fact)] = listed if isinstance(listed, str) else sorted(listed)
         out.update(self.counters.unsaved())
@@ -221,7 +233,12 @@ class EditorSession:
 
     def edit_state(self) -> dict[str, Any]:
         """What the page redraws after an edit, an undo or a redo: counts always, entries after undo/redo."""
-        return {"coverage": self.coverage(), "dirty": self.dirty, "unsaved": self.unsaved(),
+        lines = self.coverage()
+        counted = count_facts(lines)  # the count `pack check` prints, in the same words (issue 38)
+        return {"coverage": lines, "facts": {**counted.to_json(), "text": counted.text()},
+                "neighbors": self.neighbors, "base_neighbors": self.base_neighbors,
+                "area_neighbors": self.area_neighbors, "base_area_neighbors": self.base_area_neighbors,
+                "dirty": self.dirty, "unsaved": self.unsaved(),
                 "undo": len(self.history.undo_steps), "redo": len(self.history.redo_steps),
                 "counters_version": self.counters.full_version()}
 
@@ -233,7 +250,12 @@ class EditorSession:
                   for a, spec in self.pack.border_defense.items()}
         complete = None if self.complete is None else {
             f: v if isinstance(v, str) else frozenset(v) for f, v in self.complete.items()}
-        return dataclasses.replace(self.pack, hexes=hexes, border_defense=border, complete=complete)
+        countries = {c: dataclasses.replace(i, neighbors=tuple(self.neighbors.get(c, i.neighbors)))
+                     for c, i in self.pack.countries.items()}
+        areas = {a: dataclasses.replace(i, neighbors=tuple(self.area_neighbors.get(a, i.neighbors)))
+                 for a, i in self.pack.areas.items()}
+        return dataclasses.replace(self.pack, hexes=hexes, border_defense=border, complete=complete,
+                                   countries=countries, areas=areas)
 
     def coverage(self) -> list[dict[str, Any]]:
         """rules.facts.coverage of the edited pack, with the hexes to highlight for each subject."""
@@ -241,6 +263,7 @@ class EditorSession:
         out = []
         for line in coverage(pack):
             data = line.to_json()
+            line_kind = FACT_KINDS[line.fact]
             if line.fact == "capital":
                 self._capital_on_module(pack, data)
             data["where"] = {s: self._hexes_of(pack, line.per, s) for s in (*line.have, *line.lack)}
@@ -249,24 +272,18 @@ class EditorSession:
             data["can_complete"] = self._can_complete(line.fact)
             data["complete"] = sorted(s for s in line.have
                                       if self.complete is not None and s in self.complete.get(line.fact, ()))
+            # Subjects with nothing of the fact marked: their ✓ declares "none", which the page asks
+            # about first (issue 38: a silent ✓ on "Eastern Poland: hexes" recorded none without a word).
+            data["empty"] = [s for s in line.lack if not line_kind.lookup(pack, s)]
+            if line.fact == "area_neighbors":  # its own list and what its hexes' borders add (shown apart)
+                data["values"] = {s: list(line_kind.lookup(pack, s)) for s in (*line.have, *line.lack)}
             out.append(data)
         return out
 
     def _capital_on_module(self, pack: Pack, data: dict[str, Any]) -> None:
-        """A Capital located on a hex this module does not have (the base pack's France w3516 on another
-        game's map) is not located here: it moves to missing, with the reason shown in the page."""
-        notes = data.setdefault("notes", {})
-        if not self.module_hexes:  # no grid could be drawn: nothing to tell a real hex from a missing one
-            return
-        for country in list(data["have"]):
-            hex_id = FACT_KINDS["capital"].lookup(pack, country)
-            marked = [h for h, i in pack.hexes.items()
-                      if i.country == country and i.capital and h in self.module_hexes]
-            if isinstance(hex_id, str) and hex_id not in self.module_hexes and not marked:
-                data["have"].remove(country)
-                data["missing"].append(country)
-                notes[country] = f"its Capital {hex_id} (from the pack's countries table) is not a hex of " \
-                                 f"module {self.module.name}: mark the Capital hex with K"
+        """A Capital on a hex this module lacks is not located here (bridge/reports/pack_report.py: the
+        same adjustment `pack check --module` makes, so both count the same facts)."""
+        capitals_off_module(pack, data, self.module_hexes, self.module.name)
 
     @staticmethod
     def _hexes_of(pack: Pack, per: str, subject: str) -> list[str]:
@@ -305,6 +322,10 @@ class EditorSession:
             keys.append(("border", message["area"]))
         elif kind == "box" and isinstance(message.get("zone"), str):
             keys.append(("box", message["zone"]))
+        elif kind == "neighbors" and "area" in message and isinstance(message["area"], str):
+            keys.append(("area_neighbors", message["area"]))  # as _neighbours reads it: "area" first
+        elif kind == "neighbors" and "area" not in message and isinstance(message.get("country"), str):
+            keys.append(("neighbors", message["country"]))
         return keys
 
     def _read_entry(self, key: Key) -> Any:
@@ -319,6 +340,10 @@ class EditorSession:
             return self.counters.read(name)
         if kind == "place":
             return self.counters.read_place(name)
+        if kind == "neighbors":
+            return list(self.neighbors[name]) if name in self.neighbors else None
+        if kind == "area_neighbors":
+            return list(self.area_neighbors[name]) if name in self.area_neighbors else None
         return (self.complete, set(self.capitals_marked))
 
     def _write_entry(self, key: Key, value: Any) -> None:
@@ -345,6 +370,14 @@ class EditorSession:
             self.counters.write(name, value)
         elif kind == "place":
             self.counters.write_place(name, value)
+        elif kind == "neighbors":
+            if value is not None:
+                self.neighbors[name] = list(value)
+                self.changed_neighbors.add(name)
+        elif kind == "area_neighbors":
+            if value is not None:
+                self.area_neighbors[name] = list(value)
+                self.changed_area_neighbors.add(name)
         else:
             complete, marked = value
             if complete is not None:
@@ -390,8 +423,11 @@ class EditorSession:
             self._border(message.get("area"), message.get("hexes"), message.get("member"))
         elif kind == "box":
             self._box(message.get("zone"), message.get("box"))
+        elif kind == "neighbors":
+            self._neighbours(message)
         elif kind == "complete":
-            self._complete(message.get("fact"), message.get("subject"), message.get("value"))
+            self._complete(message.get("fact"), message.get("subject"), message.get("value"),
+                           message.get("none", False))
         elif kind in ("rule", "place"):
             try:
                 (self.counters.apply if kind == "rule" else self.counters.apply_place)(message)
@@ -409,6 +445,22 @@ class EditorSession:
             self.track_edits[track["name"]] = track
         else:
             raise EditError(f"unknown edit {kind!r}")
+
+    def _neighbours(self, message: dict[str, Any]) -> None:
+        """A country's (or a region's) neighbouring countries, as the page lists them (neighbors.py)."""
+        area = "area" in message
+        subject = message.get("area" if area else "country")
+        try:
+            listed = check_neighbours(subject, message.get("countries"), self.pack.countries, self.pack.name,
+                                      self.pack.areas if area else None, "an area" if area else "a country")
+        except NeighbourError as exc:
+            raise EditError(str(exc)) from None
+        if area:
+            self.area_neighbors[subject] = listed
+            self.changed_area_neighbors.add(subject)
+        else:
+            self.neighbors[subject] = listed
+            self.changed_neighbors.add(subject)
 
     def _hex_ids(self, hexes: Any) -> list[str]:
         if (not isinstance(hexes, list) or len(hexes) > 2000
@@ -513,8 +565,11 @@ class EditorSession:
             return False
         return fact in self.complete or self.complete.get("others") != "trusted"
 
-    def _complete(self, fact: Any, subject: Any, value: Any) -> None:
-        """`[complete] fact += [subject]`: the pack locates all of that subject's fact (or it has none)."""
+    def _complete(self, fact: Any, subject: Any, value: Any, none: Any = False) -> None:
+        """`[complete] fact += [subject]`: the pack locates all of that subject's fact (or it has none).
+
+        With nothing of it marked, listing it declares the subject has none: the page asks first and says
+        so (`none`), and an edit that does not is refused, so no ✓ ever records "none" unasked."""
 
         if self.complete is None:
             raise EditError(f"pack {self.pack.name} has no [complete] table: "
@@ -529,6 +584,12 @@ class EditorSession:
             raise EditError("value is true or false")
         if not self._can_complete(fact):
             raise EditError(f"[complete] {fact}: the pack already counts every located {fact} as whole")
+        if not isinstance(none, bool):
+            raise EditError("none is true or false")
+        if value and not none and not kind.lookup(self.preview_pack(), subject):
+            shown = self.pack.areas[subject].name if subject in self.pack.areas else subject
+            raise EditError(f"nothing is marked as the {kind.label} of {shown}: declaring it complete says "
+                            f"it has none (confirm that as \"declare none\")")
         listed = self.complete.setdefault(fact, set())
         if listed == "all":
             raise EditError(f"[complete] {fact} is already \"all\"")
@@ -614,6 +675,13 @@ class EditorSession:
                     boxes[zone] = self.boxes[zone]
                 elif zone in boxes:
                     del boxes[zone]
+        if self.changed_neighbors:
+            path = self._file_with("countries") or self._file_with("hexes") or self._new_hexes_file()
+            write_neighbours(document(path), self.neighbors, self.base_neighbors, self.changed_neighbors)
+        if self.changed_area_neighbors:
+            path = self._file_with("areas") or self._file_with("hexes") or self._new_hexes_file()
+            write_neighbours(document(path), self.area_neighbors, self.base_area_neighbors,
+                             self.changed_area_neighbors, "areas")
         if self.track_edits:
             from bridge.web.editor.tracks import write_tracks
 
@@ -647,6 +715,8 @@ class EditorSession:
         self.changed_border.clear()
         self.changed_boxes.clear()
         self.changed_complete.clear()
+        self.changed_neighbors.clear()
+        self.changed_area_neighbors.clear()
         self.track_edits.clear()
         self.history.forget(self.counters.after_save())
         self._saved = self._entries()

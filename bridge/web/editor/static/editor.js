@@ -65,7 +65,9 @@ function onReply(reply) {
   if (id !== undefined) state.waiters.delete(id);
   state.pending--;
   if (state.pending === 0) document.body.dataset.busy = "no";
-  if (reply.coverage) renderCoverage(reply.coverage);
+  if (reply.neighbors) state.model.neighbors = reply.neighbors;
+  if (reply.area_neighbors) state.model.area_neighbors = reply.area_neighbors;
+  if (reply.coverage) renderCoverage(reply.coverage, reply.facts);
   if ("dirty" in reply) setDirty(reply.dirty);
   if ("unsaved" in reply) showUnsaved(reply);
   if (reply.type === "error") status(reply.text, true);
@@ -390,6 +392,7 @@ function applyRecords(records) {
 
 async function commit(entry) {
   // entry: {kind: "hexes", before, after} | {kind: "border", area, ids, member} | {kind: "box", zone, before, after}
+  //   | {kind: "complete", fact, subject, value, none} | {kind: "neighbors", key: "country"|"area", subject, before, after}
   // All the messages of one entry are one step of the server's history (one undo).
   state.step = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
   let reply;
@@ -419,7 +422,12 @@ async function perform(entry, reverse) {
     reply = await sendBorder(entry.area, entry.ids, member);
   } else if (entry.kind === "complete") {
     reply = await send({type: "complete", fact: entry.fact, subject: entry.subject,
-      value: reverse ? !entry.value : entry.value});
+      value: reverse ? !entry.value : entry.value, none: Boolean(entry.none) && !reverse});
+  } else if (entry.kind === "neighbors") {
+    const countries = reverse ? entry.before : entry.after;
+    const lists = entry.key === "country" ? state.model.neighbors : state.model.area_neighbors;
+    lists[entry.subject] = [...countries];
+    reply = await send({type: "neighbors", [entry.key]: entry.subject, countries});
   } else {
     const box = reverse ? entry.before : entry.after;
     if (box) state.model.boxes[entry.zone] = box; else delete state.model.boxes[entry.zone];
@@ -438,7 +446,9 @@ function onChanged(message) {
   state.model.hexes = message.hexes;
   state.model.border = message.border;
   state.model.boxes = message.boxes;
-  renderCoverage(message.coverage);
+  state.model.neighbors = message.neighbors;
+  state.model.area_neighbors = message.area_neighbors;
+  renderCoverage(message.coverage, message.facts);
   setDirty(message.dirty);
   showUnsaved(message);
   refreshCells();
@@ -506,7 +516,7 @@ async function reload() {
   const reply = await send({type: "model"});
   if (reply.type === "model") {
     state.model = reply.model;
-    renderCoverage(state.model.coverage);
+    renderCoverage(state.model.coverage, state.model.facts);
     setDirty(state.model.dirty);
     showUnsaved(state.model);
     drawMap();
