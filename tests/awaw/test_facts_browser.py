@@ -62,8 +62,8 @@ def test_a_fact_given_in_the_control_view_replans_60_1(chromium: Any, tabs: list
         control.click("form.fact[data-fact='phase'] button.fact-give")
         control.wait_for_selector("form.fact[data-fact='phase'][data-given='yes']", timeout=WAIT_MS)
         # Issue 41: the header says the player turn in rule 60's words, never an Axis Empires faction
-        control.wait_for_function("document.getElementById('turn').textContent.includes('Allied player turn')",
-                                  timeout=WAIT_MS)
+        control.wait_for_function(
+            "document.getElementById('turn').textContent.includes('Allied player turn')", timeout=WAIT_MS)
         assert "Soviet" not in control.inner_text("#turn")
         control.fill("form.fact[data-fact='dp_level'] input", "-2")
         control.press("form.fact[data-fact='dp_level'] input", "Enter")
@@ -79,7 +79,8 @@ def test_a_fact_given_in_the_control_view_replans_60_1(chromium: Any, tabs: list
         # Issue 41: with no surrender, the turn of a surrender is never asked (no answer changes a verdict)
         control.select_option("form.fact[data-fact='russian_surrender'] select", "none")
         control.click("form.fact[data-fact='russian_surrender'] button.fact-give")
-        control.wait_for_selector("form.fact[data-fact='russian_surrender'][data-given='yes']", timeout=WAIT_MS)
+        control.wait_for_selector("form.fact[data-fact='russian_surrender'][data-given='yes']",
+                                  timeout=WAIT_MS)
         assert control.locator("form.fact[data-fact='russian_surrender_turn']").count() == 0
         # An Axis player turn: 60.1 is decided (not due), so no longer listed as undecided, and the
         # phase it no longer needs stays shown as given (a given fact is never dropped from view)

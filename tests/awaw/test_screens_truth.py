@@ -14,7 +14,8 @@ from pathlib import Path
 from bridge.cli.main import main
 from tests.awaw.vassal_situation import FOLDER, MODULE, SAVE
 
-ALLIED_END = ["--fact", "player_turn=Allied", "--fact", "phase=end_of_player_turn", "--fact", "game_year=1939"]
+ALLIED_END = ["--fact", "player_turn=Allied", "--fact", "phase=end_of_player_turn",
+              "--fact", "game_year=1939"]
 COUNTS = ["--fact", "dp_level=0", "--fact", "atomic_attacks=0", "--fact", "cities_firestormed=0",
           "--fact", "oil_effects=0", "--fact", "unbuilt_factors=0",
           "--fact", "western_at_war_with_germany=Britain,France"]
