@@ -504,6 +504,9 @@ class OverlayServer:
         if choice_id.startswith("fact:"):  # a game fact the plan asks or shows (bridge/mapping/game_facts.py)
             facts = (self.history.state.get("plan") or {}).get("game_facts") or {}
             names = {f["name"] for f in [*facts.get("questions", []), *facts.get("given", [])]}
+            # a fact of the pack this plan does not ask (no answer changes its verdicts, issue 41) may
+            # still be given: it is remembered for the plans that will need it
+            names |= {str(name) for name in facts.get("not_asked", [])}
             if choice_id[len("fact:"):] not in names:
                 raise protocol.ProtocolError(f"no game fact {choice_id[5:]!r} in the current plan")
             return list(option) if isinstance(option, tuple) else option

@@ -96,7 +96,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "listing every map, board, grid, zone and piece of the module (and of each --extension) "
                     "as rules to fill in. With --base, the pack inherits that pack's rules data (events, "
                     "countries, hexes, ...) by reference, and its hex rules follow the numbering the "
-                    "module's grids use, so the base pack's hex ids name the module's locations.",
+                    "module's grids use, so the base pack's hex ids name the module's locations; and it "
+                    "proposes counter, state and box rules from what the module's pieces and zones say, "
+                    "each with its evidence and marked `proposed = true` until you review it.",
         epilog=SCAFFOLD_EPILOG, formatter_class=HelpFormatter)
     scaffold.add_argument("module", metavar="MODULE", help="a .vmod, or a bare buildFile/buildFile.xml")
     scaffold.add_argument("-o", "--output", help="pack directory to create (default: <module name>-pack)")
