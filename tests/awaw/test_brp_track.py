@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bridge.pipeline import CheckPipeline, board_origins
-from tests.awaw.vassal_situation import FOLDER, MODULE, rewrite_save
+from tests.awaw.vassal_situation import FOLDER, MODULE, SAVE, rewrite_save
 from vassal_parser.patch import Move
 
 # The track's geometry (rules/packs/awaw/vassal.toml): box 0 at x = 787, 42 px a box; rows at y 835/876/919.
@@ -31,7 +31,7 @@ def _moved(corpus_dir: Path, out: Path, row: str, x: int, y: int | None = None) 
 
 
 def test_the_1939_template_reads_russias_90_brps_60_61(corpus_dir: Path) -> None:
-    mapped = _mapped(corpus_dir, corpus_dir / FOLDER / "A3R_1939_Scenario_Template_Rev1702_AWAW.vsav")
+    mapped = _mapped(corpus_dir, corpus_dir / FOLDER / SAVE)
     assert mapped.position["awaw"]["russia"]["brps"] == 90  # 0 hundreds, 9 tens, 0 units
     assert "awaw.russia.brps" in mapped.state_paths
     assert "RUS BRP" not in mapped.unmapped_pieces
@@ -64,7 +64,7 @@ def test_the_fact_is_not_asked_where_the_map_gives_it(corpus_dir: Path, tmp_path
     from bridge.cli.main import main
 
     module = str(corpus_dir / FOLDER / MODULE)
-    save = corpus_dir / FOLDER / "A3R_1939_Scenario_Template_Rev1702_AWAW.vsav"
+    save = corpus_dir / FOLDER / SAVE
     main(["check", str(save), "--module", module, "--pack", "awaw", "--json", "--fact", "brps=20"])
     facts = json.loads(capsys.readouterr().out)["game_facts"]
     shown = {f["name"]: f for f in facts["from_map"]}
@@ -76,3 +76,21 @@ def test_the_fact_is_not_asked_where_the_map_gives_it(corpus_dir: Path, tmp_path
     facts = json.loads(capsys.readouterr().out)["game_facts"]
     assert "brps" not in {f["name"] for f in facts["from_map"]}
     assert "brps" in {q["name"] for q in facts["questions"]} | set(facts["not_asked"])
+
+
+def test_the_reading_gives_every_powers_1939_brps(corpus_dir: Path) -> None:
+    """The evidence for the rows' order: the Russian track's boxes, moved onto each power's section of the
+    card (left half: box 0 at x = 186), read the six powers' 1939 BRPs from the template's markers; the
+    other way round (top row the units) they would read 051, 521, 570 ..."""
+    pipeline = CheckPipeline(corpus_dir / FOLDER / MODULE, "awaw", remember=False)
+    track = next(t for t in pipeline.mapping.tracks.tracks if t.name == "Russian BRP track")
+    _game, pieces, _info = pipeline._position(corpus_dir / FOLDER / SAVE, None)
+    read = {}
+    for power in ("GE", "UK", "IT", "RUS", "FR", "US"):
+        markers = [p for p in pieces if p.basic_name == f"{power} BRP"]
+        dx = 0 if min(p.x for p in markers) > 700 else BOX_0 - 186
+        dy = ROWS["hundreds"] - min(p.y for p in markers)
+        boxes = [track.box_at(None, (p.x + dx, p.y + dy)) for p in markers]
+        assert all(b is not None for b in boxes) and len({dict(b.extra)["row"] for b in boxes}) == 3
+        read[power] = sum(b.value for b in boxes)
+    assert read == {"GE": 150, "UK": 125, "IT": 75, "RUS": 90, "FR": 80, "US": 150}
