@@ -270,9 +270,10 @@ def changed_by_plan(table: FactTable, section: Mapping[str, Any],
     if not resulting:
         return []
     given = {g["name"]: g["value"] for g in section.get("given", [])}
+    from_map = {f["name"] for f in section.get("from_map", [])}  # the next save's pieces show them again
     out = []
     for name, spec in table.facts.items():
-        if spec.path is None:
+        if spec.path is None or name in from_map:
             continue
         after = _get(resulting, spec.path)
         if after is None or after == given.get(name):
