@@ -371,7 +371,7 @@ class CheckPipeline:
         source = f"{info['file']} (as mapped by {self.mapping.source})"
         facts = None
         if self.facts or given:
-            facts = apply_facts(self.facts, given, mapped.position, answers_source)
+            facts = apply_facts(self.facts, given, mapped.position, answers_source, mapped.state_paths)
         state = GameState.from_json(mapped.position, source=source)
         # in place: `state` is this plan's own (from_json shares nothing with the mapping's position)
         plan = run_plan(state, self.pack, answers=dict(answers or {}), answers_source=answers_source,

@@ -204,11 +204,15 @@ def _given(item: Any, by: str) -> GivenFact:
 
 
 def apply_facts(table: FactTable, given: Mapping[str, GivenFact], position: dict[str, Any],
-                source: str) -> dict[str, Any]:
+                source: str, from_map: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
     """Write each valid given fact into the position; the plan's `game_facts` section.
 
     A fact given at an earlier game turn (`turn` differs from the map's now) is asked again when its
-    `asked_again` is game_turn: it is left out, and its question says when it was given."""
+    `asked_again` is game_turn: it is left out, and its question says when it was given.
+
+    `from_map`: the position paths the save's pieces gave (`MappingResult.state_paths`). A fact whose path
+    is one of them is read from the map: not asked, and an answer given for it is not used (the pieces are
+    the game; the section's `from_map` says what the map shows and which answer it set aside)."""
     unknown = sorted(set(given) - set(table.facts))
     if unknown:
         names = ", ".join(sorted(table.facts)) or "none"
@@ -216,8 +220,15 @@ def apply_facts(table: FactTable, given: Mapping[str, GivenFact], position: dict
     turn = table.turn_key(position)
     used: list[dict[str, Any]] = []
     questions: list[dict[str, Any]] = []
+    mapped: list[dict[str, Any]] = []
     for name, spec in table.facts.items():
         fact = given.get(name)
+        if spec.path is not None and spec.path in from_map and _get(position, spec.path) is not None:
+            shown = {**spec.question_json(), "value": _get(position, spec.path)}
+            if fact is not None:
+                shown["set_aside"] = {"value": spec.parse(fact.value, source), "by": fact.by}
+            mapped.append(shown)
+            continue
         stale = (fact is not None and spec.asked_again == "game_turn" and fact.turn is not None
                  and fact.turn != turn)
         if fact is None or stale:
@@ -233,7 +244,7 @@ def apply_facts(table: FactTable, given: Mapping[str, GivenFact], position: dict
             _put(position, path, item)
         used.append({**spec.question_json(), "value": value, "by": fact.by,
                      **({"turn": fact.turn} if fact.turn else {})})
-    return {"turn": turn, "given": used, "questions": questions}
+    return {"turn": turn, "given": used, "questions": questions, "from_map": mapped}
 
 
 def ask_what_matters(section: dict[str, Any], plan: Mapping[str, Any]) -> None:
@@ -259,9 +270,10 @@ def changed_by_plan(table: FactTable, section: Mapping[str, Any],
     if not resulting:
         return []
     given = {g["name"]: g["value"] for g in section.get("given", [])}
+    from_map = {f["name"] for f in section.get("from_map", [])}  # the next save's pieces show them again
     out = []
     for name, spec in table.facts.items():
-        if spec.path is None:
+        if spec.path is None or name in from_map:
             continue
         after = _get(resulting, spec.path)
         if after is None or after == given.get(name):
@@ -275,6 +287,12 @@ def changed_by_plan(table: FactTable, section: Mapping[str, Any],
 def render_lines(section: Mapping[str, Any]) -> list[str]:
     """The plan text's lines for the facts: given (and by whom), then the questions still open."""
     lines = []
+    for fact in section.get("from_map", []):
+        aside = fact.get("set_aside")
+        unused = (f"; the answer {aside['value']} given by {aside['by']} is not used"
+                  if aside is not None and aside["value"] != fact["value"] else "")
+        lines.append(f"game fact {fact['name']} = {fact['value']} (read from the map; "
+                     f"{', '.join(fact['rules'])}){unused}")
     for fact in section.get("given", []):
         shown = ", ".join(fact["value"]) if isinstance(fact["value"], list) else fact["value"]
         lines.append(f"game fact {fact['name']} = {shown or 'none'} (given by {fact['by']}; "

@@ -47,6 +47,7 @@ from bridge.mapping.pack_rules import (
     fill_general,
 )
 from bridge.mapping.slots import _gpid
+from bridge.mapping.sums import SumTerm, collect, resolve_sums
 from bridge.mapping.tracks import Tracks, parse_tracks
 from rules.records import deep_copy
 from rules.state import FACTIONS
@@ -63,6 +64,9 @@ class MappingResult:
     unmapped_pieces: dict[str, int]  # piece name -> how many pieces no rule recognised
     unmapped_places: dict[str, int]  # "map: location" -> how many mapped counters stand there
     warnings: list[str] = field(default_factory=list)
+    # the position paths the pieces' state rules wrote: a game fact the map gives is not asked
+    # (bridge/mapping/game_facts.py `apply_facts`)
+    state_paths: frozenset[str] = frozenset()
 
     def report(self) -> dict[str, Any]:
         return {
@@ -268,6 +272,8 @@ class VassalMapping:
         # adds one to its name's count, so after its kind's first piece that is all the loop does.
         whole: dict[Any, list[Any]] = {}
         whole_get = whole.get
+        terms: dict[str, list[SumTerm]] = {}  # `[[vassal.state]] sum`: written once every piece is read
+        written: set[str] = set()
         for piece in pieces:
             outcome = None
             kind = None
@@ -309,8 +315,12 @@ class VassalMapping:
                     concealed[f"piece:{piece.id}"] = outcome.concealed
                 continue
             for path, value in outcome.writes:
+                if value.__class__ is SumTerm:
+                    collect(terms, path, value)
+                    continue
                 try:
                     _assign(position, path, value)
+                    written.add(path.rstrip("+"))
                 except _MissingValue as problem:
                     warnings.append(str(problem))
             warnings.extend(outcome.warnings)
@@ -334,10 +344,19 @@ class VassalMapping:
                 concealed[counter["id"]] = outcome.concealed
         for count, name in whole.values():
             unmapped_pieces[name] += count
+        if terms:
+            sums, unread = resolve_sums(terms)
+            warnings.extend(unread)
+            for path, total in sums.items():
+                try:
+                    _assign(position, path, total)
+                    written.add(path)
+                except _MissingValue as problem:
+                    warnings.append(str(problem))
         position["counters"] = list(counters.values())
         return MappingResult(position=position, piece_counters=piece_counters, concealed=concealed,
                              unmapped_pieces=dict(unmapped_pieces), unmapped_places=dict(unmapped_places),
-                             warnings=warnings)
+                             warnings=warnings, state_paths=frozenset(written))
 
     def outcome_of(self, piece: PieceLike, pack: Any = None,
                    prototypes: Mapping[str, tuple[str, ...]] | None = None,
@@ -583,6 +602,10 @@ class VassalMapping:
                 try:
                     path = fill(dotted, found, where)
                     value = self._state_value(template, found, where, rule.types.get(dotted), piece)
+                    summed = rule.sums.get(dotted) if values is rule.values else None
+                    if summed is not None:  # one term of a sum (bridge/mapping/sums.py)
+                        value = SumTerm(str(fill(summed[0], found, where)), value, summed[1],
+                                        piece.basic_name or piece.piece_name or "?")
                 except _MissingValue as problem:
                     warnings.append(f"piece {piece.basic_name!r}: {problem}")
                     continue

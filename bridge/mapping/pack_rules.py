@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Protocol
 
+from bridge.mapping.sums import term_parts
 from vassal_parser.errors import InputError
 
 # Counter fields a rule may set, and how their text is turned into the position's JSON types.
@@ -27,6 +28,7 @@ TRUE_WORDS = frozenset({"true", "yes", "1", "y"})
 PLACE_KEYS = frozenset({"@location", "@map", "@zone", "@board", "@track"})
 SPECIAL_KEYS = {"@name": "BasicName", "@location": "location", "@map": "map", "@zone": "zone",
                 "@board": "board", "@track": "track"}
+RULE_KEYS = frozenset({"match", "set", "steps_delta", "note", "types", "unlocated", "proposed", "sum"})
 STATE_TYPES = frozenset({"int"})  # `[[vassal.state]] types`: how a filled text becomes the position's value
 _TEMPLATE = re.compile(r"\{([^{}]+)\}")
 
@@ -60,6 +62,9 @@ class Rule:
     # `proposed = true`: written by `pack scaffold` from the module's own evidence and not yet reviewed
     # by a person (issue 38); a plan read with it says so, and `pack edit` offers accept / change / drop.
     proposed: bool = False
+    # `sum`: state path -> (the part template, the parts): each matching piece's write to that path is one
+    # term of a sum written once every part has exactly one term (bridge/mapping/sums.py)
+    sums: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # Pre-split conditions once: `test` runs for every piece x rule (5,000-piece saves).
@@ -298,7 +303,7 @@ def _rules(entries: Any, kind: str, source: str) -> list[Rule]:
     rules = []
     for index, entry in enumerate(_as_list(entries, source, f"[[vassal.{kind}]]")):
         where = f"[[vassal.{kind}]] #{index + 1}"
-        unknown = set(entry) - {"match", "set", "steps_delta", "note", "types", "unlocated", "proposed"}
+        unknown = set(entry) - RULE_KEYS
         if unknown:
             raise InputError(source, f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
         match = _as_table(entry.get("match", {}), source, f"{where} match")
@@ -324,8 +329,30 @@ def _rules(entries: Any, kind: str, source: str) -> list[Rule]:
         proposed = entry.get("proposed", False)
         if not isinstance(proposed, bool):
             raise InputError(source, f"{where}: proposed must be true or false, not {proposed!r}")
+        sums = _sums(entry.get("sum", {}), kind, values, source, where)
         rules.append(Rule(kind=kind, index=index, match={str(k): str(v) for k, v in match.items()},
                           values=dict(values), steps_delta=delta,
                           types={str(k): str(v) for k, v in types.items()}, unlocated=dict(unlocated),
-                          proposed=proposed))
+                          proposed=proposed, sums=sums))
     return rules
+
+
+def _sums(raw: Any, kind: str, values: Mapping[str, Any], source: str,
+          where: str) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """`sum = { PATH = { part = "{track_row}", parts = ["hundreds", "tens", "units"] } }` of a state rule."""
+    table = _as_table(raw, source, f"{where} sum")
+    if table and kind != "state":
+        raise InputError(source, f"{where}: sum is for state rules")
+    sums = {}
+    for path, spec in table.items():
+        if path not in values or str(path).endswith("+"):
+            raise InputError(source, f"{where}: sum {path!r} names no path the rule's set writes "
+                                     "(a sum's terms are the values set writes there)")
+        if not isinstance(spec, dict) or set(spec) != {"part", "parts"} or not isinstance(spec["part"], str):
+            raise InputError(source, f"{where}: sum {path!r} is {{ part = \"{{track_row}}\", "
+                                     "parts = [\"hundreds\", ...] }")
+        parts = term_parts(spec["parts"])
+        if parts is None:
+            raise InputError(source, f"{where}: sum {path!r}: parts is a list of distinct names")
+        sums[str(path)] = (spec["part"], parts)
+    return sums

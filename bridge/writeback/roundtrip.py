@@ -47,7 +47,7 @@ def read_back(pipeline: Any, path: str | Path, answers: Mapping[str, Any] | None
     mapped = pipeline.mapping.map_pieces(pieces, pipeline.pack, pipeline.prototypes)
     _choices, given = split_answers(answers or {}, source)
     if getattr(pipeline, "facts", None) or given:
-        apply_facts(pipeline.facts, given, mapped.position, source)
+        apply_facts(pipeline.facts, given, mapped.position, source, mapped.state_paths)
     return normalised(mapped.position)
 
 

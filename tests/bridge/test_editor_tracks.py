@@ -38,7 +38,7 @@ def test_an_unverified_track_is_adjusted_and_saved_in_place(session: EditorSessi
     session.save()
     text = (session.pack_dir / "vassal.toml").read_text()
     assert text.splitlines()[0] == before.splitlines()[0]  # comments kept
-    assert text.count("[[vassal.tracks]]") == 2  # replaced in place, not appended
+    assert text.count("[[vassal.tracks]]") == 3  # replaced in place, not appended (the pack has three)
     mapping = VassalMapping.from_pack(load_pack(session.pack_dir))
     by_name = {t.name: t for t in mapping.tracks.tracks}
     turn_track, pools = by_name["Turn Record Track"], by_name["Scenario Card force pools"]
