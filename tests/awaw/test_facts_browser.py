@@ -52,6 +52,10 @@ def test_a_fact_given_in_the_control_view_replans_60_1(chromium: Any, tabs: list
         write_in_place(watched / "game.vsav", (corpus_dir / FOLDER / SAVE).read_bytes())
         control.wait_for_selector("#facts form.fact[data-fact='player_turn']", timeout=WAIT_MS)
         assert "game turn on the map: Fall" in control.inner_text("#facts")
+        # Russia's BRPs stand on the scenario card's track (60.61): shown as read, with no control to type
+        mapped = control.locator("#facts .fact-map[data-fact='brps']")
+        assert "= 90 (read from the map)" in mapped.inner_text()
+        assert mapped.locator("input, select, button").count() == 0
         control.wait_for_selector(".event.status-undecided[data-rule='60.1']", timeout=WAIT_MS)
         assert control.locator("form.fact[data-fact='russian_surrender_turn']").count() == 0
         control.select_option("form.fact[data-fact='player_turn'] select", "Allied")

@@ -102,7 +102,8 @@
 
   function render() {
     const facts = state && state.plan && state.plan.game_facts;
-    if (!facts || (!facts.questions.length && !facts.given.length)) {
+    const fromMap = (facts && facts.from_map) || [];
+    if (!facts || (!facts.questions.length && !facts.given.length && !fromMap.length)) {
       box.hidden = true;
       box.replaceChildren();
       return;
@@ -114,6 +115,20 @@
     if (facts.turn) box.appendChild(element("p", "facts-turn", `game turn on the map: ${facts.turn}`));
     for (const question of facts.questions) box.appendChild(renderFact(question, null));
     for (const given of facts.given) box.appendChild(renderFact(given, given));
+    // Facts the save's pieces show (a marker on a track): read from the map, never asked nor typed over
+    for (const fact of fromMap) box.appendChild(renderFromMap(fact));
+  }
+
+  function renderFromMap(fact) {
+    const shown = Array.isArray(fact.value) ? fact.value.join(", ") || "none" : String(fact.value);
+    const line = element("p", "fact fact-map",
+      `${fact.question} (${(fact.rules || []).join(", ")}) = ${shown} (read from the map)`);
+    line.dataset.fact = fact.name;
+    const aside = fact.set_aside;
+    if (aside && String(aside.value) !== shown) {
+      line.appendChild(element("span", "fact-aside", ` — the answer ${aside.value} given by ${aside.by} is not used`));
+    }
+    return line;
   }
 
 })();
