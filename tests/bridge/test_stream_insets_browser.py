@@ -27,7 +27,7 @@ from tests.bridge.test_overlay_browser import (  # noqa: F401 - pytestmark: skip
     chromium_context,
     pytestmark,
 )
-from tests.bridge.test_views_truth_browser import REDEPLOY, STORY, demo, land, real
+from tests.bridge.test_views_truth_browser import REDEPLOY, STORY, demo, land, real, view
 
 MIN_HEX_PX = 72  # inset.js: below this a hex label is no longer readable (times the stream's type scale)
 
@@ -46,17 +46,6 @@ def tabs() -> Iterator[list[Any]]:
     yield opened
     for page in opened:
         page.close()
-
-
-def view(chromium: Any, tabs: list, daemon: DaemonThread, query: str) -> Any:
-    page = chromium.new_page()
-    page.set_default_timeout(WAIT_MS)
-    page.errors = []
-    page.on("pageerror", lambda error: page.errors.append(str(error)))
-    tabs.append(page)
-    page.goto(daemon.url(query))
-    page.wait_for_selector("body[data-connected=yes]", state="attached")
-    return page
 
 
 def hex_px_floor(page: Any) -> float:

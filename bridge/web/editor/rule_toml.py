@@ -127,13 +127,8 @@ def drop_rule(vassal: Any, kind: str, position: int) -> None:
     before = _preceding_table(vassal, kind, position, entries)
     carried: list[Any] = []
     if before is not None:
-        own = _last_table(entries[position])
-        tail = own.value.body
-        start = len(tail)
-        while (start > 0 and tail[start - 1][0] is None
-               and isinstance(tail[start - 1][1], Comment | Whitespace)):
-            start -= 1
-        carried = [item for _k, item in tail[start:]]
+        tail = _last_table(entries[position]).value.body
+        carried = [item for _k, item in tail[_trailing_comments(tail):]]
         body = before.value.body
         cut = _comment_block(body)
         while cut > 0 and body[cut - 1][0] is None and isinstance(body[cut - 1][1], Whitespace):
@@ -145,6 +140,15 @@ def drop_rule(vassal: Any, kind: str, position: int) -> None:
             before.value.body.append((None, item))
     if not len(entries):
         del vassal[kind]
+
+
+def _trailing_comments(body: list[Any]) -> int:
+    """Where the comment and blank lines at the end of a table's body begin: tomlkit keeps the comment
+    written above the next table at the end of this one, so it must travel with that next table."""
+    start = len(body)
+    while start > 0 and body[start - 1][0] is None and isinstance(body[start - 1][1], Comment | Whitespace):
+        start -= 1
+    return start
 
 
 def append_rule(vassal: Any, kind: str, match: dict[str, Any], values: dict[str, Any]) -> None:
@@ -166,12 +170,8 @@ def append_rule(vassal: Any, kind: str, match: dict[str, Any], values: dict[str,
         return
     carried: list[Any] = []
     if len(entries):
-        last = _last_table(entries[-1])
-        body = last.value.body
-        start = len(body)
-        while (start > 0 and body[start - 1][0] is None
-               and isinstance(body[start - 1][1], Comment | Whitespace)):
-            start -= 1
+        body = _last_table(entries[-1]).value.body
+        start = _trailing_comments(body)
         carried = [item for _k, item in body[start:]]
         del body[start:]
         body.append((None, Whitespace("\n")))
